@@ -1,0 +1,281 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// FsNetPolicy is the file-system, network and environment policy of a
+// backend. The zero value is usable: the default denied paths, no extra
+// writable paths, no network for the backends that can enforce that, and
+// the backend's own environment rule.
+type FsNetPolicy struct {
+	// AllowedPaths are directories, besides the root, that the command
+	// may write. The hardened backend binds them writable; local ignores
+	// them because it does not confine writes.
+	AllowedPaths []string
+	// AllowNetwork lets the command use sockets other than AF_UNIX.
+	// Local cannot deny the network and ignores it.
+	AllowNetwork bool
+	// DeniedPaths are added to [DefaultDeniedPaths], which always apply.
+	// A relative entry ("secrets/prod.json") matches wherever its
+	// components appear as consecutive components of a path; an absolute
+	// entry matches that path and everything beneath it. Matching is
+	// case-insensitive and applies both to the path as written and to the
+	// path with every symlink followed.
+	DeniedPaths []string
+	// EnvAllowlist, when non-empty, clears the environment and forwards
+	// only the variables named here (exact, case-sensitive names). When
+	// empty, local passes the host environment through and the hardened
+	// backend uses [DefaultEnvAllowlist].
+	EnvAllowlist []string
+}
+
+// DefaultDeniedPaths returns the paths every policy denies: .git, .env,
+// .env.local, .ssh, id_rsa and id_ed25519. It returns a new slice on each
+// call.
+func DefaultDeniedPaths() []string {
+	return []string{".git", ".env", ".env.local", ".ssh", "id_rsa", "id_ed25519"}
+}
+
+// DefaultEnvAllowlist returns the variables the hardened backend forwards
+// when the policy's EnvAllowlist is empty.
+func DefaultEnvAllowlist() []string {
+	return []string{"PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "TZ"}
+}
+
+// pathMatcher matches paths against denied entries on their components,
+// case-insensitively.
+type pathMatcher struct {
+	rel [][]string // relative entries, split into components
+	abs [][]string // absolute entries, split into components
+	raw []string   // entries as configured, parallel to rel then abs
+}
+
+// newPathMatcher compiles the default denied paths plus extra.
+func newPathMatcher(extra []string) (pathMatcher, error) {
+	var m pathMatcher
+	var relRaw, absRaw []string
+	for i, e := range append(DefaultDeniedPaths(), extra...) {
+		if e == "" || strings.IndexByte(e, 0) >= 0 {
+			return pathMatcher{}, fmt.Errorf("sandbox: FsNetPolicy.DeniedPaths[%d] %q is not a path", i-len(DefaultDeniedPaths()), e)
+		}
+		comps := splitComponents(filepath.Clean(e))
+		for _, c := range comps {
+			if c == ".." {
+				return pathMatcher{}, fmt.Errorf("sandbox: FsNetPolicy.DeniedPaths[%d] %q contains ..", i-len(DefaultDeniedPaths()), e)
+			}
+		}
+		if len(comps) == 0 {
+			return pathMatcher{}, fmt.Errorf("sandbox: FsNetPolicy.DeniedPaths[%d] %q names the root or the current directory", i-len(DefaultDeniedPaths()), e)
+		}
+		if filepath.IsAbs(e) {
+			m.abs = append(m.abs, comps)
+			absRaw = append(absRaw, e)
+		} else {
+			m.rel = append(m.rel, comps)
+			relRaw = append(relRaw, e)
+		}
+	}
+	m.raw = append(relRaw, absRaw...)
+	return m, nil
+}
+
+// splitComponents splits a clean path into its non-empty, non-"."
+// components.
+func splitComponents(p string) []string {
+	var out []string
+	for _, c := range strings.Split(p, string(filepath.Separator)) {
+		if c != "" && c != "." {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// match reports the first denied entry that the absolute, clean path p
+// matches, comparing components case-insensitively.
+func (m pathMatcher) match(p string) (entry string, ok bool) {
+	comps := splitComponents(p)
+	for i, e := range m.rel {
+		for start := 0; start+len(e) <= len(comps); start++ {
+			if equalFoldRun(comps[start:start+len(e)], e) {
+				return m.raw[i], true
+			}
+		}
+	}
+	for i, e := range m.abs {
+		if len(e) <= len(comps) && equalFoldRun(comps[:len(e)], e) {
+			return m.raw[len(m.rel)+i], true
+		}
+	}
+	return "", false
+}
+
+func equalFoldRun(a, b []string) bool {
+	for i := range b {
+		if !strings.EqualFold(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// maxSymlinkHops bounds symlink resolution, as the kernel does (40).
+const maxSymlinkHops = 40
+
+// errTooManyLinks reports a symlink loop or an over-long chain.
+var errTooManyLinks = errors.New("too many levels of symbolic links")
+
+// resolvePath returns the absolute path that p names once every symlink
+// in it has been followed. Components that do not exist are appended as
+// written (a file about to be created). A dangling symlink is followed to
+// its target, because creating a file through it creates the target.
+// visit, if not nil, is called with the location of every symlink target
+// on the way, so a caller can check intermediate hops too.
+func resolvePath(p string, visit func(string)) (string, error) {
+	if !filepath.IsAbs(p) {
+		return "", fmt.Errorf("sandbox: resolve %q: not absolute", p)
+	}
+	pending := splitComponents(filepath.Clean(p))
+	resolved := string(filepath.Separator)
+	hops := 0
+	missing := false
+	for len(pending) > 0 {
+		c := pending[0]
+		pending = pending[1:]
+		if c == ".." {
+			resolved = filepath.Dir(resolved)
+			continue
+		}
+		next := filepath.Join(resolved, c)
+		if missing {
+			resolved = next
+			continue
+		}
+		fi, err := os.Lstat(next)
+		switch {
+		case errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+			missing = true
+			resolved = next
+			continue
+		case err != nil:
+			return "", fmt.Errorf("sandbox: resolve %q: %w", p, err)
+		}
+		if fi.Mode()&os.ModeSymlink == 0 {
+			resolved = next
+			continue
+		}
+		hops++
+		if hops > maxSymlinkHops {
+			return "", fmt.Errorf("sandbox: resolve %q: %w", p, errTooManyLinks)
+		}
+		target, err := os.Readlink(next)
+		if err != nil {
+			return "", fmt.Errorf("sandbox: resolve %q: %w", p, err)
+		}
+		if filepath.IsAbs(target) {
+			resolved = string(filepath.Separator)
+		}
+		if visit != nil {
+			if filepath.IsAbs(target) {
+				visit(filepath.Clean(target))
+			} else {
+				visit(filepath.Join(resolved, target))
+			}
+		}
+		pending = append(splitComponents(target), pending...)
+	}
+	return resolved, nil
+}
+
+// pathCheck is the outcome of checking one path.
+type pathCheck struct {
+	Abs      string // the path as written, made absolute and clean
+	Resolved string // the path with every symlink followed
+	Entry    string // the denied entry it matched, if any
+	Denied   bool
+}
+
+// check makes unsafePath absolute against base and matches it against
+// the denied entries, first as written and then with every symlink
+// (including intermediate hops) followed. A path that cannot be resolved
+// is an error, which callers treat as a denial.
+func (m pathMatcher) check(base, unsafePath string) (pathCheck, error) {
+	abs := unsafePath
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(base, abs)
+	}
+	pc := pathCheck{Abs: filepath.Clean(abs)}
+	if e, ok := m.match(pc.Abs); ok {
+		pc.Entry, pc.Denied = e, true
+	}
+	var hopEntry string
+	resolved, err := resolvePath(pc.Abs, func(hop string) {
+		if e, ok := m.match(hop); ok && hopEntry == "" {
+			hopEntry = e
+		}
+	})
+	if err != nil {
+		return pc, err
+	}
+	pc.Resolved = resolved
+	if !pc.Denied {
+		if e, ok := m.match(resolved); ok {
+			pc.Entry, pc.Denied = e, true
+		} else if hopEntry != "" {
+			pc.Entry, pc.Denied = hopEntry, true
+		}
+	}
+	return pc, nil
+}
+
+// within reports whether the clean absolute path p is dir or beneath it.
+func within(p, dir string) bool {
+	if dir == string(filepath.Separator) {
+		return true
+	}
+	return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator))
+}
+
+// buildEnv overlays overrides on base and, when allow is non-empty, keeps
+// only the allowed keys. Later entries win.
+func buildEnv(base, overrides, allow []string) []string {
+	allowed := func(string) bool { return true }
+	if len(allow) > 0 {
+		set := make(map[string]bool, len(allow))
+		for _, k := range allow {
+			set[k] = true
+		}
+		allowed = func(k string) bool { return set[k] }
+	}
+	idx := map[string]int{}
+	var out []string
+	for _, kv := range append(append([]string(nil), base...), overrides...) {
+		k, _, ok := strings.Cut(kv, "=")
+		if !ok || k == "" || !allowed(k) {
+			continue
+		}
+		if i, seen := idx[k]; seen {
+			out[i] = kv
+			continue
+		}
+		idx[k] = len(out)
+		out = append(out, kv)
+	}
+	return out
+}
+
+// lookupEnv returns the value of key in env.
+func lookupEnv(env []string, key string) (string, bool) {
+	for i := len(env) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(env[i], "="); ok && k == key {
+			return v, true
+		}
+	}
+	return "", false
+}
