@@ -214,4 +214,3 @@ func ScriptWords(script string) ([]string, error) {
 	}
 	return strings.FieldsFunc(script, f), nil
 }
-

@@ -1,0 +1,110 @@
+//go:build linux && (amd64 || arm64)
+
+package seccomp
+
+import (
+	"encoding/binary"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/net/bpf"
+	"golang.org/x/sys/unix"
+)
+
+// seccompData encodes struct seccomp_data as the filter sees it. The
+// x/net/bpf VM loads 32-bit words big-endian, the kernel native-endian;
+// encoding each word big-endian at its native offset makes the two agree.
+func seccompData(nr, arch uint32, args ...uint64) []byte {
+	b := make([]byte, 64)
+	binary.BigEndian.PutUint32(b[offNr:], nr)
+	binary.BigEndian.PutUint32(b[offArch:], arch)
+	for i, a := range args {
+		binary.BigEndian.PutUint32(b[offArg0Low+8*i:], uint32(a))
+		binary.BigEndian.PutUint32(b[offArg0High+8*i:], uint32(a>>32))
+	}
+	return b
+}
+
+func vmFor(t *testing.T, opts Options) *bpf.VM {
+	t.Helper()
+	prog, err := Build(Native, opts)
+	require.NoError(t, err)
+	raw := make([]bpf.Instruction, len(prog))
+	for i, in := range prog {
+		raw[i] = bpf.RawInstruction{Op: in.Code, Jt: in.Jt, Jf: in.Jf, K: in.K}.Disassemble()
+	}
+	vm, err := bpf.NewVM(raw)
+	require.NoError(t, err)
+	return vm
+}
+
+func TestFilterInVM(t *testing.T) {
+	t.Parallel()
+	eperm := RetErrno | uint32(unix.EPERM)
+	tests := []struct {
+		name string
+		opts Options
+		data []byte
+		want uint32
+	}{
+		{"read allowed", Options{DenyNetwork: true}, seccompData(unix.SYS_READ, Native.AuditArch), RetAllow},
+		{"execve allowed", Options{DenyNetwork: true}, seccompData(unix.SYS_EXECVE, Native.AuditArch), RetAllow},
+		{"i386 arch kills", Options{}, seccompData(102 /* socketcall */, unix.AUDIT_ARCH_I386), RetKillProcess},
+		{"foreign arch kills", Options{}, seccompData(unix.SYS_READ, unix.AUDIT_ARCH_ARM), RetKillProcess},
+		{"ptrace EPERM", Options{}, seccompData(unix.SYS_PTRACE, Native.AuditArch), eperm},
+		{"mount EPERM", Options{}, seccompData(unix.SYS_MOUNT, Native.AuditArch), eperm},
+		{"umount2 EPERM", Options{}, seccompData(unix.SYS_UMOUNT2, Native.AuditArch), eperm},
+		{"bpf EPERM", Options{}, seccompData(unix.SYS_BPF, Native.AuditArch), eperm},
+		{"keyctl EPERM", Options{}, seccompData(unix.SYS_KEYCTL, Native.AuditArch), eperm},
+		{"perf_event_open EPERM", Options{}, seccompData(unix.SYS_PERF_EVENT_OPEN, Native.AuditArch), eperm},
+		{"io_uring_setup EPERM", Options{}, seccompData(unix.SYS_IO_URING_SETUP, Native.AuditArch), eperm},
+		{"io_uring_enter EPERM", Options{}, seccompData(unix.SYS_IO_URING_ENTER, Native.AuditArch), eperm},
+		{"io_uring_register EPERM", Options{}, seccompData(unix.SYS_IO_URING_REGISTER, Native.AuditArch), eperm},
+		{"unshare EPERM", Options{}, seccompData(unix.SYS_UNSHARE, Native.AuditArch), eperm},
+		{"clone thread allowed", Options{}, seccompData(unix.SYS_CLONE, Native.AuditArch, unix.CLONE_VM|unix.CLONE_THREAD|unix.CLONE_SIGHAND), RetAllow},
+		{"clone newuser EPERM", Options{}, seccompData(unix.SYS_CLONE, Native.AuditArch, unix.CLONE_NEWUSER), eperm},
+		{"clone newnet EPERM", Options{}, seccompData(unix.SYS_CLONE, Native.AuditArch, unix.CLONE_NEWNET|uint64(unix.SIGCHLD)), eperm},
+		{"clone3 ENOSYS", Options{}, seccompData(unix.SYS_CLONE3, Native.AuditArch), RetErrno | uint32(unix.ENOSYS)},
+		{"unix socket allowed offline", Options{DenyNetwork: true}, seccompData(unix.SYS_SOCKET, Native.AuditArch, unix.AF_UNIX, unix.SOCK_STREAM), RetAllow},
+		{"inet socket denied offline", Options{DenyNetwork: true}, seccompData(unix.SYS_SOCKET, Native.AuditArch, unix.AF_INET, unix.SOCK_STREAM), RetErrno | uint32(unix.EAFNOSUPPORT)},
+		{"inet6 udp denied offline", Options{DenyNetwork: true}, seccompData(unix.SYS_SOCKET, Native.AuditArch, unix.AF_INET6, unix.SOCK_DGRAM), RetErrno | uint32(unix.EAFNOSUPPORT)},
+		{"mptcp denied offline", Options{DenyNetwork: true}, seccompData(unix.SYS_SOCKET, Native.AuditArch, unix.AF_INET, unix.SOCK_STREAM, unix.IPPROTO_MPTCP), RetErrno | uint32(unix.EAFNOSUPPORT)},
+		{"netlink denied offline", Options{DenyNetwork: true}, seccompData(unix.SYS_SOCKET, Native.AuditArch, unix.AF_NETLINK, unix.SOCK_RAW), RetErrno | uint32(unix.EAFNOSUPPORT)},
+		{"packet denied offline", Options{DenyNetwork: true}, seccompData(unix.SYS_SOCKET, Native.AuditArch, unix.AF_PACKET, unix.SOCK_RAW), RetErrno | uint32(unix.EAFNOSUPPORT)},
+		{"unix family with high bits set denied", Options{DenyNetwork: true}, seccompData(unix.SYS_SOCKET, Native.AuditArch, 1<<32|unix.AF_UNIX), RetAllow},
+		{"inet socket allowed online", Options{}, seccompData(unix.SYS_SOCKET, Native.AuditArch, unix.AF_INET, unix.SOCK_STREAM), RetAllow},
+	}
+	if Native.X32Bit != 0 {
+		tests = append(tests, struct {
+			name string
+			opts Options
+			data []byte
+			want uint32
+		}{"x32 kills", Options{}, seccompData(Native.X32Bit|unix.SYS_READ, Native.AuditArch), RetKillProcess})
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := vmFor(t, tt.opts).Run(tt.data)
+			require.NoError(t, err)
+			assert.Equalf(t, tt.want, uint32(got), "filter(%s) = %#x, want %#x", tt.name, uint32(got), tt.want)
+		})
+	}
+}
+
+func TestEveryDeniedSyscallIsDenied(t *testing.T) {
+	t.Parallel()
+	vm := vmFor(t, Options{DenyNetwork: true})
+	for _, s := range Native.Denied {
+		got, err := vm.Run(seccompData(s.Nr, Native.AuditArch))
+		require.NoError(t, err)
+		assert.Equalf(t, RetErrno|uint32(unix.EPERM), uint32(got), "%s", s.Name)
+	}
+}
+
+func TestBuildUnsupportedArch(t *testing.T) {
+	t.Parallel()
+	_, err := Build(Arch{}, Options{})
+	require.ErrorIs(t, err, ErrUnsupportedArch)
+}
