@@ -39,6 +39,7 @@ type procResult struct {
 	timedOut       bool
 	duration       time.Duration
 	startErr       error
+	didStart       bool // the process was started
 }
 
 // drainGrace bounds how long output is still read once the process group
@@ -97,6 +98,7 @@ func runProcess(ctx context.Context, spec procSpec) procResult {
 		res.duration = time.Since(start)
 		return res
 	}
+	res.didStart = true
 	pgid := cmd.Process.Pid
 	killGroup := func() { _ = syscall.Kill(-pgid, syscall.SIGKILL) }
 

@@ -1,0 +1,528 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
+
+	"github.com/reins-go/reins/sandbox/internal/seccomp"
+)
+
+// childMain is the sandbox child: it sets up every layer, in order, on
+// one locked OS thread, then executes the command from that thread.
+func childMain() {
+	runtime.LockOSThread()
+	_, _ = unix.FcntlInt(childStatusFD, unix.F_SETFD, unix.FD_CLOEXEC)
+	status := os.NewFile(childStatusFD, "status")
+	var rep childReport
+	send := func() {
+		b, _ := json.Marshal(rep)
+		_, _ = status.Write(append(b, '\n'))
+	}
+	fail := func(l Layer, err error) {
+		rep.Enforced = nil
+		rep.FailedLayer, rep.Failure = l, err.Error()
+		send()
+		fmt.Fprintf(os.Stderr, "reins/sandbox: local-hardened: required layer %s unavailable: %v; the command did not run\n", l, err)
+		os.Exit(ExitUnavailable)
+	}
+
+	pf := os.NewFile(childPolicyFD, "policy")
+	data, err := io.ReadAll(pf)
+	pf.Close()
+	var p childPolicy
+	if err == nil {
+		err = json.Unmarshal(data, &p)
+	}
+	if err != nil || len(p.Args) == 0 {
+		fail("policy", fmt.Errorf("reading the policy from the parent: %v", err))
+	}
+	sim := func(l Layer) bool {
+		for _, s := range p.Simulate {
+			if s == l {
+				return true
+			}
+		}
+		return false
+	}
+	errSimulated := errors.New("simulated as missing (HardenedConfig.SimulateMissing)")
+	missing := func(l Layer, err error) {
+		if !p.BestEffort {
+			fail(l, err)
+		}
+		rep.Missing = append(rep.Missing, l)
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s not enforced: %v", l, err))
+	}
+	enforce := func(l Layer) { rep.Enforced = append(rep.Enforced, l) }
+
+	// 1. Namespaces (created by the parent's clone) and the private,
+	// read-only mount tree.
+	if p.UserNS {
+		enforce(LayerUserNS)
+	}
+	switch {
+	case !p.MountNS && sim(LayerMountNS):
+		missing(LayerMountNS, errSimulated)
+	case !p.MountNS:
+		missing(LayerMountNS, errors.New("no private mount namespace: user namespaces are unavailable and the caller is not root"))
+	default:
+		if err := setupMounts(&p); err != nil {
+			missing(LayerMountNS, err)
+		} else {
+			enforce(LayerMountNS)
+		}
+	}
+	if p.PIDNS {
+		enforce(LayerPIDNS)
+	} else {
+		rep.Warnings = append(rep.Warnings, "no pid namespace: processes that leave the process group survive the run")
+	}
+	if p.NetNS {
+		enforce(LayerNetNS)
+	} else if p.DenyNetwork {
+		rep.Warnings = append(rep.Warnings, "no network namespace: the network is denied by seccomp and Landlock only")
+	}
+
+	// 2. Capabilities.
+	if sim(LayerCaps) {
+		missing(LayerCaps, errSimulated)
+	} else if err := dropCaps(); err != nil {
+		missing(LayerCaps, err)
+	} else {
+		enforce(LayerCaps)
+	}
+
+	// 3. no_new_privs.
+	if sim(LayerNoNewPrivs) {
+		missing(LayerNoNewPrivs, errSimulated)
+	} else if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		missing(LayerNoNewPrivs, fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", err))
+	} else {
+		enforce(LayerNoNewPrivs)
+	}
+
+	// 4. Landlock at the detected ABI.
+	abi := detectLandlockABI()
+	switch {
+	case sim(LayerLandlock):
+		missing(LayerLandlock, errSimulated)
+	case abi < p.MinLandlockABI:
+		missing(LayerLandlock, fmt.Errorf("kernel Landlock ABI is %d, at least %d is required", abi, p.MinLandlockABI))
+	default:
+		if err := applyLandlock(&p, abi); err != nil {
+			missing(LayerLandlock, err)
+		} else {
+			enforce(LayerLandlock)
+			rep.LandlockABI = min(abi, len(landlockPresets))
+		}
+	}
+
+	// 5. seccomp.
+	if sim(LayerSeccomp) {
+		missing(LayerSeccomp, errSimulated)
+	} else if err := installSeccomp(p.DenyNetwork); err != nil {
+		missing(LayerSeccomp, err)
+	} else {
+		enforce(LayerSeccomp)
+	}
+
+	// 6. Resource limits.
+	if sim(LayerRlimits) {
+		missing(LayerRlimits, errSimulated)
+	} else if err := setLimits(p.Limits); err != nil {
+		missing(LayerRlimits, err)
+	} else {
+		enforce(LayerRlimits)
+	}
+
+	// 7. Descriptors other than stdio close at exec.
+	if sim(LayerFDs) {
+		missing(LayerFDs, errSimulated)
+	} else if err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
+		missing(LayerFDs, fmt.Errorf("close_range: %w", err))
+	} else {
+		enforce(LayerFDs)
+	}
+
+	if p.Probe {
+		rep.ProbeOK = true
+		send()
+		os.Exit(0)
+	}
+
+	// 8. Exec, from this thread.
+	execFail := func(code int, err error) {
+		rep.ExecError = err.Error()
+		send()
+		fmt.Fprintf(os.Stderr, "reins/sandbox: local-hardened: %v\n", err)
+		os.Exit(code)
+	}
+	if err := unix.Chdir(p.Dir); err != nil {
+		execFail(ExitUnavailable, fmt.Errorf("chdir %s: %w", p.Dir, err))
+	}
+	path, err := lookPath(p.Args[0], p.Dir, p.Env)
+	if err != nil {
+		execFail(ExitUnavailable, err)
+	}
+	send()
+	err = unix.Exec(path, p.Args, p.Env)
+	code := ExitDenied
+	if errors.Is(err, unix.ENOENT) {
+		code = ExitUnavailable
+	}
+	execFail(code, fmt.Errorf("exec %s: %w", path, err))
+}
+
+// setupMounts builds the sandbox's file-system view in the private mount
+// namespace: a fresh tmpfs root holding read-only binds of the system
+// paths, writable binds of the workspace and temp dirs, a minimal /dev, a
+// /proc, masks over denied paths and read-only .git directories; then it
+// pivots into it and makes every mount read-only except the writable
+// ones.
+func setupMounts(p *childPolicy) error {
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("making / private: %w", err)
+	}
+	nr := p.NewRoot
+	if err := unix.Mount("tmpfs", nr, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0755,size=1m"); err != nil {
+		return fmt.Errorf("mounting the new root: %w", err)
+	}
+	var links []string
+	binds := append(append([]string(nil), p.Writable...), p.ReadOnly...)
+	sort.Strings(binds)
+	for _, src := range binds {
+		fi, err := os.Lstat(src)
+		if err != nil {
+			continue // a listed path that does not exist is skipped
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			links = append(links, src)
+			continue
+		}
+		if err := bindInto(nr, src, fi.IsDir()); err != nil {
+			return err
+		}
+	}
+	for _, l := range links {
+		target, err := os.Readlink(l)
+		if err != nil {
+			return fmt.Errorf("reading symlink %s: %w", l, err)
+		}
+		dst := filepath.Join(nr, l)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return fmt.Errorf("creating %s: %w", dst, err)
+		}
+		if err := os.Symlink(target, dst); err != nil && !errors.Is(err, os.ErrExist) {
+			return fmt.Errorf("creating symlink %s: %w", dst, err)
+		}
+	}
+
+	// /dev: a few harmless device nodes, the usual symlinks, a private shm.
+	dev := filepath.Join(nr, "dev")
+	if err := os.MkdirAll(dev, 0o755); err != nil {
+		return fmt.Errorf("creating /dev: %w", err)
+	}
+	for _, n := range devNodes {
+		if _, err := os.Stat("/dev/" + n); err != nil {
+			continue
+		}
+		if err := bindInto(nr, "/dev/"+n, false); err != nil {
+			return err
+		}
+	}
+	for name, target := range map[string]string{"fd": "/proc/self/fd", "stdin": "/proc/self/fd/0", "stdout": "/proc/self/fd/1", "stderr": "/proc/self/fd/2"} {
+		if err := os.Symlink(target, filepath.Join(dev, name)); err != nil {
+			return fmt.Errorf("creating /dev/%s: %w", name, err)
+		}
+	}
+	shm := filepath.Join(dev, "shm")
+	if err := os.Mkdir(shm, 0o755); err != nil {
+		return fmt.Errorf("creating /dev/shm: %w", err)
+	}
+	if err := unix.Mount("tmpfs", shm, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "mode=1777,size=64m"); err != nil {
+		return fmt.Errorf("mounting /dev/shm: %w", err)
+	}
+
+	// /proc: a fresh one in a new pid namespace, else the host's.
+	proc := filepath.Join(nr, "proc")
+	if err := os.Mkdir(proc, 0o555); err != nil {
+		return fmt.Errorf("creating /proc: %w", err)
+	}
+	procErr := errors.New("no pid namespace")
+	if p.PIDNS {
+		procErr = unix.Mount("proc", proc, "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "")
+	}
+	if procErr != nil {
+		if err := unix.Mount("/proc", proc, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return fmt.Errorf("binding /proc: %w", err)
+		}
+	}
+
+	// Masks over denied paths; .git bound onto itself to be made read-only.
+	var masked []string
+	for _, m := range p.Masks {
+		dst := filepath.Join(nr, m)
+		fi, err := os.Lstat(dst)
+		if err != nil {
+			continue // not visible in the sandbox
+		}
+		src := p.MaskFile
+		if fi.IsDir() {
+			src = p.MaskDir
+		}
+		if err := unix.Mount(src, dst, "", unix.MS_BIND, ""); err != nil {
+			return fmt.Errorf("masking %s: %w", m, err)
+		}
+		masked = append(masked, m)
+	}
+	for _, g := range p.GitReadOnly {
+		dst := filepath.Join(nr, g)
+		if _, err := os.Lstat(dst); err != nil {
+			continue
+		}
+		if err := unix.Mount(dst, dst, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return fmt.Errorf("binding %s read-only: %w", g, err)
+		}
+		masked = append(masked, g)
+	}
+
+	// Pivot into the new root and drop the old one.
+	if err := unix.Chdir(nr); err != nil {
+		return fmt.Errorf("chdir to the new root: %w", err)
+	}
+	if err := unix.PivotRoot(".", "."); err != nil {
+		return fmt.Errorf("pivot_root: %w", err)
+	}
+	if err := unix.Unmount(".", unix.MNT_DETACH); err != nil {
+		return fmt.Errorf("detaching the old root: %w", err)
+	}
+	if err := unix.Chdir("/"); err != nil {
+		return fmt.Errorf("chdir /: %w", err)
+	}
+
+	// Everything read-only, then the writable binds writable again, then
+	// masks and .git read-only again (they sit inside writable binds).
+	if err := setReadOnly("/", true, true); err != nil {
+		return err
+	}
+	for _, w := range append(append([]string(nil), p.Writable...), "/dev/shm") {
+		if err := setReadOnly(w, false, true); err != nil {
+			if err2 := setReadOnly(w, false, false); err2 != nil {
+				return err
+			}
+		}
+	}
+	for _, m := range masked {
+		if err := setReadOnly(m, true, true); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// devNodes are the device files visible in the sandbox.
+var devNodes = []string{"null", "zero", "full", "random", "urandom", "tty"}
+
+// bindInto bind-mounts src onto the same path below newRoot, creating the
+// mount point in the new root's tmpfs when it is not already there.
+func bindInto(newRoot, src string, dir bool) error {
+	dst := filepath.Join(newRoot, src)
+	if dir {
+		if err := os.MkdirAll(dst, 0o755); err != nil {
+			return fmt.Errorf("creating mount point %s: %w", dst, err)
+		}
+	} else {
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return fmt.Errorf("creating mount point %s: %w", dst, err)
+		}
+		f, err := os.OpenFile(dst, os.O_CREATE|os.O_RDONLY, 0o644)
+		if err != nil {
+			return fmt.Errorf("creating mount point %s: %w", dst, err)
+		}
+		f.Close()
+	}
+	if err := unix.Mount(src, dst, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+		return fmt.Errorf("binding %s: %w", src, err)
+	}
+	return nil
+}
+
+// setReadOnly sets or clears the read-only attribute of the mount at
+// path, recursively if asked.
+func setReadOnly(path string, ro, recursive bool) error {
+	attr := unix.MountAttr{}
+	if ro {
+		attr.Attr_set = unix.MOUNT_ATTR_RDONLY
+	} else {
+		attr.Attr_clr = unix.MOUNT_ATTR_RDONLY
+	}
+	var flags uint
+	if recursive {
+		flags = unix.AT_RECURSIVE
+	}
+	if err := unix.MountSetattr(unix.AT_FDCWD, path, flags, &attr); err != nil {
+		verb := "read-only"
+		if !ro {
+			verb = "writable"
+		}
+		return fmt.Errorf("making %s %s: %w", path, verb, err)
+	}
+	return nil
+}
+
+// dropCaps empties the bounding, ambient, inheritable, permitted and
+// effective capability sets of the calling thread.
+func dropCaps() error {
+	for c := 0; c < 64; c++ {
+		err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0)
+		if err == nil || errors.Is(err, unix.EINVAL) {
+			continue
+		}
+		if errors.Is(err, unix.EPERM) && !haveCaps() {
+			break // no CAP_SETPCAP, and nothing to drop: exec grants nothing under no_new_privs
+		}
+		return fmt.Errorf("prctl(PR_CAPBSET_DROP, %d): %w", c, err)
+	}
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
+		return fmt.Errorf("clearing ambient capabilities: %w", err)
+	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capset(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("capset: %w", err)
+	}
+	if haveCaps() {
+		return errors.New("capabilities still present after capset")
+	}
+	return nil
+}
+
+// haveCaps reports whether the calling thread has any permitted,
+// effective or inheritable capability.
+func haveCaps() bool {
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return true
+	}
+	for _, d := range data {
+		if d.Effective != 0 || d.Permitted != 0 || d.Inheritable != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// landlockPresets are go-landlock's configurations by ABI version.
+var landlockPresets = []landlock.Config{
+	landlock.V1, landlock.V2, landlock.V3, landlock.V4, landlock.V5, landlock.V6,
+	landlock.V7, landlock.V8, landlock.V9, landlock.V10, landlock.V11,
+}
+
+// detectLandlockABI returns the kernel's Landlock ABI version, 0 if none.
+func detectLandlockABI() int {
+	v, err := ll.LandlockGetABIVersion()
+	if err != nil || v < 0 {
+		return 0
+	}
+	return v
+}
+
+// applyLandlock restricts the file system to the read-only and writable
+// paths, and, when the network is denied, TCP bind and connect; at ABI 6
+// and later also signals and abstract UNIX sockets across the domain.
+func applyLandlock(p *childPolicy, abi int) error {
+	cfg := landlockPresets[min(abi, len(landlockPresets))-1]
+	if !p.DenyNetwork {
+		cfg.HandledAccessNet = 0
+	}
+	var roDirs, roFiles []string
+	for _, r := range append(append([]string(nil), p.ReadOnly...), "/proc") {
+		fi, err := os.Stat(r)
+		switch {
+		case err != nil:
+			continue
+		case fi.IsDir():
+			roDirs = append(roDirs, r)
+		default:
+			roFiles = append(roFiles, r)
+		}
+	}
+	rw := landlock.RWDirs(p.Writable...)
+	if abi >= 2 {
+		rw = rw.WithRefer()
+	}
+	rules := []landlock.Rule{
+		landlock.RODirs(roDirs...),
+		landlock.ROFiles(roFiles...),
+		rw,
+		landlock.RWFiles(prefixAll("/dev/", devNodes)...).IgnoreIfMissing(),
+	}
+	if p.MountNS {
+		rules = append(rules, landlock.RWDirs("/dev/shm").IgnoreIfMissing())
+	}
+	if err := cfg.Restrict(rules...); err != nil {
+		return fmt.Errorf("landlock at ABI %d: %w", abi, err)
+	}
+	return nil
+}
+
+func prefixAll(prefix string, names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = prefix + n
+	}
+	return out
+}
+
+// installSeccomp installs the filter on the calling thread.
+func installSeccomp(denyNetwork bool) error {
+	prog, err := seccomp.Build(seccomp.Native, seccomp.Options{DenyNetwork: denyNetwork})
+	if err != nil {
+		return err
+	}
+	return seccomp.Install(prog)
+}
+
+// setLimits applies the configured limits and disables core dumps.
+func setLimits(l Limits) error {
+	set := func(res int, v uint64, name string) error {
+		if err := unix.Setrlimit(res, &unix.Rlimit{Cur: v, Max: v}); err != nil {
+			return fmt.Errorf("setrlimit(%s, %d): %w", name, v, err)
+		}
+		return nil
+	}
+	if err := set(unix.RLIMIT_CORE, 0, "RLIMIT_CORE"); err != nil {
+		return err
+	}
+	for _, x := range []struct {
+		res  int
+		v    uint64
+		name string
+	}{
+		{unix.RLIMIT_CPU, l.CPUSeconds, "RLIMIT_CPU"},
+		{unix.RLIMIT_FSIZE, l.FileSize, "RLIMIT_FSIZE"},
+		{unix.RLIMIT_AS, l.AddressSpace, "RLIMIT_AS"},
+		{unix.RLIMIT_NOFILE, l.OpenFiles, "RLIMIT_NOFILE"},
+		{unix.RLIMIT_NPROC, l.Processes, "RLIMIT_NPROC"},
+	} {
+		if x.v == 0 {
+			continue
+		}
+		if err := set(x.res, x.v, x.name); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,281 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// childArg0 is the argv[0] that makes a re-executed binary act as the
+// sandbox child (see [ChildMain]).
+const childArg0 = "reins-sandbox-child"
+
+// Inherited descriptors of the child.
+const (
+	childPolicyFD = 3 // read end of the policy pipe
+	childStatusFD = 4 // write end of the status pipe
+)
+
+// childPolicy is what the parent sends the child over the policy pipe.
+type childPolicy struct {
+	Args           []string
+	Dir            string
+	Env            []string
+	Probe          bool // stop before exec and report success
+	ReadOnly       []string
+	Writable       []string
+	Masks          []string
+	GitReadOnly    []string
+	MaskFile       string
+	MaskDir        string
+	NewRoot        string
+	MountNS        bool
+	UserNS         bool
+	PIDNS          bool
+	NetNS          bool
+	DenyNetwork    bool
+	MinLandlockABI int
+	BestEffort     bool
+	Simulate       []Layer
+	Limits         Limits
+}
+
+// childReport is what the child sends back over the status pipe: one
+// JSON object per line, the last one wins.
+type childReport struct {
+	Enforced    []Layer
+	Missing     []Layer
+	Warnings    []string
+	LandlockABI int
+	FailedLayer Layer  `json:",omitempty"`
+	Failure     string `json:",omitempty"`
+	ExecError   string `json:",omitempty"`
+	ProbeOK     bool   `json:",omitempty"`
+}
+
+func (h *Hardened) run(ctx context.Context, cmd Command, probe bool) (Result, error) {
+	const backend = "local-hardened"
+	conf := Confinement{Backend: backend}
+	if err := cmd.validate(); err != nil {
+		return Result{ExitCode: ExitDenied, Stderr: []byte(err.Error() + "\n"), Confinement: conf}, err
+	}
+	dir, vs := resolveWorkdir(h.root, h.match, cmd.Dir)
+	if len(vs) > 0 {
+		return deniedResult(conf, vs)
+	}
+
+	runDir, err := os.MkdirTemp("", "reins-hardened-")
+	if err != nil {
+		return unavailableResult(conf, &UnavailableError{Backend: backend, Reason: "creating the run directory: " + err.Error()})
+	}
+	defer os.RemoveAll(runDir)
+	tmp := filepath.Join(runDir, "tmp")
+	p := childPolicy{
+		Args:           cmd.Args,
+		Dir:            dir,
+		Probe:          probe,
+		ReadOnly:       h.readOnly,
+		Writable:       append(append([]string(nil), h.writable...), tmp),
+		MaskFile:       filepath.Join(runDir, "mask-file"),
+		MaskDir:        filepath.Join(runDir, "mask-dir"),
+		NewRoot:        filepath.Join(runDir, "root"),
+		DenyNetwork:    !h.cfg.Policy.AllowNetwork,
+		MinLandlockABI: h.minABI(),
+		BestEffort:     h.cfg.BestEffort,
+		Simulate:       h.cfg.SimulateMissing,
+		Limits:         h.cfg.Limits,
+	}
+	for _, d := range []string{tmp, p.NewRoot} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			return unavailableResult(conf, &UnavailableError{Backend: backend, Reason: "creating the run directory: " + err.Error()})
+		}
+	}
+	if err := os.Mkdir(p.MaskDir, 0); err != nil {
+		return unavailableResult(conf, &UnavailableError{Backend: backend, Reason: "creating the mask directory: " + err.Error()})
+	}
+	if err := os.WriteFile(p.MaskFile, nil, 0); err != nil {
+		return unavailableResult(conf, &UnavailableError{Backend: backend, Reason: "creating the mask file: " + err.Error()})
+	}
+	p.Masks, p.GitReadOnly, err = h.protectedPaths()
+	if err != nil {
+		return unavailableResult(conf, &UnavailableError{Backend: backend, Layer: LayerMountNS, Reason: err.Error()})
+	}
+	p.Env = buildEnv(os.Environ(), cmd.Env, h.envAllow)
+	p.Env = buildEnv(p.Env, []string{"TMPDIR=" + tmp}, nil)
+
+	// Namespaces are created by clone(2) in the parent: a Go program is
+	// multi-threaded, and unshare(CLONE_NEWUSER) refuses that.
+	attr := &syscall.SysProcAttr{}
+	useUserNS := !h.simulated(LayerUserNS) && !h.noUserNS.Load()
+	setNS := func(user bool) {
+		attr.Cloneflags = 0
+		attr.UidMappings, attr.GidMappings = nil, nil
+		p.UserNS, p.MountNS, p.PIDNS, p.NetNS = user, false, false, false
+		if !user && os.Geteuid() != 0 {
+			return // without a user namespace only root may create namespaces
+		}
+		if user {
+			attr.Cloneflags |= syscall.CLONE_NEWUSER
+			attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Geteuid(), HostID: os.Geteuid(), Size: 1}}
+			attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getegid(), HostID: os.Getegid(), Size: 1}}
+			attr.GidMappingsEnableSetgroups = false
+		}
+		if !h.simulated(LayerMountNS) {
+			attr.Cloneflags |= syscall.CLONE_NEWNS
+			p.MountNS = true
+		}
+		if !h.simulated(LayerPIDNS) {
+			attr.Cloneflags |= syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC
+			p.PIDNS = true
+		}
+		if p.DenyNetwork && !h.simulated(LayerNetNS) {
+			attr.Cloneflags |= syscall.CLONE_NEWNET
+			p.NetNS = true
+		}
+	}
+	setNS(useUserNS)
+
+	pr, statusReport, err := h.spawn(ctx, cmd, p, attr)
+	if err != nil && useUserNS && isNamespaceErr(err) {
+		// User namespaces are not available here; remember and retry.
+		h.noUserNS.Store(true)
+		setNS(false)
+		pr, statusReport, err = h.spawn(ctx, cmd, p, attr)
+	}
+	if err != nil {
+		return unavailableResult(conf, &UnavailableError{Backend: backend, Reason: "starting the sandbox child: " + err.Error()})
+	}
+	rep := statusReport
+	conf.Enforced = append([]Layer{LayerWorkdir, LayerEnv, LayerProcessGroup}, rep.Enforced...)
+	conf.Missing = rep.Missing
+	conf.Warnings = rep.Warnings
+	conf.LandlockABI = rep.LandlockABI
+	if rep.FailedLayer != "" || (rep.Failure != "" && !pr.timedOut) {
+		conf.Enforced = nil
+		res, uerr := unavailableResult(conf, &UnavailableError{Backend: backend, Layer: rep.FailedLayer, Reason: rep.Failure})
+		res.Stderr = append(pr.stderr.bytes(), res.Stderr...)
+		return res, uerr
+	}
+	if probe {
+		if !rep.ProbeOK {
+			return unavailableResult(conf, &UnavailableError{Backend: backend, Reason: fmt.Sprintf("the sandbox child did not complete its set-up (exit code %d): %s", pr.exitCode, pr.stderr.bytes())})
+		}
+		return Result{Confinement: conf}, nil
+	}
+	res := pr.result(conf, backend)
+	if pr.signal == syscall.SIGSYS {
+		res.Violations = append(res.Violations, Violation{
+			Kind: ViolationForbiddenSyscall, Subject: "SIGSYS",
+			Detail: "the seccomp filter killed the command for a forbidden system call (another architecture's, or x32)",
+		})
+	}
+	if len(rep.Enforced) == 0 && rep.ExecError == "" && !pr.timedOut {
+		// The child died before it reported: never claim confinement.
+		res.Confinement.Enforced = nil
+		res, uerr := unavailableResult(res.Confinement, &UnavailableError{Backend: backend, Reason: fmt.Sprintf("the sandbox child exited before the command started (exit code %d)", pr.exitCode)})
+		res.Stderr = append(pr.stderr.bytes(), res.Stderr...)
+		return res, uerr
+	}
+	return res, nil
+}
+
+// isNamespaceErr reports whether a start error means that the requested
+// namespaces cannot be created by this process.
+func isNamespaceErr(err error) bool {
+	return errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EINVAL) ||
+		errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EUSERS) || errors.Is(err, syscall.EACCES)
+}
+
+// spawn starts the child, sends it the policy and collects its report.
+func (h *Hardened) spawn(ctx context.Context, cmd Command, p childPolicy, attr *syscall.SysProcAttr) (*procResult, childReport, error) {
+	policyR, policyW, err := os.Pipe()
+	if err != nil {
+		return nil, childReport{}, err
+	}
+	statusR, statusW, err := os.Pipe()
+	if err != nil {
+		policyR.Close()
+		policyW.Close()
+		return nil, childReport{}, err
+	}
+	payload, err := json.Marshal(p)
+	if err != nil {
+		return nil, childReport{}, err
+	}
+	reports := make(chan childReport, 1)
+	spec := procSpec{
+		path:       "/proc/self/exe",
+		args:       []string{childArg0},
+		dir:        "/",
+		env:        []string{},
+		stdin:      cmd.Stdin,
+		extraFiles: []*os.File{policyR, statusW},
+		attr:       attr,
+		timeout:    cmd.timeout(),
+		maxOutput:  cmd.maxOutput(),
+		started: func() error {
+			policyR.Close()
+			statusW.Close()
+			go func() {
+				var last childReport
+				sc := bufio.NewScanner(statusR)
+				sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+				for sc.Scan() {
+					var r childReport
+					if json.Unmarshal(sc.Bytes(), &r) == nil {
+						last = r
+					}
+				}
+				statusR.Close()
+				reports <- last
+			}()
+			_, err := policyW.Write(payload)
+			policyW.Close()
+			return err
+		},
+	}
+	pr := runProcess(ctx, spec)
+	if !pr.didStart {
+		policyR.Close()
+		policyW.Close()
+		statusR.Close()
+		statusW.Close()
+		return nil, childReport{}, pr.startErr
+	}
+	return &pr, <-reports, nil
+}
+
+// ChildMain turns this process into the sandbox child when it was started
+// as one (argv[0] is the sentinel the hardened backend uses); it then
+// never returns. Otherwise it returns at once.
+//
+// The package's init calls it, so a program that imports this package
+// needs nothing more. It is exported for programs that want the dispatch
+// to happen at a point of their choosing, for example first thing in
+// TestMain or main, before other initialisation with side effects.
+func ChildMain() {
+	if len(os.Args) == 0 || os.Args[0] != childArg0 {
+		return
+	}
+	childMain()
+	os.Exit(ExitUnavailable) // not reached
+}
+
+func init() { ChildMain() }
+
+// unixErr makes a raw errno an error (nil for 0).
+func unixErr(e unix.Errno) error {
+	if e == 0 {
+		return nil
+	}
+	return e
+}

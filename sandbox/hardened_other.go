@@ -1,0 +1,14 @@
+//go:build !linux
+
+package sandbox
+
+import "context"
+
+func (h *Hardened) run(ctx context.Context, cmd Command, probe bool) (Result, error) {
+	return unavailableResult(Confinement{Backend: "local-hardened"}, &UnavailableError{
+		Backend: "local-hardened", Reason: "local-hardened requires Linux",
+	})
+}
+
+// ChildMain returns at once on systems other than Linux.
+func ChildMain() {}
