@@ -1,0 +1,7 @@
+//go:build !amd64
+
+package escapeprobe
+
+const int80Supported = false
+
+func int80() int32 { return -1 }

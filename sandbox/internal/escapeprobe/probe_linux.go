@@ -1,0 +1,165 @@
+//go:build linux
+
+package escapeprobe
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// Arg is the first argument that makes a test binary run Main.
+const Arg = "reins-escape-probe"
+
+// Main runs the attack named by args[0] with the remaining arguments. It
+// prints "ESCAPED" and returns 0 when the attack succeeded, prints
+// "blocked: <error>" and returns 1 when it was stopped, 2 on misuse.
+func Main(args []string) int {
+	if len(args) == 0 {
+		fmt.Println("usage: probe ATTACK [ARGS]")
+		return 2
+	}
+	err := attack(args[0], args[1:])
+	if err != nil {
+		fmt.Printf("blocked: %v\n", err)
+		return 1
+	}
+	fmt.Println("ESCAPED")
+	return 0
+}
+
+func arg(a []string, i int) string {
+	if i < len(a) {
+		return a[i]
+	}
+	return ""
+}
+
+func attack(name string, a []string) error {
+	switch name {
+	case "tcp4", "tcp6":
+		c, err := net.DialTimeout(name, arg(a, 0), 2*time.Second)
+		if err != nil {
+			return err
+		}
+		_, err = c.Write([]byte("escaped"))
+		c.Close()
+		return err
+	case "udp":
+		c, err := net.Dial("udp", arg(a, 0))
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		_, err = c.Write([]byte("escaped"))
+		return err
+	case "mptcp":
+		addr, err := net.ResolveTCPAddr("tcp4", arg(a, 0))
+		if err != nil {
+			return err
+		}
+		fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM, unix.IPPROTO_MPTCP)
+		if err != nil {
+			return fmt.Errorf("socket(AF_INET, SOCK_STREAM, IPPROTO_MPTCP): %w", err)
+		}
+		defer unix.Close(fd)
+		sa := &unix.SockaddrInet4{Port: addr.Port}
+		copy(sa.Addr[:], addr.IP.To4())
+		return unix.Connect(fd, sa)
+	case "netlink":
+		fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_RAW, unix.NETLINK_ROUTE)
+		if err != nil {
+			return fmt.Errorf("socket(AF_NETLINK): %w", err)
+		}
+		unix.Close(fd)
+		return nil
+	case "packet":
+		fd, err := unix.Socket(unix.AF_PACKET, unix.SOCK_RAW, int(htons(unix.ETH_P_ALL)))
+		if err != nil {
+			return fmt.Errorf("socket(AF_PACKET): %w", err)
+		}
+		unix.Close(fd)
+		return nil
+	case "unix":
+		c, err := net.DialTimeout("unix", arg(a, 0), 2*time.Second)
+		if err != nil {
+			return err
+		}
+		_, err = c.Write([]byte("escaped"))
+		c.Close()
+		return err
+	case "int80":
+		if !int80Supported {
+			return fmt.Errorf("int 0x80 is not available on this architecture")
+		}
+		fmt.Println("before int80")
+		r := Int80Socket()
+		return fmt.Errorf("int 0x80 returned %d instead of killing the process", r)
+	case "io_uring":
+		var params [120]byte
+		fd, _, errno := unix.Syscall(unix.SYS_IO_URING_SETUP, 4, uintptr(unsafe.Pointer(&params[0])), 0)
+		if errno != 0 {
+			return fmt.Errorf("io_uring_setup: %w", errno)
+		}
+		unix.Close(int(fd))
+		return nil
+	case "ptrace":
+		pid, err := strconv.Atoi(arg(a, 0))
+		if err != nil {
+			return err
+		}
+		if err := unix.PtraceAttach(pid); err != nil {
+			return fmt.Errorf("ptrace(PTRACE_ATTACH, %d): %w", pid, err)
+		}
+		return nil
+	case "kill":
+		pid, err := strconv.Atoi(arg(a, 0))
+		if err != nil {
+			return err
+		}
+		if err := unix.Kill(pid, unix.SIGKILL); err != nil {
+			return fmt.Errorf("kill(%d): %w", pid, err)
+		}
+		return nil
+	case "mount":
+		if err := unix.Mount("tmpfs", arg(a, 0), "tmpfs", 0, ""); err != nil {
+			return fmt.Errorf("mount: %w", err)
+		}
+		return nil
+	case "umount":
+		if err := unix.Unmount(arg(a, 0), unix.MNT_DETACH); err != nil {
+			return fmt.Errorf("umount2: %w", err)
+		}
+		return nil
+	case "readfd":
+		fd, err := strconv.Atoi(arg(a, 0))
+		if err != nil {
+			return err
+		}
+		buf := make([]byte, 256)
+		n, err := unix.Read(fd, buf)
+		if err != nil {
+			return fmt.Errorf("read(%d): %w", fd, err)
+		}
+		fmt.Printf("read: %s\n", buf[:n])
+		return nil
+	case "unshare-user":
+		if err := unix.Unshare(unix.CLONE_NEWUSER); err != nil {
+			return fmt.Errorf("unshare(CLONE_NEWUSER): %w", err)
+		}
+		return nil
+	case "write":
+		if err := os.WriteFile(arg(a, 0), []byte("escaped"), 0o644); err != nil {
+			return err
+		}
+		return nil
+	}
+	return fmt.Errorf("unknown attack %q", name)
+}
+
+func htons(v uint16) uint16 { return v<<8 | v>>8 }
