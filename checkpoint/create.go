@@ -1,0 +1,388 @@
+package checkpoint
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/reins-go/reins/checkpoint/internal/gitx"
+)
+
+// Create snapshots the whole workspace under a new checkpoint with the
+// given label. It is CreateWith with only a label.
+func (c *Checkpointer) Create(ctx context.Context, label string) (Checkpoint, error) {
+	return c.CreateWith(ctx, CreateOptions{Label: label})
+}
+
+// CreateWith snapshots the workspace (or, with o.Paths, just those files)
+// and records the label and correlation id with it. The user's HEAD,
+// index, branches, stash and working tree are not touched.
+func (c *Checkpointer) CreateWith(ctx context.Context, o CreateOptions) (Checkpoint, error) {
+	return c.createWith(ctx, o, ReasonCreate)
+}
+
+func (c *Checkpointer) createWith(ctx context.Context, o CreateOptions, reason string) (Checkpoint, error) {
+	if err := checkText("CreateOptions.Label", o.Label, maxLabelLen); err != nil {
+		return Checkpoint{}, err
+	}
+	if err := checkText("CreateOptions.CorrelationID", o.CorrelationID, maxCorrelationLen); err != nil {
+		return Checkpoint{}, err
+	}
+	var paths []string
+	if o.Paths != nil {
+		var err error
+		if paths, err = normalizePaths(c.root, o.Paths); err != nil {
+			return Checkpoint{}, err
+		}
+	}
+	unlock, err := c.lock(ctx)
+	if err != nil {
+		return Checkpoint{}, err
+	}
+	cp, err := c.create(ctx, o.Label, o.CorrelationID, reason, paths)
+	unlock()
+	if err != nil {
+		return Checkpoint{}, err
+	}
+	c.emit(Event{Kind: CheckpointCreated, Workspace: c.root, Checkpoint: cp})
+	return cp, nil
+}
+
+// create stores a snapshot; the caller holds the lock.
+func (c *Checkpointer) create(ctx context.Context, label, corr, reason string, paths []string) (Checkpoint, error) {
+	var (
+		tree    string
+		skipped []string
+		err     error
+	)
+	if paths == nil {
+		tree, skipped, err = c.snapshotFull(ctx)
+	} else {
+		tree, skipped, err = c.snapshotPaths(ctx, paths)
+	}
+	if err != nil {
+		return Checkpoint{}, err
+	}
+	id, err := newID()
+	if err != nil {
+		return Checkpoint{}, err
+	}
+	now := c.opts.now()
+	m := meta{V: metaVersion, ID: id, Label: label, Correlation: corr, Reason: reason, Scope: c.scope, Paths: paths}
+	msg, err := m.message()
+	if err != nil {
+		return Checkpoint{}, err
+	}
+	date := "@" + strconv.FormatInt(now.Unix(), 10) + " +0000"
+	out, err := c.git.Run(ctx, gitx.Cmd{
+		Dir:   c.workDir,
+		Env:   append(c.privEnvCopy(), "GIT_AUTHOR_DATE="+date, "GIT_COMMITTER_DATE="+date),
+		Args:  []string{"commit-tree", tree},
+		Stdin: bytes.NewReader(msg),
+	})
+	if err != nil {
+		return Checkpoint{}, fmt.Errorf("checkpoint: storing snapshot: %w", err)
+	}
+	commit := strings.TrimSpace(string(out))
+	if !gitx.IsOID(commit) {
+		return Checkpoint{}, fmt.Errorf("checkpoint: commit-tree printed %q", truncate(commit, 80))
+	}
+	if _, err := c.git.Run(ctx, gitx.Cmd{
+		Dir:  c.workDir,
+		Env:  c.refEnv,
+		Args: []string{"update-ref", "--no-deref", RefPrefix + id, commit, c.zeroOID},
+	}); err != nil {
+		return Checkpoint{}, fmt.Errorf("checkpoint: recording %s%s: %w", RefPrefix, id, err)
+	}
+	return Checkpoint{
+		ID:            id,
+		Label:         label,
+		CorrelationID: corr,
+		Reason:        reason,
+		Time:          time.Unix(now.Unix(), 0).UTC(),
+		Paths:         paths,
+		FilesChanged:  -1,
+		Skipped:       skipped,
+		Commit:        commit,
+		Tree:          tree,
+	}, nil
+}
+
+func (c *Checkpointer) privEnvCopy() []string {
+	return append([]string(nil), c.privEnv...)
+}
+
+// snapshotFull brings the private index up to date with the work tree and
+// writes it as a tree. Only paths git reports as changed since the last
+// snapshot (stat data differs, deleted, or new) are hashed, so the cost of
+// an incremental snapshot is one scan of the tree plus the changed files.
+func (c *Checkpointer) snapshotFull(ctx context.Context) (string, []string, error) {
+	forced, done, err := c.trackedIgnored(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	// The two scans are independent; run them on separate cores.
+	type result struct {
+		out []byte
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		out, err := c.git.Run(ctx, gitx.Cmd{Dir: c.workDir, Env: c.privEnv,
+			Args: append([]string{"ls-files", "-z", "--modified", "--deleted"}, c.pathspec()...)})
+		ch <- result{out, err}
+	}()
+	args := []string{"ls-files", "-z", "--others"}
+	if !c.opts.IncludeIgnored {
+		args = append(args, "--exclude-standard")
+	}
+	if c.exclude != "" {
+		args = append(args, "--exclude-from="+c.exclude)
+	}
+	untracked, uerr := c.git.Run(ctx, gitx.Cmd{Dir: c.workDir, Env: c.privEnv, Args: append(args, c.pathspec()...)})
+	tr := <-ch
+	if tr.err != nil {
+		return "", nil, fmt.Errorf("checkpoint: scanning tracked files: %w", tr.err)
+	}
+	if uerr != nil {
+		return "", nil, fmt.Errorf("checkpoint: scanning untracked files: %w", uerr)
+	}
+	changed, err := gitx.SplitNUL(tr.out)
+	if err != nil {
+		return "", nil, fmt.Errorf("checkpoint: ls-files: %w", err)
+	}
+	others, err := gitx.SplitNUL(untracked)
+	if err != nil {
+		return "", nil, fmt.Errorf("checkpoint: ls-files: %w", err)
+	}
+
+	var (
+		update, remove []string
+		skipped        []string
+		seen           = make(map[string]bool, len(changed)+len(others)+len(forced))
+	)
+	limit := c.opts.maxFileSize()
+	consider := func(p string, tracked bool) error {
+		if seen[p] {
+			return nil
+		}
+		seen[p] = true
+		if strings.HasSuffix(p, "/") {
+			// A nested repository (or submodule): never part of a snapshot.
+			return nil
+		}
+		st, err := os.Lstat(filepath.Join(c.workDir, filepath.FromSlash(p)))
+		switch {
+		case err != nil:
+			// Gone (or a parent replaced by a file): update-index removes it.
+			update = append(update, p)
+			return nil
+		case st.Mode().IsRegular():
+			if limit >= 0 && st.Size() > limit {
+				rel, _ := c.wsPath(p)
+				if c.opts.Oversize == OversizeFail {
+					return &FileTooLargeError{Path: rel, Size: st.Size(), Limit: limit}
+				}
+				skipped = append(skipped, rel)
+				if tracked {
+					remove = append(remove, p)
+				}
+				return nil
+			}
+		case st.Mode()&fs.ModeSymlink != 0, st.IsDir():
+		default:
+			// FIFO, socket or device: git cannot store it.
+			rel, _ := c.wsPath(p)
+			skipped = append(skipped, rel)
+			if tracked {
+				remove = append(remove, p)
+			}
+			return nil
+		}
+		update = append(update, p)
+		return nil
+	}
+	for _, p := range changed {
+		if err := consider(p, true); err != nil {
+			return "", nil, err
+		}
+	}
+	for _, p := range others {
+		if err := consider(p, false); err != nil {
+			return "", nil, err
+		}
+	}
+	for _, p := range forced {
+		if err := consider(p, false); err != nil {
+			return "", nil, err
+		}
+	}
+	if len(remove) > 0 {
+		if err := c.updateIndex(ctx, c.privEnv, []string{"--force-remove"}, remove); err != nil {
+			return "", nil, err
+		}
+	}
+	if len(update) > 0 {
+		if err := c.updateIndex(ctx, c.privEnv, []string{"--add", "--remove", "--replace"}, update); err != nil {
+			return "", nil, err
+		}
+	}
+	tree, err := c.writeTree(ctx, c.privEnv)
+	if err != nil {
+		return "", nil, err
+	}
+	done()
+	return tree, skipped, nil
+}
+
+func (c *Checkpointer) updateIndex(ctx context.Context, env, flags, paths []string) error {
+	var in bytes.Buffer
+	for _, p := range paths {
+		in.WriteString(p)
+		in.WriteByte(0)
+	}
+	args := append(append([]string{"update-index"}, flags...), "-z", "--stdin")
+	if _, err := c.git.Run(ctx, gitx.Cmd{Dir: c.workDir, Env: env, Args: args, Stdin: &in}); err != nil {
+		return fmt.Errorf("checkpoint: updating the private index: %w", err)
+	}
+	return nil
+}
+
+func (c *Checkpointer) writeTree(ctx context.Context, env []string) (string, error) {
+	out, err := c.git.Run(ctx, gitx.Cmd{Dir: c.workDir, Env: env, Args: []string{"write-tree"}})
+	if err != nil {
+		return "", fmt.Errorf("checkpoint: writing tree: %w", err)
+	}
+	tree := strings.TrimSpace(string(out))
+	if !gitx.IsOID(tree) {
+		return "", fmt.Errorf("checkpoint: write-tree printed %q", truncate(tree, 80))
+	}
+	return tree, nil
+}
+
+// trackedIgnored returns the files the user's own index tracks although
+// ignore rules match them (git keeps tracking such files, and so does a
+// snapshot). The list is only recomputed when the user's index changed;
+// done records that it was applied.
+func (c *Checkpointer) trackedIgnored(ctx context.Context) (paths []string, done func(), err error) {
+	noop := func() {}
+	if !c.isGit || c.opts.IncludeIgnored {
+		return nil, noop, nil
+	}
+	st, err := os.Stat(c.userIdx)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, noop, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	var ino uint64
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+		ino = uint64(sys.Ino)
+	}
+	sig := fmt.Sprintf("%d %d %d\n", st.Size(), st.ModTime().UnixNano(), ino)
+	stateFile := filepath.Join(c.private, "user-index")
+	if b, err := os.ReadFile(stateFile); err == nil && string(b) == sig {
+		return nil, noop, nil
+	}
+	args := []string{"ls-files", "-z", "--cached", "--ignored", "--exclude-standard"}
+	if c.exclude != "" {
+		args = append(args, "--exclude-from="+c.exclude)
+	}
+	out, err := c.git.Run(ctx, gitx.Cmd{Dir: c.workDir, Env: c.userEnv, Args: append(args, c.pathspec()...)})
+	if err != nil {
+		return nil, nil, fmt.Errorf("checkpoint: listing files the repository tracks: %w", err)
+	}
+	if paths, err = gitx.SplitNUL(out); err != nil {
+		return nil, nil, fmt.Errorf("checkpoint: ls-files: %w", err)
+	}
+	return paths, func() { _ = writeFileAtomic(stateFile, []byte(sig)) }, nil
+}
+
+// snapshotPaths writes a tree holding just the given workspace-relative
+// files, through a temporary index: its cost depends on len(paths) only.
+func (c *Checkpointer) snapshotPaths(ctx context.Context, paths []string) (string, []string, error) {
+	var add, skipped []string
+	limit := c.opts.maxFileSize()
+	for _, p := range paths {
+		rp := c.repoPath(p)
+		if err := c.checkNoSymlinkParent(p); err != nil {
+			return "", nil, err
+		}
+		st, err := os.Lstat(filepath.Join(c.workDir, filepath.FromSlash(rp)))
+		switch {
+		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+			continue // absent: restoring removes it
+		case err != nil:
+			return "", nil, fmt.Errorf("checkpoint: %s: %w", p, err)
+		case st.IsDir():
+			return "", nil, fmt.Errorf("%w: %s is a directory; path-scoped snapshots take files", ErrInvalidPath, p)
+		case st.Mode().IsRegular():
+			if limit >= 0 && st.Size() > limit {
+				if c.opts.Oversize == OversizeFail {
+					return "", nil, &FileTooLargeError{Path: p, Size: st.Size(), Limit: limit}
+				}
+				skipped = append(skipped, p)
+				continue
+			}
+		case st.Mode()&fs.ModeSymlink != 0:
+		default:
+			skipped = append(skipped, p)
+			continue
+		}
+		add = append(add, rp)
+	}
+	tmp, err := os.CreateTemp(c.private, "scoped-index-*")
+	if err != nil {
+		return "", nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	tmpName := tmp.Name()
+	tmp.Close()
+	// An empty file is not a valid index; git creates it.
+	os.Remove(tmpName)
+	defer os.Remove(tmpName)
+	env := append(c.privEnvCopy(), "GIT_INDEX_FILE="+tmpName)
+	if len(add) > 0 {
+		if err := c.updateIndex(ctx, env, []string{"--add"}, add); err != nil {
+			return "", nil, err
+		}
+	}
+	tree, err := c.writeTree(ctx, env)
+	if err != nil {
+		return "", nil, err
+	}
+	return tree, skipped, nil
+}
+
+// checkNoSymlinkParent rejects a workspace-relative path one of whose
+// parent directories (inside the workspace) is a symbolic link: such a
+// path is not a file of the workspace tree, and writing to it would
+// follow the link.
+func (c *Checkpointer) checkNoSymlinkParent(p string) error {
+	var parents []string
+	for d := path.Dir(p); d != "."; d = path.Dir(d) {
+		parents = append(parents, d)
+	}
+	for i := len(parents) - 1; i >= 0; i-- {
+		st, err := os.Lstat(filepath.Join(c.root, filepath.FromSlash(parents[i])))
+		if err != nil {
+			return nil // missing from here down
+		}
+		if st.Mode()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("%w: %s: parent %s is a symbolic link", ErrInvalidPath, p, parents[i])
+		}
+		if !st.IsDir() {
+			return nil
+		}
+	}
+	return nil
+}
