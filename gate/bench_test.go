@@ -1,0 +1,126 @@
+package gate_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/reins-go/reins/audit"
+	"github.com/reins-go/reins/gate"
+	"github.com/reins-go/reins/policy"
+	"github.com/reins-go/reins/profile"
+	"github.com/reins-go/reins/risk"
+)
+
+func benchWorkspace(b testing.TB) string {
+	dir := b.TempDir()
+	require.NoError(b, os.MkdirAll(filepath.Join(dir, "src", "pkg"), 0o755))
+	require.NoError(b, os.WriteFile(filepath.Join(dir, "src", "pkg", "main.go"), []byte("package main\n"), 0o644))
+	return dir
+}
+
+func newBenchGate(b testing.TB, p profile.Profile) *gate.Gate {
+	g, err := gate.New(p, &gate.Options{Workspace: []string{benchWorkspace(b)}, Audit: audit.Discard})
+	require.NoError(b, err)
+	return g
+}
+
+// BenchmarkCheck: PROFILE-DEV (11 rules), actions that are allowed.
+func BenchmarkCheck(b *testing.B) {
+	ctx := context.Background()
+	g := newBenchGate(b, profile.MustBuiltin(profile.ProfileDev))
+	cases := []struct {
+		name string
+		a    policy.Action
+	}{
+		{"path", policy.Action{Tool: "edit_file", Operation: policy.OpWrite, Targets: []string{"src/pkg/main.go"}}},
+		{"command", policy.Action{Tool: "bash", Operation: policy.OpShell, Command: "go test ./..."}},
+		{"no-target", policy.Action{Tool: "plan", Operation: policy.OpPlan, Risk: risk.Of(risk.Mutating)}},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			d, err := g.Check(ctx, c.a)
+			require.NoError(b, err)
+			require.Equal(b, policy.Allow, d.Verdict, d.String())
+			b.ReportAllocs()
+			for b.Loop() {
+				_, _ = g.Check(ctx, c.a)
+			}
+		})
+	}
+}
+
+// synthRules makes n rules of the shapes real profiles have: target globs under distinct
+// directories, command regexes for distinct tools, tool-name rules, and a few risk rules.
+func synthRules(n int) []policy.Rule {
+	rules := make([]policy.Rule, 0, n)
+	for i := 0; len(rules) < n; i++ {
+		switch i % 4 {
+		case 0:
+			rules = append(rules, policy.Rule{ID: fmt.Sprintf("deny-dir-%d", i), Priority: 10 + i, Action: policy.Deny,
+				Condition: policy.Condition{TargetPattern: fmt.Sprintf("vendor/mod%d/**", i)}})
+		case 1:
+			rules = append(rules, policy.Rule{ID: fmt.Sprintf("deny-cmd-%d", i), Priority: 10 + i, Action: policy.Deny,
+				Condition: policy.Condition{CommandPattern: fmt.Sprintf(`^tool%d(\s|$)`, i)}})
+		case 2:
+			rules = append(rules, policy.Rule{ID: fmt.Sprintf("confirm-tool-%d", i), Priority: 10 + i, Action: policy.Confirm,
+				Condition: policy.Condition{Tools: []string{fmt.Sprintf("mcp__server%d__*", i), fmt.Sprintf("tool_%d", i)}}})
+		case 3:
+			rules = append(rules, policy.Rule{ID: fmt.Sprintf("deny-secret-%d", i), Priority: 10 + i, Action: policy.Deny,
+				Condition: policy.Condition{TargetPattern: fmt.Sprintf("**/*.secret%d", i)}})
+		}
+	}
+	return rules
+}
+
+func BenchmarkCheckRules(b *testing.B) {
+	ctx := context.Background()
+	for _, n := range []int{10, 100, 1000, 10000} {
+		p := profile.MustBuiltin(profile.ModeAutonomous).WithRules(synthRules(n)...)
+		g := newBenchGate(b, p)
+		for _, c := range []struct {
+			name string
+			a    policy.Action
+		}{
+			{"path", policy.Action{Tool: "edit_file", Operation: policy.OpWrite, Targets: []string{"src/pkg/main.go"}}},
+			{"command", policy.Action{Tool: "bash", Operation: policy.OpShell, Command: "go test ./..."}},
+		} {
+			b.Run(fmt.Sprintf("%s/rules=%d", c.name, n), func(b *testing.B) {
+				d, err := g.Check(ctx, c.a)
+				require.NoError(b, err)
+				require.Equal(b, policy.Allow, d.Verdict, d.String())
+				b.ReportAllocs()
+				for b.Loop() {
+					_, _ = g.Check(ctx, c.a)
+				}
+			})
+		}
+	}
+}
+
+func BenchmarkCompileRules(b *testing.B) {
+	rules := synthRules(10000)
+	b.ReportAllocs()
+	for b.Loop() {
+		_, err := policy.Compile(rules, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkCheckParallel(b *testing.B) {
+	ctx := context.Background()
+	g := newBenchGate(b, profile.MustBuiltin(profile.ProfileDev))
+	a := policy.Action{Tool: "edit_file", Operation: policy.OpWrite, Targets: []string{"src/pkg/main.go"}}
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			_, _ = g.Check(ctx, a)
+		}
+	})
+}

@@ -1,0 +1,195 @@
+package gate
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"math"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/reins-go/reins/audit"
+	"github.com/reins-go/reins/policy"
+	"github.com/reins-go/reins/profile"
+)
+
+// Options configure a Gate. A nil *Options, and every zero field, means the documented default.
+// New copies the options; later changes to them have no effect.
+type Options struct {
+	// Workspace lists the workspace roots. Targets inside them are "inside"; relative targets are
+	// relative to the first. Default: the current working directory. Each root must exist.
+	Workspace []string
+	// ConfigDir is the user configuration directory reins profiles are loaded from. The gate
+	// always protects it, whatever the profile says, so an agent cannot edit its own
+	// permissions. Default: os.UserConfigDir()/reins (if the user configuration directory is
+	// unknown, none).
+	ConfigDir string
+	// Audit receives one record per decision, halt and reset. Default: audit.Discard. If a write
+	// fails, the decision is Deny.
+	Audit audit.Sink
+	// Clock returns the current time. Default: time.Now.
+	Clock func() time.Time
+	// Budget is the spend (in whatever unit the host reports through RecordSpend) after which
+	// the gate halts. Default: 0, no budget.
+	Budget float64
+	// MaxConsecutiveFailures is how many failures in a row of one tool halt the run. Default: 3.
+	MaxConsecutiveFailures int
+	// Logger receives diagnostics the gate cannot return (a halt record that could not be
+	// written). Default: discard; the gate never writes to the global logger.
+	Logger *slog.Logger
+}
+
+// Gate decides whether an agent may take an action: ALLOW, DENY or CONFIRM, with obligations.
+// It is safe for concurrent use. New starts no goroutines and holds no resources, so a Gate needs
+// no Close.
+type Gate struct {
+	sink     audit.Sink
+	clock    func() time.Time
+	log      *slog.Logger
+	maxFail  int
+	roots    []string
+	config   string
+	st       atomic.Pointer[state]
+	halt     atomic.Pointer[Halt]
+	budget   atomic.Uint64 // float64 bits
+	spent    atomic.Uint64 // float64 bits
+	failMu   sync.Mutex
+	failures map[string]int
+}
+
+// state is everything a decision needs from the active profile, derived once per profile.
+type state struct {
+	prof     *profile.Compiled
+	name     string
+	band     policy.Band
+	mode     profile.Mode
+	rules    *policy.RuleSet
+	external profile.ExternalWrites
+	ws       *workspace
+	prot     *protector
+}
+
+// New returns a gate enforcing profile p (validated and compiled here) with the given options.
+func New(p profile.Profile, opts *Options) (*Gate, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	g := &Gate{sink: o.Audit, clock: o.Clock, log: o.Logger, maxFail: o.MaxConsecutiveFailures, failures: map[string]int{}}
+	if g.sink == nil {
+		g.sink = audit.Discard
+	}
+	if g.clock == nil {
+		g.clock = time.Now
+	}
+	if g.log == nil {
+		g.log = slog.New(slog.DiscardHandler)
+	}
+	if g.maxFail == 0 {
+		g.maxFail = 3
+	}
+	if g.maxFail < 0 {
+		return nil, fmt.Errorf("gate: MaxConsecutiveFailures %d is negative", g.maxFail)
+	}
+	if math.IsNaN(o.Budget) || o.Budget < 0 || math.IsInf(o.Budget, 0) {
+		return nil, fmt.Errorf("gate: Budget %v is not a finite, non-negative number", o.Budget)
+	}
+	g.budget.Store(math.Float64bits(o.Budget))
+	g.roots = append([]string(nil), o.Workspace...)
+	if len(g.roots) == 0 {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("gate: no workspace given and no working directory: %w", err)
+		}
+		g.roots = []string{wd}
+	}
+	g.config = o.ConfigDir
+	if g.config == "" {
+		if dir, err := os.UserConfigDir(); err == nil {
+			g.config = filepath.Join(dir, "reins")
+		}
+	}
+	st, err := g.compile(p)
+	if err != nil {
+		return nil, err
+	}
+	g.st.Store(st)
+	return g, nil
+}
+
+func (g *Gate) compile(p profile.Profile) (*state, error) {
+	c, err := p.Compile()
+	if err != nil {
+		return nil, fmt.Errorf("gate: %w", err)
+	}
+	ws, err := newWorkspace(g.roots, c.TrustedPaths())
+	if err != nil {
+		return nil, err
+	}
+	protected := c.ProtectedPaths()
+	if g.config != "" {
+		abs, err := filepath.Abs(g.config)
+		if err != nil {
+			return nil, fmt.Errorf("gate: config directory %q: %w", g.config, err)
+		}
+		protected = append(protected, abs)
+	}
+	prot, err := newProtector(protected)
+	if err != nil {
+		return nil, fmt.Errorf("gate: profile %q: %w", c.Name(), err)
+	}
+	return &state{prof: c, name: c.Name(), band: c.Band(), mode: c.Mode(), rules: c.Rules(),
+		external: c.ExternalWrites(), ws: ws, prot: prot}, nil
+}
+
+// Profile returns the active compiled profile.
+func (g *Gate) Profile() *profile.Compiled { return g.st.Load().prof }
+
+// Check decides whether action a may happen, records the decision in the audit sink, and returns
+// it. It walks the decision order: halted, hard stops, protected paths, permission mode, the
+// profile's rules, the autonomy matrix; the first layer that decides wins, and a compound action
+// takes the strictest outcome of its parts.
+//
+// A non-nil error always comes with a Deny: the context was done, or the decision could not be
+// recorded. A Deny for policy reasons is a decision, not an error.
+func (g *Gate) Check(ctx context.Context, a policy.Action) (Decision, error) {
+	st := g.st.Load()
+	now := g.clock()
+	id := newV7(now)
+	if err := ctx.Err(); err != nil {
+		d := Decision{Verdict: policy.Deny, Layer: LayerInput, RuleID: "context", Reason: "context done before the decision",
+			Profile: st.name, DecisionID: id, CorrelationID: correlation(a, id)}
+		return d, fmt.Errorf("gate: check %q: %w", a.Tool, err)
+	}
+	d, latch := g.decide(st, &a, nil)
+	d.DecisionID, d.CorrelationID = id, correlation(a, id)
+	if latch != nil {
+		latch.Time = now
+		g.latch(ctx, latch, st.name)
+	}
+	rec := audit.Record{
+		Time: now, CorrelationID: d.CorrelationID, Profile: st.name, Operation: string(a.Operation),
+		Decision: d.Verdict, RuleMatched: d.RuleID, Kind: audit.KindDecision, DecisionID: d.DecisionID,
+		Layer: d.Layer.String(), Reason: d.Reason, Obligations: d.Obligations, Risk: d.Risk,
+		Tool: a.Tool, Command: a.Command, Host: a.Host, Targets: a.Targets,
+	}
+	if len(a.Targets) > 0 {
+		rec.Target = a.Targets[0]
+	}
+	if err := g.sink.Write(ctx, rec); err != nil {
+		d.Verdict, d.Obligations, d.Layer, d.RuleID = policy.Deny, 0, LayerAudit, "audit"
+		d.Reason = "the decision could not be recorded: " + err.Error()
+		return d, fmt.Errorf("gate: check %q: audit: %w", a.Tool, err)
+	}
+	return d, nil
+}
+
+func correlation(a policy.Action, id [16]byte) [16]byte {
+	if a.CorrelationID != [16]byte{} {
+		return a.CorrelationID
+	}
+	return id
+}

@@ -1,0 +1,777 @@
+package policy
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/reins-go/reins/risk"
+)
+
+// Subject is one part of an action, resolved, as rules see it: a single risk level, a single
+// target, a single simple command. The gate splits every [Action] into subjects (each declared or
+// derived level times each target times each simple command) and decides the action as the
+// strictest of its parts; hosts that use a [RuleSet] on its own build subjects the same way.
+type Subject struct {
+	Tool      string
+	Operation Operation // canonical (see Operation.Canonical)
+	Level     risk.Level
+	Severity  risk.Severity
+	Provider  string
+	Surface   string
+	Host      string // lower case; "" when the part reaches no host
+
+	// Root and Target describe the part's path. For a target inside a workspace root, Root is
+	// that root (absolute, clean, symlinks resolved) and Target is the clean slash-separated
+	// path relative to it ("." for the root itself). For a target outside every root, Root is ""
+	// and Target is the absolute resolved path. Both are "" when the part has no target.
+	Root   string
+	Target string
+
+	Command string   // the text of one simple command ("" when none)
+	Argv    []string // its literal arguments, argv[0] the program; nil when not known
+}
+
+// HasTarget reports whether the subject has a target path.
+func (s *Subject) HasTarget() bool { return s.Target != "" }
+
+// Inside reports whether the subject's target lies inside a workspace root.
+func (s *Subject) Inside() bool { return s.Root != "" }
+
+// Env is what rules are compiled against: the named lists "@name" references expand to, and the
+// home directory "~/" expands to in target patterns. A nil *Env means no lists and the current
+// user's home directory.
+type Env struct {
+	// Lists maps a name to its entries, e.g. "shell_blocklist" or a host group such as
+	// "package-managers". Referenced as "@name" in commands, tools, hosts, providers, surfaces.
+	Lists map[string][]string
+	// Home replaces "~" at the start of target patterns; "" means os.UserHomeDir.
+	Home string
+}
+
+// RuleSet is a compiled, immutable rule set. It is safe for concurrent use. Rules are ordered by
+// priority (lower first; ties in declaration order) and indexed by what they condition on, so
+// evaluating a subject looks only at rules that can match it.
+type RuleSet struct {
+	src   []Rule // in evaluation order
+	rules []crule
+	idx   index
+}
+
+type crule struct {
+	id       string
+	prio     int
+	verdict  Verdict
+	obl      Obligations
+	reason   string
+	ops      []Operation
+	levels   risk.Set
+	sevs     uint8 // bit per risk.Severity
+	outside  bool
+	target   *glob
+	cmd      *cmdRegex
+	commands [][]string
+	tools    []*glob
+	hosts    []*glob
+	provs    []*glob
+	surfs    []*glob
+}
+
+// index maps what rules condition on to rule positions (ascending). Every rule sits in exactly
+// one dimension, the most selective one it has; rules with nothing indexable are in rest.
+type index struct {
+	rest      []int32
+	byOp      map[Operation][]int32
+	byLevel   [8][]int32
+	bySev     [4][]int32
+	byTool    nameIndex
+	byHost    nameIndex
+	relPrefix map[string][]int32
+	absPrefix map[string][]int32
+	base      map[string][]int32
+	ext       map[string][]int32
+	word      map[string][]int32
+	prog      map[string][]int32
+}
+
+// Compile checks and compiles rules. Every problem is reported, each naming its rule: an empty
+// or duplicate id, an invalid verdict, an unknown operation spelling is not an error (operations
+// are an open set) but an unknown risk level or severity is, as are invalid globs and regular
+// expressions and references to unknown lists.
+func Compile(rules []Rule, env *Env) (*RuleSet, error) {
+	if env == nil {
+		env = &Env{}
+	}
+	home := env.Home
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	order := make([]int, len(rules))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(rules[a].Priority, rules[b].Priority) })
+
+	rs := &RuleSet{src: make([]Rule, 0, len(rules)), rules: make([]crule, 0, len(rules))}
+	var errs []error
+	seen := make(map[string]int, len(rules))
+	for _, i := range order {
+		r := rules[i]
+		fail := func(format string, args ...any) {
+			errs = append(errs, fmt.Errorf("policy: rule %q (#%d): %s", r.ID, i+1, fmt.Sprintf(format, args...)))
+		}
+		if r.ID == "" {
+			fail("id is empty")
+		} else if prev, dup := seen[r.ID]; dup {
+			fail("duplicate id (also rule #%d)", prev+1)
+		} else {
+			seen[r.ID] = i
+		}
+		if r.Action > Confirm {
+			fail("action: invalid verdict %d", uint8(r.Action))
+		}
+		cr, cerrs := compileCondition(r, env, home)
+		for _, e := range cerrs {
+			fail("%v", e)
+		}
+		rs.src = append(rs.src, r)
+		rs.rules = append(rs.rules, cr)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	rs.buildIndex()
+	return rs, nil
+}
+
+// MustCompile is like [Compile] but panics on error. Use it only for static rule sets.
+func MustCompile(rules []Rule, env *Env) *RuleSet {
+	rs, err := Compile(rules, env)
+	if err != nil {
+		panic(err)
+	}
+	return rs
+}
+
+func compileCondition(r Rule, env *Env, home string) (crule, []error) {
+	c := r.Condition
+	cr := crule{id: r.ID, prio: r.Priority, verdict: r.Action, obl: r.Obligations, reason: r.Reason, outside: c.OutsideWorkspace}
+	var errs []error
+	fail := func(field string, err error) { errs = append(errs, fmt.Errorf("condition.%s: %w", field, err)) }
+
+	for _, op := range c.OperationType {
+		if op == "" {
+			fail("operation_type", errors.New("empty operation type"))
+			continue
+		}
+		cr.ops = append(cr.ops, op.Canonical())
+	}
+	for _, name := range c.RiskLevel {
+		if l, err := risk.ParseLevel(name); err == nil {
+			cr.levels = cr.levels.With(l)
+		} else if s, err := risk.ParseSeverity(name); err == nil {
+			cr.sevs |= 1 << s
+		} else {
+			fail("risk_level", fmt.Errorf("unknown risk level or severity %q", name))
+		}
+	}
+	if p := c.TargetPattern; p != "" {
+		if p == "~" || strings.HasPrefix(p, "~/") {
+			if home == "" {
+				fail("target_pattern", fmt.Errorf("%q needs a home directory and none is known", p))
+			}
+			p = path.Join(home, p[1:])
+		}
+		g, err := compileGlob(p)
+		if err != nil {
+			fail("target_pattern", err)
+		}
+		cr.target = g
+	}
+	if c.CommandPattern != "" {
+		re, err := compileCmdRegex(c.CommandPattern)
+		if err != nil {
+			fail("command_pattern", err)
+		}
+		cr.cmd = re
+	}
+	entries, err := expandRefs(c.Commands, env)
+	if err != nil {
+		fail("commands", err)
+	}
+	for _, e := range entries {
+		toks := strings.Fields(e)
+		if len(toks) == 0 {
+			fail("commands", errors.New("empty command entry"))
+			continue
+		}
+		cr.commands = append(cr.commands, toks)
+	}
+	if len(c.Commands) > 0 && len(cr.commands) == 0 && len(errs) == 0 {
+		// All references expanded to empty lists: the condition can never hold. That is
+		// well defined (an empty blocklist blocks nothing), so keep a marker that matches nothing.
+		cr.commands = [][]string{}
+	}
+	globList := func(field string, list []string, lower bool) []*glob {
+		names, err := expandRefs(list, env)
+		if err != nil {
+			fail(field, err)
+			return nil
+		}
+		out := make([]*glob, 0, len(names))
+		for _, n := range names {
+			if lower {
+				n = strings.ToLower(n)
+			}
+			g, err := compileGlob(n)
+			if err != nil {
+				fail(field, err)
+				continue
+			}
+			out = append(out, g)
+		}
+		if len(list) > 0 && len(out) == 0 && len(errs) == 0 {
+			return []*glob{} // references to empty lists: matches nothing
+		}
+		if len(list) == 0 {
+			return nil
+		}
+		return out
+	}
+	cr.tools = globList("tools", c.Tools, false)
+	cr.hosts = globList("hosts", c.Hosts, true)
+	cr.provs = globList("providers", c.Providers, false)
+	cr.surfs = globList("surfaces", c.Surfaces, false)
+	return cr, errs
+}
+
+// expandRefs replaces "@name" entries with the named list's entries.
+func expandRefs(list []string, env *Env) ([]string, error) {
+	var out []string
+	for _, e := range list {
+		if name, ok := strings.CutPrefix(e, "@"); ok {
+			ref, found := env.Lists[name]
+			if !found {
+				return nil, fmt.Errorf("unknown list %q", e)
+			}
+			out = append(out, ref...)
+			continue
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+func (rs *RuleSet) buildIndex() {
+	ix := &rs.idx
+	add := func(m *map[string][]int32, key string, i int32) {
+		if *m == nil {
+			*m = make(map[string][]int32)
+		}
+		(*m)[key] = append((*m)[key], i)
+	}
+	for n := range rs.rules {
+		i := int32(n)
+		r := &rs.rules[n]
+		switch {
+		case r.cmd != nil && r.cmd.word != "":
+			add(&ix.word, r.cmd.word, i)
+		case r.commands != nil && len(r.commands) > 0:
+			for _, toks := range r.commands {
+				add(&ix.prog, path.Base(toks[0]), i)
+			}
+		case r.commands != nil && len(r.commands) == 0:
+			// Matches nothing; keep it out of every list.
+		case r.target != nil && indexableGlob(r.target):
+			for _, a := range r.target.alts {
+				switch {
+				case a.lit != "" && a.abs:
+					add(&ix.absPrefix, "/"+a.lit, i)
+				case a.lit != "":
+					add(&ix.relPrefix, a.lit, i)
+				case a.last != "":
+					add(&ix.base, a.last, i)
+				default:
+					add(&ix.ext, a.ext, i)
+				}
+			}
+		case ix.byTool.canIndex(r.tools):
+			ix.byTool.add(r.tools, i)
+		case ix.byHost.canIndex(r.hosts):
+			ix.byHost.add(r.hosts, i)
+		case len(r.ops) > 0:
+			if ix.byOp == nil {
+				ix.byOp = make(map[Operation][]int32)
+			}
+			for _, op := range slices.Compact(slices.Sorted(slices.Values(r.ops))) {
+				ix.byOp[op] = append(ix.byOp[op], i)
+			}
+		case r.levels != 0 || r.sevs != 0:
+			for l := range r.levels.All() {
+				ix.byLevel[l] = append(ix.byLevel[l], i)
+			}
+			for s := risk.Low; s <= risk.High; s++ {
+				if r.sevs&(1<<s) != 0 {
+					ix.bySev[s] = append(ix.bySev[s], i)
+				}
+			}
+		default:
+			ix.rest = append(ix.rest, i)
+		}
+	}
+}
+
+func indexableGlob(g *glob) bool {
+	for _, a := range g.alts {
+		if a.lit == "" && a.last == "" && a.ext == "" {
+			return false
+		}
+	}
+	return len(g.alts) > 0
+}
+
+// nameIndex indexes name globs (tools, hosts) by what every matching name must contain: the
+// whole name for a literal pattern, else the literal text before the first wildcard, else the
+// literal text after the last one. Looking a name up probes each distinct prefix and suffix
+// length once, so the cost grows with the number of distinct lengths, not of rules.
+type nameIndex struct {
+	exact, prefix, suffix  map[string][]int32
+	prefixLens, suffixLens []int
+}
+
+// nameKey returns the index key of one glob: kind 'e' (exact), 'p' (prefix), 's' (suffix), or
+// 0 when the glob has no literal part.
+func nameKey(g *glob) (kind byte, key string) {
+	src := g.src
+	if len(g.alts) != 1 || strings.ContainsAny(src, "\\[{") {
+		return 0, "" // braces, classes and escapes: keep it simple, do not index
+	}
+	i := strings.IndexAny(src, "*?")
+	if i < 0 {
+		return 'e', src
+	}
+	if i > 0 {
+		return 'p', src[:i]
+	}
+	j := strings.LastIndexAny(src, "*?")
+	if j < len(src)-1 {
+		return 's', src[j+1:]
+	}
+	return 0, ""
+}
+
+func (n *nameIndex) canIndex(gs []*glob) bool {
+	if len(gs) == 0 {
+		return false
+	}
+	for _, g := range gs {
+		if k, _ := nameKey(g); k == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (n *nameIndex) add(gs []*glob, i int32) {
+	put := func(m *map[string][]int32, lens *[]int, key string) {
+		if *m == nil {
+			*m = make(map[string][]int32)
+		}
+		if lens != nil && !slices.Contains(*lens, len(key)) {
+			*lens = append(*lens, len(key))
+			slices.Sort(*lens)
+		}
+		(*m)[key] = append((*m)[key], i)
+	}
+	for _, g := range gs {
+		switch k, key := nameKey(g); k {
+		case 'e':
+			put(&n.exact, nil, key)
+		case 'p':
+			put(&n.prefix, &n.prefixLens, key)
+		case 's':
+			put(&n.suffix, &n.suffixLens, key)
+		}
+	}
+}
+
+func (n *nameIndex) scan(e *evaluation, name string) {
+	if name == "" {
+		return
+	}
+	if n.exact != nil {
+		e.scan(n.exact[name])
+	}
+	for _, l := range n.prefixLens {
+		if l > len(name) {
+			break
+		}
+		e.scan(n.prefix[name[:l]])
+	}
+	for _, l := range n.suffixLens {
+		if l > len(name) {
+			break
+		}
+		e.scan(n.suffix[name[len(name)-l:]])
+	}
+}
+
+// Len returns the number of rules.
+func (rs *RuleSet) Len() int { return len(rs.rules) }
+
+// Rules returns a copy of the rules in evaluation order.
+func (rs *RuleSet) Rules() []Rule { return slices.Clone(rs.src) }
+
+// Match is the result of evaluating a subject: the first matching rule, if any.
+type Match struct {
+	Rule        *Rule // nil when no rule matched
+	Verdict     Verdict
+	Obligations Obligations
+}
+
+// Evaluate returns the first rule, in priority order, whose condition holds for s. It does not
+// allocate (paths deeper than 48 segments excepted).
+func (rs *RuleSet) Evaluate(s *Subject) (Match, bool) {
+	if rs == nil || len(rs.rules) == 0 {
+		return Match{}, false
+	}
+	var pc pathCache
+	e := evaluation{rs: rs, s: s, pc: &pc, best: int32(len(rs.rules))}
+	ix := &rs.idx
+	e.scan(ix.rest)
+	if ix.byOp != nil {
+		e.scan(ix.byOp[s.Operation])
+	}
+	if s.Level < risk.Level(len(ix.byLevel)) {
+		e.scan(ix.byLevel[s.Level])
+	}
+	if s.Severity < risk.Severity(len(ix.bySev)) {
+		e.scan(ix.bySev[s.Severity])
+	}
+	ix.byTool.scan(&e, s.Tool)
+	ix.byHost.scan(&e, s.Host)
+	if s.Target != "" {
+		e.scanTarget()
+	}
+	if s.Command != "" && ix.word != nil {
+		cmd := s.Command
+		for i := 0; i < len(cmd); {
+			if !isWordByte(cmd[i]) {
+				i++
+				continue
+			}
+			j := i
+			for j < len(cmd) && isWordByte(cmd[j]) {
+				j++
+			}
+			e.scan(ix.word[cmd[i:j]])
+			i = j
+		}
+	}
+	if len(s.Argv) > 0 && ix.prog != nil {
+		e.scan(ix.prog[path.Base(s.Argv[0])])
+	}
+	if e.best == int32(len(rs.rules)) {
+		return Match{}, false
+	}
+	r := &rs.rules[e.best]
+	return Match{Rule: &rs.src[e.best], Verdict: r.verdict, Obligations: r.obl}, true
+}
+
+// evaluation is one Evaluate call's cursor. The path cache lives outside it, in Evaluate's
+// frame: keeping the segments (whose strings the compiler cannot prove stay put) in a separate
+// object keeps the subject itself on the caller's stack.
+type evaluation struct {
+	rs   *RuleSet
+	s    *Subject
+	pc   *pathCache
+	best int32
+}
+
+func (e *evaluation) scan(list []int32) {
+	for _, i := range list {
+		if i >= e.best {
+			return
+		}
+		if e.rs.rules[i].match(e.s, e.pc) {
+			e.best = i
+			return
+		}
+	}
+}
+
+func (e *evaluation) scanTarget() {
+	ix := &e.rs.idx
+	t := e.s.Target
+	base := t
+	if i := strings.LastIndexByte(t, '/'); i >= 0 {
+		base = t[i+1:]
+	}
+	if ix.base != nil {
+		e.scan(ix.base[base])
+	}
+	if ix.ext != nil {
+		if dot := strings.LastIndexByte(base, '.'); dot >= 0 {
+			e.scan(ix.ext[base[dot:]])
+		}
+	}
+	if ix.relPrefix != nil && e.s.Inside() {
+		for i := 0; i <= len(t); i++ {
+			if i == len(t) || t[i] == '/' {
+				e.scan(ix.relPrefix[t[:i]])
+			}
+		}
+	}
+	if ix.absPrefix != nil {
+		abs := t
+		if e.s.Inside() {
+			// Build Root + "/" + Target without allocating when it fits the buffer.
+			var buf [512]byte
+			b := append(buf[:0], e.s.Root...)
+			if t != "." {
+				if e.s.Root != "/" {
+					b = append(b, '/')
+				}
+				b = append(b, t...)
+			}
+			for i := 1; i <= len(b); i++ {
+				if i == len(b) || b[i] == '/' {
+					e.scan(ix.absPrefix[string(b[:i])])
+				}
+			}
+			return
+		}
+		for i := 1; i <= len(abs); i++ {
+			if i == len(abs) || abs[i] == '/' {
+				e.scan(ix.absPrefix[abs[:i]])
+			}
+		}
+	}
+}
+
+// pathCache holds a subject's path split into segments, computed at most once per evaluation.
+type pathCache struct {
+	rel, abs         segs
+	relDone, absDone bool
+}
+
+func (pc *pathCache) relative(s *Subject) *segs {
+	if !pc.relDone {
+		pc.relDone = true
+		if s.Target != "." {
+			pc.rel.addPath(s.Target)
+		}
+	}
+	return &pc.rel
+}
+
+func (pc *pathCache) absolute(s *Subject) *segs {
+	if !pc.absDone {
+		pc.absDone = true
+		if s.Inside() {
+			pc.abs.addPath(s.Root)
+			if s.Target != "." {
+				pc.abs.addPath(s.Target)
+			}
+		} else {
+			pc.abs.addPath(s.Target)
+		}
+	}
+	return &pc.abs
+}
+
+func (r *crule) match(s *Subject, pc *pathCache) bool {
+	return r.check(s, pc) == condHolds
+}
+
+// Condition fields, as check reports the first one that fails.
+const (
+	condHolds = iota
+	condOperation
+	condRisk
+	condOutside
+	condNoTarget
+	condTarget
+	condNoCommand
+	condCommandPattern
+	condCommands
+	condTools
+	condHosts
+	condProviders
+	condSurfaces
+)
+
+// check returns condHolds when the rule's condition holds for s, else the first field that
+// fails. It builds no strings, so evaluating a rule allocates nothing.
+func (r *crule) check(s *Subject, pc *pathCache) int {
+	if len(r.ops) > 0 && !slices.Contains(r.ops, s.Operation) {
+		return condOperation
+	}
+	if (r.levels != 0 || r.sevs != 0) && !r.levels.Has(s.Level) && r.sevs&(1<<s.Severity) == 0 {
+		return condRisk
+	}
+	if r.outside && (s.Target == "" || s.Inside()) {
+		return condOutside
+	}
+	if r.target != nil {
+		if s.Target == "" {
+			return condNoTarget
+		}
+		hit := false
+		for i := range r.target.alts {
+			a := &r.target.alts[i]
+			switch {
+			case a.abs:
+				hit = matchSegs(a.segs, pc.absolute(s))
+			case s.Inside():
+				hit = matchSegs(a.segs, pc.relative(s))
+			}
+			if hit {
+				break
+			}
+		}
+		if !hit {
+			return condTarget
+		}
+	}
+	if r.cmd != nil {
+		if s.Command == "" {
+			return condNoCommand
+		}
+		if !r.cmd.match(s.Command) {
+			return condCommandPattern
+		}
+	}
+	if r.commands != nil && !matchCommands(r.commands, s.Argv) {
+		return condCommands
+	}
+	if r.tools != nil && !matchAny(r.tools, s.Tool) {
+		return condTools
+	}
+	if r.hosts != nil && !matchAny(r.hosts, s.Host) {
+		return condHosts
+	}
+	if r.provs != nil && !matchAny(r.provs, s.Provider) {
+		return condProviders
+	}
+	if r.surfs != nil && !matchAny(r.surfs, s.Surface) {
+		return condSurfaces
+	}
+	return condHolds
+}
+
+// why phrases check's answer for a human.
+func (r *crule) why(s *Subject, pc *pathCache) string {
+	switch r.check(s, pc) {
+	case condHolds:
+		return ""
+	case condOperation:
+		return "operation_type does not list " + quoteOr(string(s.Operation), "(none)")
+	case condRisk:
+		return "risk_level lists neither " + s.Level.String() + " nor " + s.Severity.String()
+	case condOutside:
+		return "target is not outside the workspace"
+	case condNoTarget:
+		return "action has no target"
+	case condTarget:
+		return "target_pattern does not match " + s.Target
+	case condNoCommand:
+		return "action has no command"
+	case condCommandPattern:
+		return "command_pattern does not match"
+	case condCommands:
+		return "commands: no entry is a prefix of the command's arguments"
+	case condTools:
+		return "tools does not match " + quoteOr(s.Tool, "(no tool)")
+	case condHosts:
+		return "hosts does not match " + quoteOr(s.Host, "(no host)")
+	case condProviders:
+		return "providers does not match " + quoteOr(s.Provider, "(no provider)")
+	}
+	return "surfaces does not match " + quoteOr(s.Surface, "(no surface)")
+}
+
+func quoteOr(s, empty string) string {
+	if s == "" {
+		return empty
+	}
+	return strconv.Quote(s)
+}
+
+func matchAny(gs []*glob, name string) bool {
+	if name == "" {
+		return false
+	}
+	for _, g := range gs {
+		if g.matchName(name) {
+			return true
+		}
+	}
+	return false
+}
+
+func matchCommands(entries [][]string, argv []string) bool {
+	if len(argv) == 0 {
+		return false
+	}
+	for _, toks := range entries {
+		if len(toks) > len(argv) {
+			continue
+		}
+		ok := true
+		for k, tok := range toks {
+			a := argv[k]
+			if k == 0 && !strings.Contains(tok, "/") {
+				a = path.Base(a)
+			}
+			if a != tok {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+// Trace is one rule's line in an explanation.
+type Trace struct {
+	RuleID   string
+	Priority int
+	Action   Verdict
+	// Matched reports whether the rule's condition held.
+	Matched bool
+	// Decisive marks the first matching rule: the one whose verdict the rule layer returns.
+	Decisive bool
+	// Why says which condition failed, or that all held.
+	Why string
+}
+
+// Explain evaluates every rule against s, in evaluation order, and says for each whether it
+// matched and why not. It is the slow, complete companion of [RuleSet.Evaluate] and agrees with
+// it: the Decisive trace is the rule Evaluate returns.
+func (rs *RuleSet) Explain(s *Subject) []Trace {
+	out := make([]Trace, 0, len(rs.rules))
+	var pc pathCache
+	decided := false
+	for i := range rs.rules {
+		r := &rs.rules[i]
+		why := r.why(s, &pc)
+		t := Trace{RuleID: r.id, Priority: r.prio, Action: r.verdict, Matched: why == "", Why: why}
+		if t.Matched {
+			t.Why = "all conditions hold"
+			if !decided {
+				t.Decisive, decided = true, true
+			}
+		}
+		out = append(out, t)
+	}
+	return out
+}

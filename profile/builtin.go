@@ -1,0 +1,273 @@
+package profile
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/reins-go/reins/policy"
+	"github.com/reins-go/reins/risk"
+)
+
+// Families of built-in profiles, one per seed vocabulary.
+const (
+	FamilyPolicySpec     = "policy-spec"     // PROFILE-SAFE, PROFILE-DEV, PROFILE-FULL-AUTO
+	FamilyPermissionMode = "permission-mode" // read-only, plan, supervised, trusted, autonomous, emergency-stop
+	FamilyApprovalMode   = "approval-mode"   // ask, safe, auto, yolo
+	FamilyCustom         = "custom"
+)
+
+// Names of the built-in profiles.
+const (
+	// The policy spec's profiles.
+	ProfileSafe     = "PROFILE-SAFE"
+	ProfileDev      = "PROFILE-DEV"
+	ProfileFullAuto = "PROFILE-FULL-AUTO"
+	// The autonomy seed's permission modes (the last three are its dial bands).
+	ModeReadOnly      = "read-only"
+	ModePlan          = "plan"
+	ModeSupervised    = "supervised"
+	ModeTrusted       = "trusted"
+	ModeAutonomous    = "autonomous"
+	ModeEmergencyStop = "emergency-stop"
+	// The approval-mode seed's modes.
+	ApprovalAsk  = "ask"
+	ApprovalSafe = "safe"
+	ApprovalAuto = "auto"
+	ApprovalYolo = "yolo"
+)
+
+// DefaultProtectedPaths returns the boundaries every built-in profile protects: the autonomy
+// seed's default denied paths (.git, .env, .env.local, .ssh, id_rsa, id_ed25519) and reins' own
+// project configuration directory (.reins), so an agent cannot edit its own permissions. The gate
+// also always protects the user configuration directory it loads profiles from.
+func DefaultProtectedPaths() []string {
+	return []string{".git", ".env", ".env.local", ".ssh", "id_rsa", "id_ed25519", ".reins"}
+}
+
+// ApprovalDeniedPaths are the sensitive directories the approval-mode seed denies by default, on
+// top of [DefaultProtectedPaths].
+func ApprovalDeniedPaths() []string { return []string{"~/.ssh", "~/.aws", "/etc"} }
+
+// DefaultShellBlocklist returns the commands PROFILE-* deny outright (matched on argument tokens:
+// "rm -rf /" matches `rm -rf / --no-preserve-root`, `/bin/rm -rf /`).
+func DefaultShellBlocklist() []string {
+	return []string{
+		"rm -rf /", "rm -rf /*", "rm -rf ~", "rm -fr /", "rm -fr ~",
+		"mkfs", "mke2fs", "fdisk", "sfdisk", "parted", "wipefs", "dd",
+		"shutdown", "reboot", "halt", "poweroff", "init 0", "init 6",
+		"chmod -R 777 /", "chown -R",
+	}
+}
+
+// DefaultShellAllowlist returns the commands PROFILE-DEV runs without asking: reading and
+// searching, version-control inspection, and the common build and test runners.
+func DefaultShellAllowlist() []string {
+	return []string{
+		"ls", "cat", "head", "tail", "wc", "grep", "rg", "pwd", "echo", "diff",
+		"git status", "git diff", "git log", "git show", "git branch",
+		"go build", "go test", "go vet", "go fmt",
+		"npm test", "npm run build", "npm run lint", "cargo build", "cargo test", "cargo check",
+		"make", "pytest",
+	}
+}
+
+// Builtin returns the built-in profile with the given name, matched case-insensitively, as a
+// fresh copy the caller may modify.
+func Builtin(name string) (Profile, error) {
+	for _, p := range builtins() {
+		if strings.EqualFold(p.Name, name) {
+			return p, nil
+		}
+	}
+	return Profile{}, fmt.Errorf("profile: no built-in profile %q (have %s)", name, strings.Join(Names(), ", "))
+}
+
+// MustBuiltin is like [Builtin] but panics if there is no such profile.
+func MustBuiltin(name string) Profile {
+	p, err := Builtin(name)
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
+
+// Names returns the names of the built-in profiles, family by family.
+func Names() []string {
+	var names []string
+	for _, p := range builtins() {
+		names = append(names, p.Name)
+	}
+	return names
+}
+
+// All returns fresh copies of every built-in profile.
+func All() []Profile { return builtins() }
+
+func builtins() []Profile {
+	return []Profile{
+		policySafe(), policyDev(), policyFullAuto(),
+		permission(ModeReadOnly, ReadOnly, 0, "allows read-only tools; denies mutating, exec, network and destructive tools"),
+		permission(ModePlan, Plan, 0, "denies tool execution entirely; for planning-only sessions"),
+		permission(ModeSupervised, Default, policy.Supervised.Dial(), "defers to the supervised autonomy gate unless an explicit permission rule matches"),
+		permission(ModeTrusted, Default, policy.Trusted.Dial(), "defers to the trusted autonomy gate, still protected by denied paths and checkpoints"),
+		permission(ModeAutonomous, Default, policy.Autonomous.Dial(), "defers to the autonomous autonomy gate, still protected by denied paths and budget hard stops"),
+		permission(ModeEmergencyStop, EmergencyStop, 0, "denies every tool execution"),
+		approval(ApprovalAsk), approval(ApprovalSafe), approval(ApprovalAuto), approval(ApprovalYolo),
+	}
+}
+
+func emptyGroups() map[string][]string {
+	return map[string][]string{GroupAIAPIs: {}, GroupPackageManagers: {}, GroupConfiguredHosts: {}}
+}
+
+func rule(id string, prio int, v policy.Verdict, reason string, c policy.Condition) policy.Rule {
+	return policy.Rule{ID: id, Priority: prio, Action: v, Reason: reason, Condition: c}
+}
+
+var (
+	onShell       = []policy.Operation{policy.OpShell}
+	onSelfUpgrade = []policy.Operation{policy.OpSelfUpgrade}
+	onPlan        = []policy.Operation{policy.OpPlan}
+	networkRisk   = []string{risk.Network.String()}
+)
+
+func policySpecBase(name, desc string, autonomy float64, limits Limits) Profile {
+	return Profile{
+		Name: name, Description: desc, Family: FamilyPolicySpec, Autonomy: autonomy,
+		ProtectedPaths: DefaultProtectedPaths(),
+		ShellBlocklist: DefaultShellBlocklist(),
+		HostGroups:     emptyGroups(),
+		Limits:         limits,
+	}
+}
+
+// policySafe: near-manual. File modifications confirm, shell blocked, network to AI APIs only,
+// self-upgrade blocked, plans never auto-approved, one operation at a time.
+func policySafe() Profile {
+	p := policySpecBase(ProfileSafe, "near-manual operation: most actions require explicit approval", policy.Supervised.Dial(),
+		Limits{MaxConcurrentOps: 1, MaxFilesPerPlan: 10, Timeout: 2 * time.Minute})
+	dev := policy.DevRules()
+	p.Rules = []policy.Rule{
+		dev[0], dev[1],
+		rule("deny-shell", 2, policy.Deny, "shell execution is blocked in PROFILE-SAFE", policy.Condition{OperationType: onShell}),
+		rule("deny-self-upgrade", 2, policy.Deny, "self-upgrade is blocked in PROFILE-SAFE", policy.Condition{OperationType: onSelfUpgrade}),
+		rule("allow-ai-apis", 3, policy.Allow, "AI API hosts are reachable", policy.Condition{RiskLevel: networkRisk, Hosts: []string{"@" + GroupAIAPIs, "@" + policy.ListNetworkAllowlist}}),
+		rule("deny-network", 3, policy.Deny, "PROFILE-SAFE reaches AI APIs only", policy.Condition{RiskLevel: networkRisk}),
+		rule("confirm-plans", 3, policy.Confirm, "PROFILE-SAFE never auto-approves a plan", policy.Condition{OperationType: onPlan}),
+		rule("allow-reads", 4, policy.Allow, "reading inside the project is allowed", policy.Condition{RiskLevel: []string{risk.ReadOnly.String()}}),
+		dev[5],
+	}
+	return p
+}
+
+// policyDev: the spec's default DEV rules plus the capability matrix's DEV column: shell commands
+// run automatically only from the allowlist, network reaches AI APIs and package managers,
+// self-upgrade is blocked.
+func policyDev() Profile {
+	p := policySpecBase(ProfileDev, "semi-autonomous: low and medium risk actions run automatically; high risk asks", policy.Trusted.Dial(),
+		Limits{MaxConcurrentOps: 3, MaxFilesPerPlan: 50, Timeout: 10 * time.Minute})
+	p.ShellAllowlist = DefaultShellAllowlist()
+	dev := policy.DevRules()
+	p.Rules = []policy.Rule{
+		dev[0], dev[1],
+		rule("deny-self-upgrade", 2, policy.Deny, "self-upgrade is blocked in PROFILE-DEV", policy.Condition{OperationType: onSelfUpgrade}),
+		dev[2], dev[3],
+		rule("allow-network-hosts", 4, policy.Allow, "AI API and package-manager hosts are reachable",
+			policy.Condition{RiskLevel: networkRisk, Hosts: []string{"@" + GroupAIAPIs, "@" + GroupPackageManagers, "@" + policy.ListNetworkAllowlist}}),
+		rule("deny-network", 4, policy.Deny, "PROFILE-DEV reaches AI APIs and package managers only", policy.Condition{RiskLevel: networkRisk}),
+		rule("allow-shell-allowlist", 4, policy.Allow, "the command is on the shell allowlist",
+			policy.Condition{OperationType: onShell, Commands: []string{"@" + policy.ListShellAllowlist}}),
+		rule("confirm-shell", 4, policy.Confirm, "PROFILE-DEV runs only allowlisted commands without asking", policy.Condition{OperationType: onShell}),
+		dev[4], dev[5],
+	}
+	return p
+}
+
+// policyFullAuto: every policy-compliant action runs without prompting; the blocklist and the
+// network host groups still filter; self-upgrade is allowed with a checkpoint and a notification.
+func policyFullAuto() Profile {
+	p := policySpecBase(ProfileFullAuto, "fully autonomous: every policy-compliant action runs without prompting", policy.Autonomous.Dial(),
+		Limits{MaxConcurrentOps: 5, MaxFilesPerPlan: 200, Timeout: 30 * time.Minute})
+	dev := policy.DevRules()
+	selfUpgrade := rule("allow-self-upgrade", 4, policy.Allow, "self-upgrade is allowed with gates: checkpoint first, notify the user", policy.Condition{OperationType: onSelfUpgrade})
+	selfUpgrade.Obligations = policy.Checkpoint | policy.Notify
+	p.Rules = []policy.Rule{
+		dev[0], dev[1],
+		rule("allow-network-hosts", 3, policy.Allow, "AI API, package-manager and configured hosts are reachable",
+			policy.Condition{RiskLevel: networkRisk, Hosts: []string{"@" + GroupAIAPIs, "@" + GroupPackageManagers, "@" + GroupConfiguredHosts, "@" + policy.ListNetworkAllowlist}}),
+		rule("deny-network", 3, policy.Deny, "PROFILE-FULL-AUTO reaches AI APIs, package managers and configured hosts only", policy.Condition{RiskLevel: networkRisk}),
+		selfUpgrade,
+		rule("default-allow", 99, policy.Allow, "policy-compliant actions run without prompting", policy.Condition{}),
+	}
+	return p
+}
+
+func bandLimits(dial float64) Limits {
+	switch b, _ := policy.BandOf(dial); b {
+	case policy.Autonomous:
+		return Limits{MaxConcurrentOps: 5, MaxFilesPerPlan: 200, Timeout: 30 * time.Minute}
+	case policy.Trusted:
+		return Limits{MaxConcurrentOps: 3, MaxFilesPerPlan: 50, Timeout: 10 * time.Minute}
+	}
+	return Limits{MaxConcurrentOps: 1, MaxFilesPerPlan: 10, Timeout: 2 * time.Minute}
+}
+
+func permission(name string, mode Mode, dial float64, desc string) Profile {
+	return Profile{
+		Name: name, Description: desc, Family: FamilyPermissionMode, Autonomy: dial, Mode: mode,
+		ProtectedPaths: DefaultProtectedPaths(),
+		HostGroups:     emptyGroups(),
+		Limits:         bandLimits(dial),
+	}
+}
+
+// approval builds the approval-mode seed's profiles:
+//
+//	Mode  Reads  Workspace writes  Shell   Network  External writes
+//	ask   yes    prompt            prompt  prompt   prompt
+//	safe  yes    yes               prompt  prompt   prompt
+//	auto  yes    yes               yes     prompt   prompt
+//	yolo  yes    yes               yes     yes      yes
+//
+// allowed_tools and auto_approve_patterns allow their tools and commands in every mode; denied
+// paths (the defaults plus ~/.ssh, ~/.aws, /etc) hold even in yolo.
+func approval(name string) Profile {
+	dial := map[string]float64{ApprovalAsk: 0, ApprovalSafe: policy.TrustedFrom, ApprovalAuto: policy.AutonomousFrom, ApprovalYolo: 1}[name]
+	desc := map[string]string{
+		ApprovalAsk:  "explicit approval for all writes and commands",
+		ApprovalSafe: "read anything, write to the workspace only",
+		ApprovalAuto: "full workspace access, approval for external operations",
+		ApprovalYolo: "full autonomy (dangerous); denied paths still hold",
+	}[name]
+	p := Profile{
+		Name: name, Description: desc, Family: FamilyApprovalMode, Autonomy: dial,
+		ProtectedPaths: slices.Concat(DefaultProtectedPaths(), ApprovalDeniedPaths()),
+		HostGroups:     emptyGroups(),
+		ExternalWrites: ExternalWritesByPolicy,
+		Limits:         bandLimits(dial),
+	}
+	rules := []policy.Rule{
+		rule("allow-allowed-tools", 1, policy.Allow, "the tool is on allowed_tools", policy.Condition{Tools: []string{"@" + policy.ListAllowedTools}}),
+		rule("allow-auto-approve-patterns", 2, policy.Allow, "the command matches auto_approve_patterns",
+			policy.Condition{OperationType: onShell, Commands: []string{"@" + policy.ListAutoApprovePatterns}}),
+	}
+	if name == ApprovalYolo {
+		rules = append(rules, rule("default-allow", 99, policy.Allow, "yolo: full autonomy", policy.Condition{}))
+		p.Rules = rules
+		return p
+	}
+	rules = append(rules, rule("allow-reads", 10, policy.Allow, "reads are always allowed", policy.Condition{RiskLevel: []string{risk.ReadOnly.String()}}))
+	if name != ApprovalAsk {
+		rules = append(rules, rule("allow-workspace-writes", 20, policy.Allow, name+": writes inside the workspace are allowed",
+			policy.Condition{RiskLevel: []string{risk.Mutating.String(), risk.Destructive.String()}, TargetPattern: "**"}))
+	}
+	if name == ApprovalAuto {
+		rules = append(rules, rule("allow-shell", 30, policy.Allow, "auto: shell commands are allowed",
+			policy.Condition{RiskLevel: []string{risk.Exec.String()}}))
+	}
+	rules = append(rules, rule("default-confirm", 99, policy.Confirm, name+": everything else asks", policy.Condition{}))
+	p.Rules = rules
+	return p
+}
