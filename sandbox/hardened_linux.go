@@ -118,7 +118,7 @@ func (h *Hardened) run(ctx context.Context, cmd Command, probe bool) (Result, er
 	useUserNS := !h.simulated(LayerUserNS) && !h.noUserNS.Load()
 	setNS := func(user bool) {
 		attr.Cloneflags = 0
-		attr.UidMappings, attr.GidMappings = nil, nil
+		attr.UidMappings, attr.GidMappings, attr.AmbientCaps = nil, nil, nil
 		p.UserNS, p.MountNS, p.PIDNS, p.NetNS = user, false, false, false
 		if !user && os.Geteuid() != 0 {
 			return // without a user namespace only root may create namespaces
@@ -128,6 +128,11 @@ func (h *Hardened) run(ctx context.Context, cmd Command, probe bool) (Result, er
 			attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Geteuid(), HostID: os.Geteuid(), Size: 1}}
 			attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getegid(), HostID: os.Getegid(), Size: 1}}
 			attr.GidMappingsEnableSetgroups = false
+			// The uid stays the caller's inside the namespace; a non-zero
+			// uid would lose the namespace's capabilities at the exec of
+			// the child, so keep the two the child needs as ambient ones.
+			// The child drops every capability before the command runs.
+			attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP}
 		}
 		if !h.simulated(LayerMountNS) {
 			attr.Cloneflags |= syscall.CLONE_NEWNS
