@@ -171,6 +171,22 @@ func (c *Checkpointer) snapshotFull(ctx context.Context) (string, []string, erro
 		seen           = make(map[string]bool, len(changed)+len(others)+len(forced))
 	)
 	limit := c.opts.maxFileSize()
+	realDirs := map[string]bool{".": true}
+	// realDir reports whether d is a directory reached without following a
+	// symbolic link (memoized: most candidates share parents).
+	var realDir func(d string) bool
+	realDir = func(d string) bool {
+		if ok, seen := realDirs[d]; seen {
+			return ok
+		}
+		ok := realDir(path.Dir(d))
+		if ok {
+			st, err := os.Lstat(filepath.Join(c.workDir, filepath.FromSlash(d)))
+			ok = err == nil && st.IsDir()
+		}
+		realDirs[d] = ok
+		return ok
+	}
 	consider := func(p string, tracked bool) error {
 		if seen[p] {
 			return nil
@@ -178,6 +194,13 @@ func (c *Checkpointer) snapshotFull(ctx context.Context) (string, []string, erro
 		seen[p] = true
 		if strings.HasSuffix(p, "/") {
 			// A nested repository (or submodule): never part of a snapshot.
+			return nil
+		}
+		if !realDir(path.Dir(p)) {
+			// A parent became a file or a symbolic link: the path is gone.
+			if tracked {
+				remove = append(remove, p)
+			}
 			return nil
 		}
 		st, err := os.Lstat(filepath.Join(c.workDir, filepath.FromSlash(p)))

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/reins-go/reins/checkpoint/internal/gitx"
 )
@@ -303,12 +304,21 @@ func (c *Checkpointer) apply(ctx context.Context, cur, target string, full bool)
 	// keep their cost independent of the workspace size; the next full
 	// snapshot notices the changed stat data.
 	if full {
-		paths := append([]string(nil), deletes...)
-		for _, w := range writes {
-			paths = append(paths, w.path)
+		if len(deletes) > 0 {
+			// Removed by us; a parent may now be a symbolic link, which
+			// update-index --remove refuses to look through.
+			if err := c.updateIndex(ctx, c.privEnv, []string{"--force-remove"}, deletes); err != nil {
+				return nil, err
+			}
 		}
-		if err := c.updateIndex(ctx, c.privEnv, []string{"--add", "--remove", "--replace"}, paths); err != nil {
-			return nil, err
+		if len(writes) > 0 {
+			paths := make([]string, len(writes))
+			for i, w := range writes {
+				paths[i] = w.path
+			}
+			if err := c.updateIndex(ctx, c.privEnv, []string{"--add", "--remove", "--replace"}, paths); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return changes, nil
@@ -325,7 +335,7 @@ func (c *Checkpointer) checkWritable(root *os.Root, p string, tracked bool, delS
 	for i := len(parents) - 1; i >= 0; i-- {
 		d := parents[i]
 		st, err := root.Lstat(d)
-		if errors.Is(err, fs.ErrNotExist) {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 			break
 		}
 		if err != nil {
@@ -342,7 +352,7 @@ func (c *Checkpointer) checkWritable(root *os.Root, p string, tracked bool, delS
 	}
 	st, err := root.Lstat(p)
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
 		return nil
 	case err != nil:
 		return fmt.Errorf("checkpoint: %s: %w", rel, err)
