@@ -51,7 +51,8 @@ func Policy() sandbox.FsNetPolicy {
 // Run runs every conformance case against the backend newSandbox builds.
 // The commands it runs need a POSIX sh, printf, cat, head, env, pwd,
 // sleep and touch inside the sandbox. Run sets [EnvSecret] in the process
-// environment, so it must not be called from a parallel test.
+// environment, so it must not be called from a parallel test; its cases
+// run in parallel with each other.
 func Run(t *testing.T, newSandbox NewFunc) {
 	t.Helper()
 	t.Setenv(EnvSecret, "host-secret-value")
@@ -66,6 +67,7 @@ func Run(t *testing.T, newSandbox NewFunc) {
 
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			sb, root := newSandbox(t, Policy())
 			c.run(t, sb, root)
 		})
