@@ -2,6 +2,8 @@ package audit
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync"
 )
 
@@ -77,7 +79,32 @@ func (m *Memory) Len() int {
 	return len(m.records)
 }
 
+// FanOut is a Sink that writes every record to each of its sinks, in order. A record is kept
+// only if every sink kept it: Write calls every sink even after one fails, and returns the
+// failures joined (each naming the sink's index), so the gate denies when any sink fails. A nil
+// entry is an error, not a skip, and so is an empty FanOut. FanOut does not close its sinks; their owner does.
+type FanOut []Sink
+
+// Write writes r to every sink. An empty FanOut keeps nothing, so it is an error.
+func (f FanOut) Write(ctx context.Context, r Record) error {
+	if len(f) == 0 {
+		return errors.New("audit: fan-out has no sinks")
+	}
+	var errs []error
+	for i, s := range f {
+		if s == nil {
+			errs = append(errs, fmt.Errorf("audit: fan-out sink %d is nil", i))
+			continue
+		}
+		if err := s.Write(ctx, r); err != nil {
+			errs = append(errs, fmt.Errorf("audit: fan-out sink %d: %w", i, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
 var (
 	_ Sink = (*Memory)(nil)
 	_ Sink = SinkFunc(nil)
+	_ Sink = FanOut(nil)
 )

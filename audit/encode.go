@@ -1,0 +1,320 @@
+package audit
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/reins-go/reins/policy"
+	"github.com/reins-go/reins/risk"
+)
+
+// AppendJSON appends the JSON encoding of r to dst and returns the extended buffer. The encoding
+// is canonical: fields in [Record]'s order, omitted exactly when their tag says so, strings
+// escaped the way encoding/json escapes them (including <, > and & as \u003c, \u003e and
+// \u0026). For every record whose strings are valid UTF-8 the bytes equal json.Marshal(r); it
+// simply does it without reflection or allocation. Invalid UTF-8 becomes U+FFFD written as
+// itself (where encoding/json writes the escape \ufffd), so that decoding the encoding and
+// encoding it again gives the same bytes.
+//
+// The canonical encoding is what a chained record's hash covers: Hash is the SHA-256 of
+// AppendJSON of the record with Hash zero (so the hash field is omitted), and the line written
+// to a log is that encoding with `,"hash":"<hex>"` inserted before the closing brace.
+//
+// It fails, leaving dst's contents unspecified beyond its original length, for a time outside
+// the years 0 to 9999, an invalid verdict, and obligations or risk sets with unknown bits.
+func AppendJSON(dst []byte, r *Record) ([]byte, error) {
+	dst = append(dst, `{"timestamp":"`...)
+	var err error
+	if dst, err = r.Time.AppendText(dst); err != nil {
+		return dst, fmt.Errorf("audit: timestamp: %w", err)
+	}
+	dst = append(dst, `","correlation_id":"`...)
+	dst = appendUUID(dst, r.CorrelationID)
+	dst = append(dst, `","active_profile":`...)
+	dst = appendString(dst, r.Profile)
+	dst = append(dst, `,"operation_type":`...)
+	dst = appendString(dst, r.Operation)
+	dst = append(dst, `,"target":`...)
+	dst = appendString(dst, r.Target)
+	dst = append(dst, `,"decision":"`...)
+	switch r.Decision {
+	case policy.Deny:
+		dst = append(dst, "DENY"...)
+	case policy.Allow:
+		dst = append(dst, "ALLOW"...)
+	case policy.Confirm:
+		dst = append(dst, "CONFIRM"...)
+	default:
+		return dst, fmt.Errorf("audit: decision: invalid verdict %d", uint8(r.Decision))
+	}
+	dst = append(dst, `","rule_matched":`...)
+	dst = appendString(dst, r.RuleMatched)
+	if r.UserOverride {
+		dst = append(dst, `,"user_override":true,"kind":`...)
+	} else {
+		dst = append(dst, `,"user_override":false,"kind":`...)
+	}
+	dst = appendString(dst, string(r.Kind))
+	dst = append(dst, `,"decision_id":"`...)
+	dst = appendUUID(dst, r.DecisionID)
+	dst = append(dst, `","layer":`...)
+	dst = appendString(dst, r.Layer)
+	if r.DecidedBy != "" {
+		dst = append(dst, `,"decided_by":`...)
+		dst = appendString(dst, string(r.DecidedBy))
+	}
+	dst = append(dst, `,"reason":`...)
+	dst = appendString(dst, r.Reason)
+	dst = append(dst, `,"obligations":[`...)
+	if r.Obligations&^allObligations != 0 {
+		return dst, fmt.Errorf("audit: obligations: invalid bits %#x", uint8(r.Obligations))
+	}
+	n := 0
+	for _, o := range obligationNames {
+		if r.Obligations&o.o != 0 {
+			if n > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, o.quoted...)
+			n++
+		}
+	}
+	dst = append(dst, `],"risk_levels":[`...)
+	if r.Risk&^riskMask != 0 {
+		return dst, fmt.Errorf("audit: risk_levels: invalid bits %#x", uint8(r.Risk))
+	}
+	n = 0
+	for l := risk.Level(1); l.Valid(); l++ {
+		if r.Risk.Has(l) {
+			if n > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, '"')
+			dst = append(dst, l.String()...)
+			dst = append(dst, '"')
+			n++
+		}
+	}
+	dst = append(dst, ']')
+	dst = appendOptional(dst, `,"tool":`, r.Tool)
+	dst = appendOptional(dst, `,"command":`, r.Command)
+	dst = appendOptional(dst, `,"host":`, r.Host)
+	if len(r.Targets) > 0 {
+		dst = append(dst, `,"targets":[`...)
+		for i, t := range r.Targets {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendString(dst, t)
+		}
+		dst = append(dst, ']')
+	}
+	dst = appendOptional(dst, `,"profile_hash":`, r.ProfileHash)
+	dst = appendOptional(dst, `,"requested_profile":`, r.RequestedProfile)
+	dst = appendOptional(dst, `,"requested_profile_hash":`, r.RequestedProfileHash)
+	dst = appendOptional(dst, `,"outcome":`, string(r.Outcome))
+	dst = appendOptional(dst, `,"checkpoint_id":`, r.CheckpointID)
+	dst = appendOptional(dst, `,"error":`, r.Error)
+	if r.Seq != 0 {
+		dst = append(dst, `,"seq":`...)
+		dst = strconv.AppendUint(dst, r.Seq, 10)
+	}
+	if !r.Prev.IsZero() {
+		dst = append(dst, `,"prev":"`...)
+		dst = hex.AppendEncode(dst, r.Prev[:])
+		dst = append(dst, '"')
+	}
+	if !r.Hash.IsZero() {
+		dst = append(dst, `,"hash":"`...)
+		dst = hex.AppendEncode(dst, r.Hash[:])
+		dst = append(dst, '"')
+	}
+	return append(dst, '}'), nil
+}
+
+// hashSuffix is what follows the canonical bytes' last field on a chained line:
+// `,"hash":"` + 64 hex digits + `"}`.
+const hashSuffixLen = len(`,"hash":"`) + 64 + len(`"}`)
+
+// appendChained appends the chained line for r (Seq and Prev already set, Hash ignored): the
+// canonical encoding with its hash inserted, and a newline. It returns the record's hash.
+func appendChained(dst []byte, r *Record) ([]byte, Digest, error) {
+	start := len(dst)
+	r.Hash = Digest{}
+	dst, err := AppendJSON(dst, r)
+	if err != nil {
+		return dst[:start], Digest{}, err
+	}
+	h := sha256.Sum256(dst[start:])
+	dst = append(dst[:len(dst)-1], `,"hash":"`...)
+	dst = hex.AppendEncode(dst, h[:])
+	dst = append(dst, '"', '}', '\n')
+	r.Hash = h
+	return dst, h, nil
+}
+
+// ParseJSON decodes one record from its canonical encoding (a line of a JSONL log, without the
+// newline). It is strict: unknown fields, a missing required field, a value in any other
+// form than [AppendJSON] writes it (other escapes, other spacing, other field order, "ask"
+// for CONFIRM) are errors, so whatever ParseJSON accepts re-encodes to exactly the same bytes.
+// It does not check the hash; see [Verify].
+func ParseJSON(line []byte) (Record, error) {
+	var r Record
+	if len(line) == 0 || line[0] != '{' {
+		return Record{}, errors.New("audit: record is not a JSON object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		return Record{}, fmt.Errorf("audit: record: %w", err)
+	}
+	if dec.InputOffset() != int64(len(line)) {
+		return Record{}, errors.New("audit: record: trailing data after the JSON object")
+	}
+	again, err := AppendJSON(make([]byte, 0, len(line)), &r)
+	if err != nil {
+		return Record{}, err
+	}
+	if !bytes.Equal(again, line) {
+		return Record{}, fmt.Errorf("audit: record is not in canonical form (first difference at byte %d)", firstDiff(again, line))
+	}
+	return r, nil
+}
+
+// verifyHash checks that a canonical chained line (as ParseJSON accepted it into r) carries the
+// hash of its own content.
+func verifyHash(line []byte, r *Record) error {
+	if r.Hash.IsZero() {
+		return errors.New("the record has no hash")
+	}
+	if len(line) < hashSuffixLen+1 {
+		return errors.New("the record is too short to carry a hash")
+	}
+	body := line[:len(line)-hashSuffixLen]
+	h := sha256.New()
+	h.Write(body)
+	h.Write([]byte{'}'})
+	var sum Digest
+	h.Sum(sum[:0])
+	if sum != r.Hash {
+		return fmt.Errorf("hash %s does not match the record's content (%s)", r.Hash, sum)
+	}
+	return nil
+}
+
+func firstDiff(a, b []byte) int {
+	n := min(len(a), len(b))
+	for i := range n {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
+}
+
+var obligationNames = [...]struct {
+	o      policy.Obligations
+	quoted string
+}{{policy.Checkpoint, `"checkpoint"`}, {policy.Notify, `"notify"`}, {policy.Sandbox, `"sandbox"`}}
+
+const allObligations = policy.Checkpoint | policy.Notify | policy.Sandbox
+
+var riskMask = func() risk.Set {
+	var s risk.Set
+	for l := risk.Level(1); l.Valid(); l++ {
+		s = s.With(l)
+	}
+	return s
+}()
+
+func appendOptional(dst []byte, key, s string) []byte {
+	if s == "" {
+		return dst
+	}
+	dst = append(dst, key...)
+	return appendString(dst, s)
+}
+
+const hexDigits = "0123456789abcdef"
+
+func appendUUID(dst []byte, u uuid.UUID) []byte {
+	for i, b := range u {
+		if i == 4 || i == 6 || i == 8 || i == 10 {
+			dst = append(dst, '-')
+		}
+		dst = append(dst, hexDigits[b>>4], hexDigits[b&0xf])
+	}
+	return dst
+}
+
+// plain marks the ASCII bytes a JSON string holds as they are; every other ASCII byte is
+// escaped (controls, the quote, the backslash, and <, > and & as encoding/json does).
+var plain = func() (t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = true
+	}
+	for _, c := range `"\<>&` {
+		t[c] = false
+	}
+	return t
+}()
+
+// appendString appends s as a quoted JSON string, escaped as encoding/json escapes it except
+// that invalid UTF-8 becomes a literal U+FFFD.
+func appendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	done := 0 // s[:done] is already in dst
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if plain[c] {
+				i++
+				continue
+			}
+			dst = append(dst, s[done:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			done = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			dst = append(dst, s[done:i]...)
+			dst = append(dst, "\uFFFD"...)
+		case r == '\u2028' || r == '\u2029':
+			dst = append(dst, s[done:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		done = i
+	}
+	dst = append(dst, s[done:]...)
+	return append(dst, '"')
+}

@@ -1,0 +1,847 @@
+package audit
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Durability says when [JSONL.Write] returns relative to the record reaching the disk.
+type Durability uint8
+
+// The durability modes. The zero value is the safest.
+const (
+	// DurabilitySync: Write returns once its record is written and fdatasync has returned.
+	// Records are written and synced one at a time (an fsync costs a fraction of a
+	// millisecond, so a few thousand records per second).
+	DurabilitySync Durability = iota
+	// DurabilityGroup: Write returns once its record is written and a later fdatasync has
+	// returned; concurrent writers share one fsync (group commit). A record waits for at most
+	// the fsync in progress and the next one, so the added latency is bounded by two fsyncs.
+	DurabilityGroup
+	// DurabilityBuffered: Write returns once its record is in a buffer of the sink; the sink
+	// writes whole lines when the buffer fills, FlushInterval after the first buffered record,
+	// and on Flush and Close, and never fsyncs except on Flush and Close. A crash loses the
+	// buffer. For tests, development and high-rate telemetry.
+	DurabilityBuffered
+)
+
+var durabilityNames = [...]string{"sync", "group", "buffered"}
+
+// String returns "sync", "group" or "buffered".
+func (d Durability) String() string {
+	if int(d) < len(durabilityNames) {
+		return durabilityNames[d]
+	}
+	return fmt.Sprintf("Durability(%d)", uint8(d))
+}
+
+// ParseDurability parses "sync", "group" or "buffered".
+func ParseDurability(name string) (Durability, error) {
+	for i, n := range durabilityNames {
+		if name == n {
+			return Durability(i), nil
+		}
+	}
+	return DurabilitySync, fmt.Errorf("audit: unknown durability %q (want sync, group or buffered)", name)
+}
+
+// MarshalText implements [encoding.TextMarshaler].
+func (d Durability) MarshalText() ([]byte, error) {
+	if int(d) >= len(durabilityNames) {
+		return nil, fmt.Errorf("audit: invalid durability %d", uint8(d))
+	}
+	return []byte(d.String()), nil
+}
+
+// UnmarshalText implements [encoding.TextUnmarshaler] with [ParseDurability].
+func (d *Durability) UnmarshalText(text []byte) error {
+	v, err := ParseDurability(string(text))
+	*d = v
+	return err
+}
+
+// MaxLineSize is the largest line a JSONL log holds (4 MiB): Write refuses a record whose line
+// would be longer, and readers report a longer line as damaged.
+const MaxLineSize = 4 << 20
+
+// Defaults of [JSONLOptions].
+const (
+	DefaultMaxFileSize   = 64 << 20
+	DefaultBufferSize    = 64 << 10
+	DefaultFlushInterval = 100 * time.Millisecond
+)
+
+// JSONLOptions configure a [JSONL] sink. A nil *JSONLOptions, and every zero field, means the
+// documented default.
+type JSONLOptions struct {
+	// Durability says when Write returns. Default: DurabilitySync.
+	Durability Durability
+	// MaxFileSize is the size in bytes after which the active file is rotated: before a record
+	// that would take it past MaxFileSize, the file is renamed to "<path>.<n>" (n = 000001,
+	// 000002, ...) and a new one started; the chain runs on across files. A record is never
+	// split, so a file may exceed the size by less than one line when it holds a single record.
+	// Default: DefaultMaxFileSize (64 MiB); negative: never rotate.
+	MaxFileSize int64
+	// Shared lets several processes append to the log at once: every Write takes an flock on
+	// "<path>.lock", picks up the records and rotations other processes made, and appends.
+	// Without it the sink holds that lock from Open to Close, and a second writer's Open fails
+	// with ErrLocked. A Shared writer also waits while a non-shared one holds the lock.
+	// Shared writes are slower (a lock, two stats, and rereading the last line when another
+	// process appended) and are never buffered in memory. Default: false.
+	Shared bool
+	// Redact rewrites each record before it is encoded. Default: RedactSecrets.
+	Redact Redactor
+	// KeepSecrets turns redaction off (Redact is then ignored). Default: false.
+	KeepSecrets bool
+	// BufferSize is how many bytes of whole lines DurabilityBuffered collects before it writes
+	// them. Default: DefaultBufferSize (64 KiB).
+	BufferSize int
+	// FlushInterval is how long DurabilityBuffered keeps a record in memory at most before
+	// writing it. Default: DefaultFlushInterval (100 ms); negative: only when the buffer fills
+	// and on Flush and Close.
+	FlushInterval time.Duration
+	// Perm is the permission of files the sink creates. Default: 0600.
+	Perm os.FileMode
+	// Clock gives the time of the recovery records the sink writes. Default: time.Now.
+	Clock func() time.Time
+}
+
+// Errors of the JSONL sink.
+var (
+	// ErrClosed is returned by Write on a closed sink.
+	ErrClosed = errors.New("audit: sink is closed")
+	// ErrLocked is returned by OpenJSONL when another writer holds the log.
+	ErrLocked = errors.New("audit: log is in use by another writer")
+)
+
+// JSONL is a [Sink] that appends records to a file, one JSON object per line, with a SHA-256
+// hash chain: every record carries seq (its position), prev (the previous record's hash) and
+// hash (the SHA-256 of its canonical encoding, see [AppendJSON]). Editing, deleting, inserting
+// or reordering lines breaks the chain, and [Verify] finds where.
+//
+// Each record is one write(2) of one whole line to a file opened with O_APPEND, so a crash
+// leaves at most a torn last line; [OpenJSONL] truncates it and writes a recovery record
+// before appending. (DurabilityBuffered writes several whole lines per write(2).)
+//
+// A JSONL is safe for concurrent use. It holds files and, with DurabilityBuffered, a timer:
+// Close it.
+type JSONL struct {
+	path     string
+	opts     JSONLOptions
+	maxSize  int64
+	bufSize  int
+	interval time.Duration
+	clock    func() time.Time
+	redact   Redactor // nil: RedactSecrets, unless noRedact
+	noRedact bool
+
+	mu      sync.Mutex
+	lockf   *os.File // "<path>.lock", flocked
+	f       *os.File // the active file
+	end     int64    // the active file's size as the sink last saw it
+	seq     uint64   // the chain's last record
+	prev    Digest
+	line    []byte // encoding scratch
+	pending []byte // DurabilityBuffered: whole lines not yet written
+	timer   *time.Timer
+	err     error // sticky: the log's state is unknown after it
+	closed  bool
+	written uint64 // DurabilityGroup: records written so far (tickets)
+
+	fileMu sync.RWMutex // read-held across a group fsync of f; write-held to replace f
+
+	gmu     sync.Mutex
+	synced  uint64        // tickets known durable
+	round   chan struct{} // closed when the fsync in progress ends
+	syncErr error
+}
+
+// OpenJSONL opens (creating it if needed) the JSONL log at path for appending. The directory
+// must exist. It recovers the log's tail: a torn last line (a write a crash interrupted, never
+// an acknowledged record) is truncated and a [KindRecovery] record says so; a last line that
+// is complete but damaged is an error, since appending after it would vouch for it.
+func OpenJSONL(path string, opts *JSONLOptions) (*JSONL, error) {
+	s := &JSONL{path: path}
+	if opts != nil {
+		s.opts = *opts
+	}
+	o := &s.opts
+	if int(o.Durability) >= len(durabilityNames) {
+		return nil, fmt.Errorf("audit: JSONLOptions.Durability: invalid value %d", uint8(o.Durability))
+	}
+	if o.BufferSize < 0 {
+		return nil, fmt.Errorf("audit: JSONLOptions.BufferSize %d is negative", o.BufferSize)
+	}
+	if o.Perm&^os.ModePerm != 0 {
+		return nil, fmt.Errorf("audit: JSONLOptions.Perm %v has bits besides the permission bits", o.Perm)
+	}
+	s.maxSize = o.MaxFileSize
+	if s.maxSize == 0 {
+		s.maxSize = DefaultMaxFileSize
+	}
+	s.bufSize = o.BufferSize
+	if s.bufSize == 0 {
+		s.bufSize = DefaultBufferSize
+	}
+	s.interval = o.FlushInterval
+	if s.interval == 0 {
+		s.interval = DefaultFlushInterval
+	}
+	if o.Perm == 0 {
+		o.Perm = 0o600
+	}
+	s.clock = o.Clock
+	if s.clock == nil {
+		s.clock = time.Now
+	}
+	s.redact, s.noRedact = o.Redact, o.KeepSecrets
+	if path == "" {
+		return nil, errors.New("audit: OpenJSONL: empty path")
+	}
+
+	lf, err := os.OpenFile(path+".lock", os.O_RDWR|os.O_CREATE, o.Perm)
+	if err != nil {
+		return nil, fmt.Errorf("audit: opening the lock file: %w", err)
+	}
+	s.lockf = lf
+	if o.Shared {
+		err = lock(context.Background(), lf)
+	} else {
+		var ok bool
+		ok, err = tryLock(lf)
+		if err == nil && !ok {
+			err = fmt.Errorf("%w: %s is locked (lock file %s); open every writer with Shared to append from several processes", ErrLocked, path, lf.Name())
+		}
+	}
+	if err != nil {
+		lf.Close()
+		return nil, err
+	}
+	if err := s.openActive(); err == nil {
+		err = s.loadTail()
+	}
+	if err == nil && s.opts.Durability != DurabilityBuffered {
+		err = syncDir(filepath.Dir(path))
+	}
+	if err != nil {
+		if s.f != nil {
+			s.f.Close()
+		}
+		lf.Close() // closing the descriptor releases the flock
+		return nil, err
+	}
+	if o.Shared {
+		if err := unlock(lf); err != nil {
+			s.f.Close()
+			lf.Close()
+			return nil, err
+		}
+	}
+	if s.opts.Durability == DurabilityBuffered && !o.Shared && s.interval > 0 {
+		s.timer = time.AfterFunc(time.Hour, s.timerFlush)
+		s.timer.Stop()
+	}
+	return s, nil
+}
+
+// Path returns the path of the active file.
+func (s *JSONL) Path() string { return s.path }
+
+// Head returns the sequence number and hash of the last record in the chain (0 and the zero
+// Digest for an empty log). Keeping the head somewhere an attacker cannot write (another host,
+// a signed note) is what makes truncating the tail of the log detectable.
+func (s *JSONL) Head() (uint64, Digest) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.seq, s.prev
+}
+
+// Write appends r to the log: it redacts r, sets its time to UTC, fills Seq, Prev and Hash,
+// and writes its line. It returns once the record is as durable as the sink's Durability
+// promises; an error means the record may not have been kept. After a failure that leaves the
+// file in an unknown state (a failed fsync, a partial write that could not be undone), every
+// later Write fails too until the log is reopened.
+func (s *JSONL) Write(ctx context.Context, r Record) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("audit: %s: %w", s.path, err)
+	}
+	switch {
+	case s.noRedact:
+	case s.redact == nil:
+		RedactSecrets(&r)
+	default:
+		s.redact(&r)
+	}
+	r.Time = r.Time.UTC()
+	s.mu.Lock()
+	ticket, err := s.append(ctx, &r)
+	s.mu.Unlock()
+	if err != nil || ticket == 0 {
+		return err
+	}
+	return s.waitDurable(ctx, ticket)
+}
+
+// append writes r (with s.mu held). For DurabilityGroup it returns the ticket to wait for.
+func (s *JSONL) append(ctx context.Context, r *Record) (uint64, error) {
+	if s.closed {
+		return 0, fmt.Errorf("%w: %s", ErrClosed, s.path)
+	}
+	if s.err != nil {
+		return 0, s.err
+	}
+	if s.opts.Shared {
+		if err := lock(ctx, s.lockf); err != nil {
+			return 0, err
+		}
+		defer func() {
+			if err := unlock(s.lockf); err != nil && s.err == nil {
+				s.err = fmt.Errorf("audit: %s: %w", s.path, err)
+			}
+		}()
+		if err := s.refresh(); err != nil {
+			return 0, err
+		}
+	}
+	return s.appendLocked(r)
+}
+
+// appendLocked encodes r after the chain's head and writes it (s.mu and, when Shared, the flock
+// held).
+func (s *JSONL) appendLocked(r *Record) (uint64, error) {
+	r.Seq, r.Prev = s.seq+1, s.prev
+	line, h, err := appendChained(s.line[:0], r)
+	s.line = line[:0]
+	if err != nil {
+		return 0, fmt.Errorf("audit: %s: %w", s.path, err)
+	}
+	if len(line) > MaxLineSize {
+		return 0, fmt.Errorf("audit: %s: record %s is %d bytes, more than MaxLineSize", s.path, r.DecisionID, len(line))
+	}
+	if cur := s.end + int64(len(s.pending)); s.maxSize > 0 && cur > 0 && cur+int64(len(line)) > s.maxSize {
+		if err := s.rotate(); err != nil {
+			return 0, err
+		}
+	}
+	if s.opts.Durability == DurabilityBuffered && !s.opts.Shared {
+		first := len(s.pending) == 0
+		s.pending = append(s.pending, line...)
+		s.seq, s.prev = r.Seq, h
+		if len(s.pending) >= s.bufSize {
+			return 0, s.flushLocked()
+		}
+		if first && s.timer != nil {
+			s.timer.Reset(s.interval)
+		}
+		return 0, nil
+	}
+	if err := s.writeLocked(line); err != nil {
+		return 0, err
+	}
+	s.seq, s.prev = r.Seq, h
+	switch s.opts.Durability {
+	case DurabilitySync:
+		if err := fdatasync(s.f); err != nil {
+			s.err = fmt.Errorf("audit: %s: the log's durability is unknown after a failed fsync, reopen it: %w", s.path, err)
+			return 0, s.err
+		}
+	case DurabilityGroup:
+		s.written++
+		return s.written, nil
+	}
+	return 0, nil
+}
+
+// writeLocked writes b (whole lines) in one write(2). If the write fails part way, it truncates
+// the file back so no torn line stays behind; if it cannot, the sink fails from now on.
+func (s *JSONL) writeLocked(b []byte) error {
+	n, err := s.f.Write(b)
+	if err == nil {
+		s.end += int64(n)
+		return nil
+	}
+	err = fmt.Errorf("audit: writing %s: %w", s.path, err)
+	if n > 0 {
+		if terr := s.f.Truncate(s.end); terr != nil {
+			s.err = fmt.Errorf("%w; removing the partial line failed too (%v), reopen the log", err, terr)
+			return s.err
+		}
+	}
+	return err
+}
+
+// flushLocked writes the pending lines of DurabilityBuffered. Those records were acknowledged,
+// so failing to write them leaves the chain with a gap: the sink fails from now on.
+func (s *JSONL) flushLocked() error {
+	if len(s.pending) == 0 {
+		return nil
+	}
+	err := s.writeLocked(s.pending)
+	s.pending = s.pending[:0]
+	if err != nil && s.err == nil {
+		s.err = fmt.Errorf("%w (buffered records were lost; reopen the log)", err)
+	}
+	return err
+}
+
+func (s *JSONL) timerFlush() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.closed {
+		_ = s.flushLocked() // a failure is sticky and reported by the next Write
+	}
+}
+
+// Flush writes the records DurabilityBuffered holds in memory and fsyncs the active file, so
+// every record written so far is durable.
+func (s *JSONL) Flush(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("audit: %s: %w", s.path, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return fmt.Errorf("%w: %s", ErrClosed, s.path)
+	}
+	return s.syncAllLocked()
+}
+
+func (s *JSONL) syncAllLocked() error {
+	if s.err != nil {
+		return s.err
+	}
+	if err := s.flushLocked(); err != nil {
+		return err
+	}
+	if err := fdatasync(s.f); err != nil {
+		s.err = fmt.Errorf("audit: %s: the log's durability is unknown after a failed fsync, reopen it: %w", s.path, err)
+		return s.err
+	}
+	s.markSynced()
+	return nil
+}
+
+// markSynced records that every ticket written so far is durable (s.mu held).
+func (s *JSONL) markSynced() {
+	s.gmu.Lock()
+	s.synced = max(s.synced, s.written)
+	s.gmu.Unlock()
+}
+
+// Close writes what is buffered, fsyncs, and releases the files and the lock. Later Writes
+// return ErrClosed. Closing twice is not an error.
+func (s *JSONL) Close(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	if s.timer != nil {
+		s.timer.Stop()
+	}
+	var errs []error
+	if s.f != nil {
+		if s.opts.Shared && len(s.pending) > 0 {
+			errs = append(errs, errors.New("audit: bug: shared sink holds buffered records"))
+		}
+		if err := s.syncAllLocked(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	s.closed = true
+	s.fileMu.Lock()
+	if s.f != nil {
+		errs = append(errs, s.f.Close())
+	}
+	s.fileMu.Unlock()
+	errs = append(errs, s.lockf.Close())
+	return errors.Join(errs...)
+}
+
+// waitDurable returns once ticket is durable: the first waiter without an fsync in progress
+// runs one for everyone written so far; the others wait for it (group commit).
+func (s *JSONL) waitDurable(ctx context.Context, ticket uint64) error {
+	for {
+		s.gmu.Lock()
+		if s.synced >= ticket {
+			s.gmu.Unlock()
+			return nil
+		}
+		if s.syncErr != nil {
+			err := s.syncErr
+			s.gmu.Unlock()
+			return err
+		}
+		if ch := s.round; ch != nil {
+			s.gmu.Unlock()
+			select {
+			case <-ch:
+				continue
+			case <-ctx.Done():
+				return fmt.Errorf("audit: %s: waiting for the group fsync: %w", s.path, ctx.Err())
+			}
+		}
+		ch := make(chan struct{})
+		s.round = ch
+		s.gmu.Unlock()
+
+		target, err := s.syncRound()
+		s.gmu.Lock()
+		if err != nil && s.syncErr == nil {
+			s.syncErr = err
+		}
+		if err == nil {
+			s.synced = max(s.synced, target)
+		}
+		s.round = nil
+		close(ch)
+		s.gmu.Unlock()
+	}
+}
+
+// syncRound fsyncs the active file without holding s.mu, so writers fill the next batch
+// meanwhile. It returns the ticket that is durable once the fsync has returned.
+func (s *JSONL) syncRound() (uint64, error) {
+	s.mu.Lock()
+	target, f, closed := s.written, s.f, s.closed
+	if closed || s.err != nil {
+		err := s.err
+		s.mu.Unlock()
+		if err != nil {
+			return 0, err
+		}
+		return target, nil // Close synced everything
+	}
+	s.fileMu.RLock()
+	s.mu.Unlock()
+	err := fdatasync(f)
+	s.fileMu.RUnlock()
+	if err != nil {
+		err = fmt.Errorf("audit: %s: the log's durability is unknown after a failed fsync, reopen it: %w", s.path, err)
+		s.mu.Lock()
+		if s.err == nil {
+			s.err = err
+		}
+		s.mu.Unlock()
+	}
+	return target, err
+}
+
+// openActive opens (creating) the active file for appending.
+func (s *JSONL) openActive() error {
+	f, err := os.OpenFile(s.path, os.O_RDWR|os.O_APPEND|os.O_CREATE, s.opts.Perm)
+	if err != nil {
+		return fmt.Errorf("audit: opening the log: %w", err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return fmt.Errorf("audit: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return fmt.Errorf("audit: %s is not a regular file (%v)", s.path, fi.Mode().Type())
+	}
+	s.f = f
+	s.end = fi.Size()
+	return nil
+}
+
+// replaceFile makes nf the active file; the old one is fsynced (unless already) and closed.
+func (s *JSONL) replaceFile(nf *os.File, oldSynced bool) error {
+	s.fileMu.Lock()
+	old := s.f
+	s.f = nf
+	s.fileMu.Unlock()
+	var err error
+	if !oldSynced && s.opts.Durability != DurabilityBuffered {
+		if err = fdatasync(old); err != nil {
+			s.err = fmt.Errorf("audit: %s: the log's durability is unknown after a failed fsync, reopen it: %w", s.path, err)
+			err = s.err
+		}
+	}
+	old.Close()
+	if err == nil {
+		s.markSynced()
+	}
+	return err
+}
+
+// refresh picks up what other processes did since this sink last held the lock: a rotation
+// (the active file is another one) and appended records (its size changed).
+func (s *JSONL) refresh() error {
+	cur, err := s.f.Stat()
+	if err != nil {
+		return fmt.Errorf("audit: %w", err)
+	}
+	fi, err := os.Stat(s.path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("audit: %w", err)
+	}
+	if err != nil || !os.SameFile(fi, cur) {
+		old := s.f
+		if err := s.openActive(); err != nil {
+			s.f = old
+			return err
+		}
+		nf := s.f
+		s.f = old
+		if err := s.replaceFile(nf, false); err != nil {
+			return err
+		}
+		return s.loadTail()
+	}
+	if cur.Size() != s.end {
+		s.end = cur.Size()
+		return s.loadTail()
+	}
+	return nil
+}
+
+// loadTail sets the chain's head from the last record of the log, truncating a torn last line
+// of the active file first (and recording that it did).
+func (s *JSONL) loadTail() error {
+	fi, err := s.f.Stat()
+	if err != nil {
+		return fmt.Errorf("audit: %w", err)
+	}
+	s.end = fi.Size()
+	t, err := readTail(s.f, s.end)
+	if err != nil {
+		return err
+	}
+	var tornNote string
+	if t.tornOff < s.end {
+		torn := make([]byte, s.end-t.tornOff)
+		if _, err := s.f.ReadAt(torn, t.tornOff); err != nil {
+			return fmt.Errorf("audit: reading the torn last line of %s: %w", s.path, err)
+		}
+		if err := s.f.Truncate(t.tornOff); err != nil {
+			return fmt.Errorf("audit: truncating the torn last line of %s: %w", s.path, err)
+		}
+		tornNote = fmt.Sprintf("truncated a torn last line of %d bytes (sha256 %x) at offset %d of %s, left by an interrupted write; it was never acknowledged",
+			len(torn), sha256.Sum256(torn), t.tornOff, filepath.Base(s.path))
+		s.end = t.tornOff
+	}
+	if t.last != nil {
+		r, err := parseChained(t.last)
+		if err != nil {
+			return fmt.Errorf("audit: %s line %d: the last record is damaged, so nothing can be appended after it (run Verify): %w",
+				s.path, countLines(s.f, t.lastOff)+1, err)
+		}
+		s.seq, s.prev = r.Seq, r.Hash
+	} else if err := s.headFromRotated(); err != nil {
+		return err
+	}
+	if tornNote == "" {
+		return nil
+	}
+	id, _ := uuid.NewV7()
+	rec := Record{Time: s.clock().UTC(), Kind: KindRecovery, DecisionID: id, CorrelationID: id, Reason: tornNote}
+	if _, err := s.appendLocked(&rec); err != nil {
+		return err
+	}
+	switch s.opts.Durability {
+	case DurabilityGroup:
+		if err := fdatasync(s.f); err != nil {
+			return fmt.Errorf("audit: %s: %w", s.path, err)
+		}
+		s.markSynced()
+	case DurabilityBuffered:
+		return s.flushLocked()
+	}
+	return nil
+}
+
+// headFromRotated sets the chain's head from the last record of the newest rotated file (or
+// to the start of a chain if there is none), for an empty active file.
+func (s *JSONL) headFromRotated() error {
+	s.seq, s.prev = 0, Digest{}
+	files, err := rotatedFiles(s.path)
+	if err != nil || len(files) == 0 {
+		return err
+	}
+	name := files[len(files)-1]
+	f, err := os.Open(name)
+	if err != nil {
+		return fmt.Errorf("audit: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("audit: %w", err)
+	}
+	t, err := readTail(f, fi.Size())
+	if err != nil {
+		return err
+	}
+	if t.tornOff < fi.Size() || t.last == nil {
+		return fmt.Errorf("audit: %s: the rotated file does not end with a complete record (run Verify)", name)
+	}
+	r, err := parseChained(t.last)
+	if err != nil {
+		return fmt.Errorf("audit: %s line %d: the last record is damaged, so nothing can be appended after it (run Verify): %w",
+			name, countLines(f, t.lastOff)+1, err)
+	}
+	s.seq, s.prev = r.Seq, r.Hash
+	return nil
+}
+
+// rotate renames the active file to the next "<path>.<n>" and starts a new one (s.mu and, when
+// Shared, the flock held).
+func (s *JSONL) rotate() error {
+	if err := s.flushLocked(); err != nil {
+		return err
+	}
+	synced := false
+	if s.opts.Durability != DurabilityBuffered {
+		if err := fdatasync(s.f); err != nil {
+			s.err = fmt.Errorf("audit: %s: the log's durability is unknown after a failed fsync, reopen it: %w", s.path, err)
+			return s.err
+		}
+		synced = true
+	}
+	files, err := rotatedFiles(s.path)
+	if err != nil {
+		return err
+	}
+	n := 1
+	if len(files) > 0 {
+		n, _ = rotatedIndex(s.path, files[len(files)-1])
+		n++
+	}
+	name := fmt.Sprintf("%s.%06d", s.path, n)
+	if err := renameNoReplace(s.path, name); err != nil {
+		return fmt.Errorf("audit: rotating the log: %w", err)
+	}
+	nf, err := os.OpenFile(s.path, os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_EXCL, s.opts.Perm)
+	if err != nil {
+		// The records so far are in the rotated file; the next write must start a new one.
+		s.err = fmt.Errorf("audit: rotating the log: creating %s: %w (reopen the log)", s.path, err)
+		return s.err
+	}
+	if s.opts.Durability != DurabilityBuffered {
+		if err := syncDir(filepath.Dir(s.path)); err != nil {
+			nf.Close()
+			s.err = fmt.Errorf("audit: rotating the log: %w (reopen the log)", err)
+			return s.err
+		}
+	}
+	if err := s.replaceFile(nf, synced); err != nil {
+		return err
+	}
+	s.end = 0
+	return nil
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("audit: %w", err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("audit: fsync of directory %s: %w", dir, err)
+	}
+	return nil
+}
+
+// linkRename renames by linking and unlinking, which fails if newpath exists.
+func linkRename(oldpath, newpath string) error {
+	if err := os.Link(oldpath, newpath); err != nil {
+		return err
+	}
+	return os.Remove(oldpath)
+}
+
+// parseChained parses a line and checks that it carries the hash of its own content.
+func parseChained(line []byte) (Record, error) {
+	r, err := ParseJSON(line)
+	if err != nil {
+		return Record{}, err
+	}
+	if r.Seq == 0 {
+		return Record{}, errors.New("the record has no seq: it is not part of a chain")
+	}
+	if err := verifyHash(line, &r); err != nil {
+		return Record{}, err
+	}
+	return r, nil
+}
+
+// tail is the end of a file: its last complete line (without the newline) at lastOff, and
+// where the torn bytes after it start (tornOff == size when the file ends with a newline).
+type tail struct {
+	last    []byte
+	lastOff int64
+	tornOff int64
+}
+
+// readTail finds the last complete line of f (of the given size) and any torn bytes after it,
+// reading backwards from the end.
+func readTail(f io.ReaderAt, size int64) (tail, error) {
+	if size == 0 {
+		return tail{}, nil
+	}
+	for window := int64(64 << 10); ; window *= 2 {
+		window = min(window, size)
+		base := size - window
+		buf := make([]byte, window)
+		if _, err := f.ReadAt(buf, base); err != nil {
+			return tail{}, fmt.Errorf("audit: reading the end of the log: %w", err)
+		}
+		t := tail{tornOff: size}
+		end := len(buf)
+		if buf[end-1] != '\n' {
+			i := bytes.LastIndexByte(buf, '\n')
+			if i < 0 && base > 0 {
+				if window > 2*MaxLineSize {
+					return tail{}, errors.New("audit: the last line of the log is longer than MaxLineSize")
+				}
+				continue
+			}
+			t.tornOff = base + int64(i) + 1
+			end = i + 1
+		}
+		if end == 0 {
+			return t, nil // only torn bytes
+		}
+		j := bytes.LastIndexByte(buf[:end-1], '\n')
+		if j < 0 && base > 0 {
+			if window > 2*MaxLineSize {
+				return tail{}, errors.New("audit: the last line of the log is longer than MaxLineSize")
+			}
+			continue
+		}
+		t.last = buf[j+1 : end-1]
+		t.lastOff = base + int64(j) + 1
+		return t, nil
+	}
+}
+
+// countLines counts the newlines before offset off of f (for error messages).
+func countLines(f io.ReaderAt, off int64) int {
+	buf := make([]byte, 64<<10)
+	n := 0
+	for pos := int64(0); pos < off; {
+		k, err := f.ReadAt(buf[:min(int64(len(buf)), off-pos)], pos)
+		n += bytes.Count(buf[:k], []byte{'\n'})
+		pos += int64(k)
+		if err != nil {
+			break
+		}
+	}
+	return n
+}
+
+var _ Sink = (*JSONL)(nil)

@@ -1,0 +1,465 @@
+package audit
+
+import (
+	"context"
+	"errors"
+	"strings"
+)
+
+// Redactor rewrites a record before a sink keeps it, typically to mask secrets. It may replace
+// any field of *r, but must not modify the elements of r.Targets in place (the slice is shared
+// with the caller): it assigns a new slice instead. It must be safe for concurrent use.
+type Redactor func(r *Record)
+
+// Mask is what [MaskSecrets] puts in place of a secret.
+const Mask = "[REDACTED]"
+
+// RedactSecrets is the default [Redactor]: it applies [MaskSecrets] to Command, Target,
+// Targets, Reason and Error. It allocates only when it finds something to mask.
+func RedactSecrets(r *Record) {
+	r.Command = MaskSecrets(r.Command)
+	r.Target = MaskSecrets(r.Target)
+	r.Reason = MaskSecrets(r.Reason)
+	r.Error = MaskSecrets(r.Error)
+	for i, t := range r.Targets {
+		if m := MaskSecrets(t); m != t {
+			targets := append([]string(nil), r.Targets...)
+			targets[i] = m
+			for j := i + 1; j < len(targets); j++ {
+				targets[j] = MaskSecrets(targets[j])
+			}
+			r.Targets = targets
+			break
+		}
+	}
+}
+
+// Redact returns a Sink that applies fn to a copy of each record and writes the result to next.
+// A nil fn means [RedactSecrets].
+func Redact(next Sink, fn Redactor) Sink { return redacting{next: next, fn: fn} }
+
+type redacting struct {
+	next Sink
+	fn   Redactor // nil: RedactSecrets (called directly, so r stays on the stack)
+}
+
+func (s redacting) Write(ctx context.Context, r Record) error {
+	if s.next == nil {
+		return errors.New("audit: redacting sink has no next sink")
+	}
+	if s.fn == nil {
+		RedactSecrets(&r)
+	} else {
+		s.fn(&r)
+	}
+	return s.next.Write(ctx, r)
+}
+
+// MaskSecrets returns s with the common secrets of command lines and URLs replaced by [Mask].
+// It returns s itself, without allocating, when it finds none. It masks:
+//   - the values of flags and key=value pairs whose name says secret: password, passwd,
+//     passphrase, pwd, pass, secret, token, api key, access key, private key, credential,
+//     signature, auth (--password=x, --token x, GITHUB_TOKEN=x, PGPASSWORD=x, ?token=x&...),
+//     except names ending in file, path, dir, env, stdin, name, type or id, which hold
+//     references to secrets rather than secrets;
+//   - the password of a URL (https://user:pw@host) and a long token used as its user name, and
+//     the password of -u/--user user:pw (curl);
+//   - Authorization and Proxy-Authorization headers (keeping the scheme, e.g. "Bearer"),
+//     X-Api-Key, Api-Key, X-Auth-Token, Private-Token and Cookie headers, and a bare "Bearer x";
+//   - well-known token formats wherever they stand: GitHub (ghp_, gho_, ghu_, ghs_, ghr_,
+//     github_pat_), GitLab (glpat-), Slack (xox?-), OpenAI-style sk-, Stripe (sk_live_,
+//     sk_test_, rk_live_), npm (npm_), PyPI (pypi-), Google API keys (AIza), AWS access key ids
+//     (AKIA, ASIA) and JSON web tokens (eyJ...);
+//   - PEM private key blocks.
+//
+// It is a best effort over text, not a guarantee: a secret in an unusual form (a password as a
+// positional argument, a short-flag value such as mysql -pSECRET, a secret a program computes)
+// passes unmasked. Hosts with stricter needs install their own [Redactor].
+func MaskSecrets(s string) string {
+	var buf [8]span
+	spans := buf[:0]
+	const (
+		nextNone = iota
+		nextWord
+		nextAfterColon
+	)
+	next := nextNone
+	for i := 0; i < len(s); {
+		for i < len(s) && isSpace(s[i]) {
+			i++
+		}
+		if i >= len(s) {
+			break
+		}
+		ws := i
+		for i < len(s) && !isSpace(s[i]) {
+			i++
+		}
+		we := i
+		w := s[ws:we]
+		switch pending := next; {
+		case pending == nextWord && w[0] != '-':
+			next = nextNone
+			lo, hi := unquote(s, ws, we)
+			spans = addSpan(spans, lo, hi)
+			i = max(i, hi)
+			continue
+		case pending == nextAfterColon && w[0] != '-':
+			next = nextNone
+			if c := strings.IndexByte(w, ':'); c >= 0 {
+				_, hi := unquote(s, ws, we)
+				spans = addSpan(spans, ws+c+1, hi)
+				i = max(i, hi)
+			}
+			continue
+		}
+		next = nextNone
+		resume := we
+
+		// A flag whose value is the next word: --password x, --user u:pw.
+		if w[0] == '-' && strings.IndexByte(w, '=') < 0 {
+			name := strings.TrimLeft(w, "-")
+			switch {
+			case name == "u" || name == "user" || name == "proxy-user":
+				next = nextAfterColon
+			case secretName(name) && !strings.HasSuffix(name, "stdin"):
+				next = nextWord
+			}
+		}
+		if equalFold(trimQuotes(w), "bearer") {
+			next = nextWord
+		}
+		// key=value pairs: --password=x, TOKEN=x, ?token=x&...
+		for p := ws; p < we; p++ {
+			if s[p] != '=' {
+				continue
+			}
+			k := p
+			for k > ws && isKeyChar(s[k-1]) {
+				k--
+			}
+			if !secretName(strings.TrimLeft(s[k:p], "-")) || p+1 >= len(s) {
+				continue
+			}
+			lo, hi := p+1, 0
+			if q := s[lo]; q == '"' || q == '\'' {
+				lo++
+				hi = closing(s, lo, q)
+			} else {
+				hi = lo
+				for hi < we && !isValueEnd(s[hi]) {
+					hi++
+				}
+			}
+			spans = addSpan(spans, lo, hi)
+			resume = max(resume, hi)
+		}
+		// URL credentials: scheme://user:pw@host.
+		if u := strings.Index(w, "://"); u >= 0 {
+			a := ws + u + 3
+			end := a
+			for end < we && !strings.ContainsRune("/?#\"'", rune(s[end])) {
+				end++
+			}
+			if at := strings.LastIndexByte(s[a:end], '@'); at >= 0 {
+				info := s[a : a+at]
+				if c := strings.IndexByte(info, ':'); c >= 0 {
+					spans = addSpan(spans, a+c+1, a+at)
+				} else if len(info) >= 20 {
+					spans = addSpan(spans, a, a+at)
+				}
+			}
+		}
+		// Headers: Authorization: Bearer x, X-Api-Key: x.
+		for p := ws; p < we; p++ {
+			if s[p] != ':' {
+				continue
+			}
+			k := p
+			for k > ws && (isAlnum(s[k-1]) || s[k-1] == '-') {
+				k--
+			}
+			name := s[k:p]
+			auth := equalFold(name, "authorization") || equalFold(name, "proxy-authorization")
+			if !auth && !isSecretHeader(name) {
+				continue
+			}
+			var quote byte
+			if k > 0 && (s[k-1] == '"' || s[k-1] == '\'') {
+				quote = s[k-1]
+			}
+			v := p + 1
+			for v < len(s) && s[v] == ' ' {
+				v++
+			}
+			if auth {
+				// Keep the scheme ("Bearer", "Basic") when a credential follows it.
+				e := v
+				for e < len(s) && (isAlnum(s[e]) || s[e] == '-') {
+					e++
+				}
+				if e > v && e < len(s) && s[e] == ' ' {
+					v = e
+					for v < len(s) && s[v] == ' ' {
+						v++
+					}
+				}
+			}
+			hi := v
+			if quote != 0 {
+				hi = closing(s, v, quote)
+			} else {
+				for hi < len(s) && !isSpace(s[hi]) {
+					hi++
+				}
+			}
+			spans = addSpan(spans, v, hi)
+			resume = max(resume, hi)
+		}
+		// Well-known token formats.
+		for p := ws; p < we; p++ {
+			if p > 0 && isAlnum(s[p-1]) {
+				continue
+			}
+			if lo, hi := tokenAt(s[:we], p); hi > lo {
+				spans = addSpan(spans, lo, hi)
+				p = hi - 1
+			}
+		}
+		// PEM private keys.
+		if strings.HasPrefix(w, "-----BEGIN") {
+			if e := strings.Index(s[ws:], "PRIVATE KEY-----"); e >= 0 {
+				lo := ws + e + len("PRIVATE KEY-----")
+				hi := len(s)
+				if end := strings.Index(s[lo:], "-----END"); end >= 0 {
+					hi = lo + end
+				}
+				spans = addSpan(spans, lo, hi)
+				resume = max(resume, hi)
+			}
+		}
+		i = max(i, resume)
+	}
+	if len(spans) == 0 {
+		return s
+	}
+	return applySpans(s, spans)
+}
+
+type span struct{ lo, hi int }
+
+func addSpan(spans []span, lo, hi int) []span {
+	if hi <= lo {
+		return spans
+	}
+	return append(spans, span{lo, hi})
+}
+
+// applySpans replaces the (possibly overlapping) spans of s by Mask.
+func applySpans(s string, spans []span) string {
+	for i := 1; i < len(spans); i++ { // insertion sort: spans are few
+		for j := i; j > 0 && spans[j].lo < spans[j-1].lo; j-- {
+			spans[j], spans[j-1] = spans[j-1], spans[j]
+		}
+	}
+	var b strings.Builder
+	b.Grow(len(s) + len(spans)*len(Mask))
+	at := 0
+	for i := 0; i < len(spans); {
+		lo, hi := spans[i].lo, spans[i].hi
+		for i++; i < len(spans) && spans[i].lo <= hi; i++ {
+			hi = max(hi, spans[i].hi)
+		}
+		lo = max(lo, at)
+		b.WriteString(s[at:lo])
+		b.WriteString(Mask)
+		at = hi
+	}
+	b.WriteString(s[at:])
+	return b.String()
+}
+
+// unquote returns the span of the word s[ws:we] without its quotes; an opening quote whose
+// closing one is in a later word extends the span to it.
+func unquote(s string, ws, we int) (int, int) {
+	if q := s[ws]; q == '"' || q == '\'' {
+		return ws + 1, closing(s, ws+1, q)
+	}
+	for we > ws && (s[we-1] == '"' || s[we-1] == '\'') {
+		we--
+	}
+	return ws, we
+}
+
+// closing returns the index of the quote q at or after i, or len(s).
+func closing(s string, i int, q byte) int {
+	if i > len(s) {
+		return len(s)
+	}
+	if e := strings.IndexByte(s[i:], q); e >= 0 {
+		return i + e
+	}
+	return len(s)
+}
+
+func trimQuotes(w string) string { return strings.Trim(w, `"'`) }
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+func isAlnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
+
+func isKeyChar(c byte) bool { return isAlnum(c) || c == '_' || c == '-' || c == '.' }
+
+func isValueEnd(c byte) bool { return c == '&' || c == ';' || c == ',' || c == '"' || c == '\'' }
+
+func isSep(c byte) bool { return c == '_' || c == '-' || c == '.' }
+
+func lower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// equalFold reports whether s equals the lower-case ASCII word w, ignoring ASCII case.
+func equalFold(s, w string) bool {
+	if len(s) != len(w) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if lower(s[i]) != w[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// indexFold is strings.Index ignoring ASCII case, for a lower-case word w.
+func indexFold(s, w string) int {
+	for i := 0; i+len(w) <= len(s); i++ {
+		if equalFold(s[i:i+len(w)], w) {
+			return i
+		}
+	}
+	return -1
+}
+
+func hasSuffixFold(s, w string) bool { return len(s) >= len(w) && equalFold(s[len(s)-len(w):], w) }
+
+// secretWords are the words that make a flag or key name secret. A word must end the name or a
+// part of it (tokenizer is not token); a short word must also start one (bypass is not pass).
+var secretWords = [...]struct {
+	word  string
+	short bool
+}{
+	{"password", false}, {"passwd", false}, {"passphrase", false}, {"secret", false},
+	{"secrets", false}, {"token", false}, {"apikey", false}, {"api_key", false}, {"api-key", false},
+	{"accesskey", false}, {"access_key", false}, {"access-key", false}, {"privatekey", false},
+	{"private_key", false}, {"private-key", false}, {"credential", false}, {"credentials", false},
+	{"signature", false}, {"pwd", true}, {"pass", true}, {"pw", true}, {"auth", true},
+}
+
+var notSecretSuffixes = [...]string{"file", "path", "dir", "env", "stdin", "name", "type", "id"}
+
+func secretName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for _, sfx := range notSecretSuffixes {
+		if hasSuffixFold(name, sfx) {
+			return false
+		}
+	}
+	for _, sw := range secretWords {
+		for off := 0; off < len(name); {
+			i := indexFold(name[off:], sw.word)
+			if i < 0 {
+				break
+			}
+			lo := off + i
+			hi := lo + len(sw.word)
+			if (hi == len(name) || isSep(name[hi])) && (!sw.short || lo == 0 || isSep(name[lo-1])) {
+				return true
+			}
+			off = lo + 1
+		}
+	}
+	return false
+}
+
+func isSecretHeader(name string) bool {
+	return equalFold(name, "x-api-key") || equalFold(name, "api-key") || equalFold(name, "x-auth-token") ||
+		equalFold(name, "private-token") || equalFold(name, "cookie")
+}
+
+// tokenPrefixes are the well-known token formats: the prefix is kept, a body of at least min
+// characters of [A-Za-z0-9_-] is masked. upper restricts the body to [A-Z0-9] and exactly min
+// characters (AWS access key ids).
+var tokenPrefixes = [...]struct {
+	prefix string
+	min    int
+	upper  bool
+}{
+	{"ghp_", 30, false}, {"gho_", 30, false}, {"ghu_", 30, false}, {"ghs_", 30, false},
+	{"ghr_", 30, false}, {"github_pat_", 30, false}, {"glpat-", 20, false},
+	{"xoxb-", 10, false}, {"xoxp-", 10, false}, {"xoxa-", 10, false}, {"xoxr-", 10, false},
+	{"xoxs-", 10, false}, {"sk_live_", 16, false}, {"sk_test_", 16, false},
+	{"rk_live_", 16, false}, {"sk-", 20, false}, {"npm_", 30, false}, {"pypi-", 40, false},
+	{"AIza", 30, false}, {"AKIA", 16, true}, {"ASIA", 16, true},
+}
+
+// tokenAt returns the span to mask of a well-known token starting at s[p], or an empty span.
+func tokenAt(s string, p int) (int, int) {
+	switch s[p] {
+	case 'g', 'x', 's', 'r', 'n', 'p', 'A':
+	case 'e':
+		return jwtAt(s, p)
+	default:
+		return 0, 0
+	}
+	for _, t := range tokenPrefixes {
+		if !strings.HasPrefix(s[p:], t.prefix) {
+			continue
+		}
+		lo := p + len(t.prefix)
+		hi := lo
+		if t.upper {
+			for hi < len(s) && ('A' <= s[hi] && s[hi] <= 'Z' || '0' <= s[hi] && s[hi] <= '9') {
+				hi++
+			}
+			if hi-lo != t.min || hi < len(s) && isAlnum(s[hi]) {
+				return 0, 0
+			}
+			return lo, hi
+		}
+		for hi < len(s) && (isAlnum(s[hi]) || s[hi] == '_' || s[hi] == '-') {
+			hi++
+		}
+		if hi-lo >= t.min {
+			return lo, hi
+		}
+		return 0, 0
+	}
+	return 0, 0
+}
+
+// jwtAt returns the span of a JSON web token (eyJ<header>.<payload>.<signature>) at s[p].
+func jwtAt(s string, p int) (int, int) {
+	if !strings.HasPrefix(s[p:], "eyJ") {
+		return 0, 0
+	}
+	hi := p
+	dots := 0
+	for hi < len(s) && (isAlnum(s[hi]) || s[hi] == '_' || s[hi] == '-' || s[hi] == '.') {
+		if s[hi] == '.' {
+			dots++
+		}
+		hi++
+	}
+	if dots != 2 || hi-p < 20 {
+		return 0, 0
+	}
+	return p, hi
+}
