@@ -79,6 +79,7 @@ const (
 	DefaultMaxFileSize   = 64 << 20
 	DefaultBufferSize    = 64 << 10
 	DefaultFlushInterval = 100 * time.Millisecond
+	DefaultLockTimeout   = 10 * time.Second
 )
 
 // JSONLOptions configure a [JSONL] sink. A nil *JSONLOptions, and every zero field, means the
@@ -99,6 +100,10 @@ type JSONLOptions struct {
 	// Shared writes are slower (a lock, two stats, and rereading the last line when another
 	// process appended) and are never buffered in memory. Default: false.
 	Shared bool
+	// LockTimeout bounds how long a Shared writer waits for the lock (in OpenJSONL and in
+	// each Write, besides the Write's context) before it fails with ErrLocked.
+	// Default: DefaultLockTimeout (10 s).
+	LockTimeout time.Duration
 	// Redact rewrites each record before it is encoded. Default: RedactSecrets.
 	Redact Redactor
 	// KeepSecrets turns redaction off (Redact is then ignored). Default: false.
@@ -200,6 +205,9 @@ func OpenJSONL(path string, opts *JSONLOptions) (*JSONL, error) {
 	if o.Perm == 0 {
 		o.Perm = 0o600
 	}
+	if o.LockTimeout <= 0 {
+		o.LockTimeout = DefaultLockTimeout
+	}
 	s.clock = o.Clock
 	if s.clock == nil {
 		s.clock = time.Now
@@ -215,7 +223,7 @@ func OpenJSONL(path string, opts *JSONLOptions) (*JSONL, error) {
 	}
 	s.lockf = lf
 	if o.Shared {
-		err = lock(context.Background(), lf)
+		err = lock(context.Background(), lf, o.LockTimeout)
 	} else {
 		var ok bool
 		ok, err = tryLock(lf)
@@ -227,7 +235,8 @@ func OpenJSONL(path string, opts *JSONLOptions) (*JSONL, error) {
 		lf.Close()
 		return nil, err
 	}
-	if err := s.openActive(); err == nil {
+	err = s.openActive()
+	if err == nil {
 		err = s.loadTail()
 	}
 	if err == nil && s.opts.Durability != DurabilityBuffered {
@@ -280,7 +289,7 @@ func (s *JSONL) Write(ctx context.Context, r Record) error {
 	case s.redact == nil:
 		RedactSecrets(&r)
 	default:
-		s.redact(&r)
+		r = redactCopy(s.redact, r)
 	}
 	r.Time = r.Time.UTC()
 	s.mu.Lock()
@@ -301,7 +310,7 @@ func (s *JSONL) append(ctx context.Context, r *Record) (uint64, error) {
 		return 0, s.err
 	}
 	if s.opts.Shared {
-		if err := lock(ctx, s.lockf); err != nil {
+		if err := lock(ctx, s.lockf, s.opts.LockTimeout); err != nil {
 			return 0, err
 		}
 		defer func() {

@@ -28,27 +28,16 @@ func tryLock(f *os.File) (bool, error) {
 	}
 }
 
-// lock takes an exclusive flock on f, waiting for it. With a context that can be cancelled it
-// polls (flock cannot be interrupted), backing off from 20µs to 2ms, and gives up when ctx is
-// done; otherwise it blocks in the kernel.
-func lock(ctx context.Context, f *os.File) error {
+// lock takes an exclusive flock on f, waiting at most timeout for it. flock cannot be
+// interrupted, so it polls, backing off from 20µs to 2ms, and gives up when ctx is done.
+func lock(ctx context.Context, f *os.File, timeout time.Duration) error {
 	if ok, err := tryLock(f); ok || err != nil {
 		return err
-	}
-	if ctx.Done() == nil {
-		for {
-			err := unix.Flock(int(f.Fd()), unix.LOCK_EX)
-			if err == nil {
-				return nil
-			}
-			if !errors.Is(err, unix.EINTR) {
-				return &os.PathError{Op: "flock", Path: f.Name(), Err: err}
-			}
-		}
 	}
 	backoff := 20 * time.Microsecond
 	t := time.NewTimer(backoff)
 	defer t.Stop()
+	deadline := time.Now().Add(timeout)
 	for {
 		select {
 		case <-ctx.Done():
@@ -57,6 +46,9 @@ func lock(ctx context.Context, f *os.File) error {
 		}
 		if ok, err := tryLock(f); ok || err != nil {
 			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%w: the lock %s was held for more than %v", ErrLocked, f.Name(), timeout)
 		}
 		backoff = min(2*backoff, 2*time.Millisecond)
 		t.Reset(backoff)

@@ -67,7 +67,7 @@ func (s *Slog) Write(ctx context.Context, r Record) error {
 	case s.redact == nil:
 		RedactSecrets(&r)
 	default:
-		s.redact(&r)
+		r = redactCopy(s.redact, r)
 	}
 	level := s.level.Level()
 	if !s.h.Enabled(ctx, level) {

@@ -1,0 +1,163 @@
+package audit
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+// BenchmarkJSONLWrite measures the JSONL sink per durability mode with 1, 8 and 64 concurrent
+// writers, next to its parts (the append encoder, the encoder plus the hash chain) and to the
+// baseline: encoding/json, alone and in a minimal chained, buffered sink. Each sub-benchmark
+// reports records/s; compare the ns/op of the sub-benchmarks of one run.
+func BenchmarkJSONLWrite(b *testing.B) {
+	rec := sample(1)
+	b.Run("encoder=encoding-json", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := json.Marshal(&rec); err != nil {
+				b.Fatal(err)
+			}
+		}
+		reportRate(b)
+	})
+	b.Run("encoder=append", func(b *testing.B) {
+		b.ReportAllocs()
+		buf := make([]byte, 0, 1024)
+		for b.Loop() {
+			var err error
+			if buf, err = AppendJSON(buf[:0], &rec); err != nil {
+				b.Fatal(err)
+			}
+		}
+		reportRate(b)
+	})
+	b.Run("encoder=append+chain", func(b *testing.B) {
+		b.ReportAllocs()
+		buf := make([]byte, 0, 1024)
+		r := rec
+		for b.Loop() {
+			var err error
+			if buf, r.Prev, err = appendChained(buf[:0], &r); err != nil {
+				b.Fatal(err)
+			}
+			r.Seq++
+		}
+		reportRate(b)
+	})
+	b.Run("baseline=encoding-json+chain+buffered", func(b *testing.B) {
+		b.ReportAllocs()
+		s := newJSONBaseline(b)
+		for b.Loop() {
+			if err := s.Write(context.Background(), rec); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StopTimer()
+		s.close(b)
+		reportRate(b)
+	})
+	for _, d := range []Durability{DurabilityBuffered, DurabilityGroup, DurabilitySync} {
+		for _, writers := range []int{1, 8, 64} {
+			b.Run(fmt.Sprintf("durability=%s/writers=%d", d, writers), func(b *testing.B) {
+				s, err := OpenJSONL(filepath.Join(b.TempDir(), "audit.jsonl"), &JSONLOptions{Durability: d})
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportAllocs()
+				b.ResetTimer()
+				parallel(b, writers, func(ctx context.Context) error { return s.Write(ctx, rec) })
+				b.StopTimer()
+				if err := s.Close(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+				reportRate(b)
+			})
+		}
+	}
+}
+
+// parallel runs b.N calls of write spread over the given number of goroutines.
+func parallel(b *testing.B, writers int, write func(context.Context) error) {
+	ctx := context.Background()
+	if writers == 1 {
+		for range b.N {
+			if err := write(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for range writers {
+		wg.Go(func() {
+			for next.Add(1) <= int64(b.N) {
+				if err := write(ctx); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		b.Fatal(err)
+	}
+}
+
+func reportRate(b *testing.B) {
+	if s := b.Elapsed().Seconds(); s > 0 {
+		b.ReportMetric(float64(b.N)/s, "records/s")
+	}
+}
+
+// jsonBaseline is the straightforward chained, buffered sink: encoding/json, SHA-256 over the
+// encoding and the previous hash, a bufio.Writer. It is the baseline the JSONL sink is
+// measured against.
+type jsonBaseline struct {
+	mu   sync.Mutex
+	f    *os.File
+	w    *bufio.Writer
+	prev [32]byte
+}
+
+func newJSONBaseline(b *testing.B) *jsonBaseline {
+	f, err := os.OpenFile(filepath.Join(b.TempDir(), "baseline.jsonl"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return &jsonBaseline{f: f, w: bufio.NewWriterSize(f, DefaultBufferSize)}
+}
+
+func (s *jsonBaseline) Write(_ context.Context, r Record) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r.Prev = s.prev
+	line, err := json.Marshal(&r)
+	if err != nil {
+		return err
+	}
+	h := sha256.Sum256(line)
+	s.prev = h
+	s.w.Write(line[:len(line)-1])
+	s.w.WriteString(`,"hash":"` + hex.EncodeToString(h[:]) + `"}` + "\n")
+	return nil
+}
+
+func (s *jsonBaseline) close(b *testing.B) {
+	if err := s.w.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	s.f.Close()
+}
