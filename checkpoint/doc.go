@@ -1,0 +1,146 @@
+// Package checkpoint snapshots a workspace in git before mutating work,
+// rolls it back when that work fails, and keeps a timeline that can be
+// rewound to any point.
+//
+// In the reins decision flow, the gate attaches a Checkpoint obligation to
+// mutating actions (the seed's "Notify+Checkpoint" and "Allow+Checkpoint");
+// it satisfies the obligation by calling [Checkpointer.Create] (or
+// [Checkpointer.Batch], which also runs the work and rolls back on failure)
+// through a small interface of its own, and [Checkpointer.Restore] to roll
+// back. The seed's "rewind [id|n]" is [Checkpointer.Rewind] and
+// [Checkpointer.RewindN]. The package imports no other reins package.
+//
+// # Quick start
+//
+//	c, err := checkpoint.New(ctx, "/path/to/workspace", nil) // nil: defaults
+//	if err != nil {
+//		return err // e.g. checkpoint.ErrGitNotFound
+//	}
+//	res, err := c.Batch(ctx, "apply patch", func(ctx context.Context) error {
+//		return applyPatch(ctx) // an error or a panic restores the workspace
+//	})
+//
+//	cp, err := c.Create(ctx, "before refactor") // or by hand
+//	// ... the agent edits files ...
+//	err = c.Restore(ctx, cp.ID) // exactly the snapshot again
+//	list, err := c.List(ctx)    // newest first, with files changed
+//	_, err = c.RewindN(ctx, 1)  // undo that restore
+//
+// # Where snapshots live
+//
+// A workspace inside a git repository keeps its checkpoints in that
+// repository: one commit per checkpoint under refs/reins/checkpoints/<id>,
+// with objects in the repository's object store, so that git's own garbage
+// collection keeps them until they are pruned. A workspace that is not in a
+// repository gets a shadow repository under [Options.ShadowRoot] (by
+// default <user cache dir>/reins/checkpoints/<name>-<hash of the path>),
+// with the same behaviour. A workspace may be a subdirectory of a
+// repository: then only that subdirectory is snapshotted, and its
+// checkpoints are kept apart from those of other workspaces of the same
+// repository.
+//
+// The work is done by plumbing commands run against a private git
+// directory of the package's own (in .git/reins/ or the shadow
+// repository), with a private index file that is kept between snapshots.
+// The private index caches each file's stat data, so a snapshot hashes
+// only the files git reports as changed since the previous one: the
+// second snapshot of a large workspace costs one scan of the tree plus
+// the changed files, not a re-read of everything.
+//
+// Ids are UUIDv7 strings (time-ordered). The label, the reason, the
+// correlation id and, for path-scoped snapshots, the covered paths are
+// stored as JSON in the commit message; the creation time is the commit's
+// own committer date, taken from [Options.Clock].
+//
+// # Guarantees
+//
+//   - A snapshot covers tracked changes, deletions and untracked files;
+//     files matched by .gitignore, .git/info/exclude or [Options.Exclude]
+//     are left out unless [Options.IncludeIgnored] is set, except files the
+//     user's repository tracks anyway, which are included as git would.
+//     Executable bits and symbolic links (including dangling ones) are
+//     recorded, and content is stored byte for byte: no line-ending, filter
+//     or encoding conversion applies, whatever .gitattributes says.
+//   - After a restore, every covered file is exactly as snapshotted: the
+//     restore writes only the files that differ, removes only the files
+//     created since, and removes the directories that this leaves empty.
+//     Ignored files, oversized files that were skipped, and nested
+//     repositories are not touched.
+//   - A restore first checkpoints the state it replaces
+//     ([ReasonBeforeRestore]), so every rewind can itself be rewound.
+//   - The user's HEAD, branches, index, stash and working tree (outside
+//     what a restore writes) never change: no command the package runs
+//     reads or writes them.
+//   - Fail closed: a restore checks before changing anything that nothing
+//     the snapshots do not cover is in the way, and that every object it
+//     needs exists; otherwise it returns [ErrConflict] (or the git error)
+//     and changes nothing. A file above the size cap fails the snapshot by
+//     default ([OversizeFail]). A batch whose checkpoint cannot be taken
+//     does not run.
+//
+// Path-scoped snapshots ([CreateOptions.Paths]) cover just the listed
+// files, for hosts that know what a tool will touch (a file-edit tool).
+// They have the same guarantees for those paths, including absent paths
+// (restoring removes a file that did not exist), and their cost depends
+// only on the number of paths, not on the size of the workspace.
+//
+// # Git is run safely
+//
+// git is always executed directly with an argument vector, never through
+// a shell, with an environment built from scratch: no system or global
+// configuration (GIT_CONFIG_NOSYSTEM, GIT_CONFIG_GLOBAL=/dev/null), no
+// terminal prompts, no pager, LC_ALL=C, literal pathspecs, a fixed
+// identity for the internal commits, and configuration overrides that
+// switch off hooks (core.hooksPath=/dev/null), fsmonitor, commit signing
+// and every setting that changes bytes or modes (autocrlf, fileMode,
+// symlinks, ignoreCase). The private git directory has its own config and
+// an info/attributes file that disables all conversions, so the user's
+// repository configuration and attributes do not apply to snapshots or
+// restores. A missing git binary is [ErrGitNotFound]; one older than
+// 2.32 is [ErrGitTooOld].
+//
+// # Concurrency
+//
+// A Checkpointer is safe for concurrent use. Operations on one workspace
+// are serialized: within a Checkpointer by a channel, and across
+// Checkpointers and processes by flock(2) on a lock file in the private
+// directory; waiting honours the context and [Options.LockTimeout]
+// ([ErrLocked]). Events are delivered after the lock is released. Batch
+// does not hold the lock while its function runs.
+//
+// # Security model and limitations
+//
+// Checkpoints are a recovery mechanism, not a security boundary: anything
+// that can write to the workspace's .git directory (or the shadow
+// repository) can delete or forge checkpoints. A restore refuses paths
+// with "..", a .git component or outside the workspace, and writes through
+// an [os.Root] confined to the work tree, so a forged checkpoint cannot
+// write outside it or into .git.
+//
+// What a snapshot does not protect:
+//   - Ignored files (by default), files above the size cap under
+//     [OversizeSkip], FIFOs, sockets and devices: they are neither recorded
+//     nor restored, and a restore that would overwrite one fails.
+//   - Empty directories: git records files, not directories. A restore
+//     does not recreate an empty directory that was removed, and it
+//     removes directories that its own deletions leave empty.
+//   - Nested repositories and submodules: their content is not recorded
+//     and a restore leaves them alone.
+//   - Permission bits other than the executable bit, ownership, timestamps,
+//     extended attributes and ACLs: restored files get 0666 or 0777 minus
+//     the umask, as git checkouts do.
+//   - Files outside the workspace, and anything that is not a file
+//     (databases, services, remote state) that the agent's actions change.
+//   - Changes made while a snapshot or restore runs: a file written by a
+//     concurrent process during the scan may be recorded in either state.
+//     Do not restore while the agent is still writing.
+//   - Files that the user's repository tracks although they are ignored
+//     are detected from the user's index when that file changes; a file
+//     force-added and edited between two checks is picked up at the next.
+//   - Pruned checkpoints' objects stay in the object store until git's
+//     garbage collection removes them; nothing here runs gc.
+//
+// The shadow repository of a workspace is keyed by its absolute path: a
+// moved workspace starts a new history. Lock files need a POSIX
+// filesystem with flock; other platforms return [errors.ErrUnsupported].
+package checkpoint
