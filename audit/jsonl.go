@@ -643,10 +643,9 @@ func (s *JSONL) loadTail() error {
 		s.end = t.tornOff
 	}
 	if t.last != nil {
-		r, err := parseChained(t.last)
+		r, err := t.head(s.f, s.path)
 		if err != nil {
-			return fmt.Errorf("audit: %s line %d: the last record is damaged, so nothing can be appended after it (run Verify): %w",
-				s.path, countLines(s.f, t.lastOff)+1, err)
+			return err
 		}
 		s.seq, s.prev = r.Seq, r.Hash
 	} else if err := s.headFromRotated(); err != nil {
@@ -697,13 +696,37 @@ func (s *JSONL) headFromRotated() error {
 	if t.tornOff < fi.Size() || t.last == nil {
 		return fmt.Errorf("audit: %s: the rotated file does not end with a complete record (run Verify)", name)
 	}
-	r, err := parseChained(t.last)
+	r, err := t.head(f, name)
 	if err != nil {
-		return fmt.Errorf("audit: %s line %d: the last record is damaged, so nothing can be appended after it (run Verify): %w",
-			name, countLines(f, t.lastOff)+1, err)
+		return err
 	}
 	s.seq, s.prev = r.Seq, r.Hash
 	return nil
+}
+
+// head parses the last record of the tail of file f (called name) and checks that it carries
+// its own hash and follows the record before it, if the file holds one. It is the check a sink
+// makes before appending; Verify checks the whole chain.
+func (t *tail) head(f io.ReaderAt, name string) (Record, error) {
+	damaged := func(line int, err error) error {
+		return fmt.Errorf("audit: %s line %d: the log's last records are damaged, so nothing can be appended after them (run Verify): %w",
+			name, line, err)
+	}
+	r, err := parseChained(t.last)
+	if err != nil {
+		return Record{}, damaged(countLines(f, t.lastOff)+1, err)
+	}
+	if t.before != nil {
+		p, err := parseChained(t.before)
+		if err != nil {
+			return Record{}, damaged(countLines(f, t.lastOff), err)
+		}
+		if r.Prev != p.Hash || r.Seq != p.Seq+1 {
+			return Record{}, damaged(countLines(f, t.lastOff)+1,
+				fmt.Errorf("%w: the last record does not follow the one before it (seq %d after %d)", ErrBrokenChain, r.Seq, p.Seq))
+		}
+	}
+	return r, nil
 }
 
 // rotate renames the active file to the next "<path>.<n>" and starts a new one (s.mu and, when
@@ -788,16 +811,18 @@ func parseChained(line []byte) (Record, error) {
 	return r, nil
 }
 
-// tail is the end of a file: its last complete line (without the newline) at lastOff, and
-// where the torn bytes after it start (tornOff == size when the file ends with a newline).
+// tail is the end of a file: its last complete line (without the newline) at lastOff, the line
+// before it, and where the torn bytes after it start (tornOff == size when the file ends with a
+// newline).
 type tail struct {
 	last    []byte
 	lastOff int64
+	before  []byte // the line before last, if the file has one
 	tornOff int64
 }
 
-// readTail finds the last complete line of f (of the given size) and any torn bytes after it,
-// reading backwards from the end.
+// readTail finds the last two complete lines of f (of the given size) and any torn bytes after
+// them, reading backwards from the end.
 func readTail(f io.ReaderAt, size int64) (tail, error) {
 	if size == 0 {
 		return tail{}, nil
@@ -826,14 +851,21 @@ func readTail(f io.ReaderAt, size int64) (tail, error) {
 			return t, nil // only torn bytes
 		}
 		j := bytes.LastIndexByte(buf[:end-1], '\n')
-		if j < 0 && base > 0 {
-			if window > 2*MaxLineSize {
-				return tail{}, errors.New("audit: the last line of the log is longer than MaxLineSize")
+		k := -1
+		if j > 0 {
+			k = bytes.LastIndexByte(buf[:j], '\n')
+		}
+		if (j < 0 || k < 0 && j > 0) && base > 0 {
+			if window > 4*MaxLineSize {
+				return tail{}, errors.New("audit: the last lines of the log are longer than MaxLineSize")
 			}
 			continue
 		}
 		t.last = buf[j+1 : end-1]
 		t.lastOff = base + int64(j) + 1
+		if j > 0 {
+			t.before = buf[k+1 : j]
+		}
 		return t, nil
 	}
 }

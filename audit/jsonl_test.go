@@ -500,7 +500,7 @@ func TestJSONL_DamagedLastLineRefusesToAppend(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, []byte(edited), 0o600))
 	_, err = audit.OpenJSONL(path, nil)
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "line 3")
+	assert.Contains(t, err.Error(), "line 3:")
 	assert.Contains(t, err.Error(), "damaged")
 }
 

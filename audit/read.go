@@ -150,16 +150,47 @@ func (lr *lineReader) next() (line []byte, complete bool, err error) {
 
 var errTooLong = fmt.Errorf("%w: line longer than MaxLineSize", ErrMalformed)
 
-// lines yields every line of the log's files in order with its position. A read error ends the
-// sequence with it.
-func lines(files []string) iter.Seq2[position, error] {
-	return func(yield func(position, error) bool) {
-		for i, name := range files {
+// openLog opens the files of the log whose active file is path, as one consistent snapshot:
+// if a writer rotates the log while the files are being opened, it starts over, so the files
+// always hold a contiguous run of the chain.
+func openLog(path string) ([]*os.File, error) {
+	for attempt := 0; ; attempt++ {
+		names, err := Files(path)
+		if err != nil {
+			return nil, err
+		}
+		files := make([]*os.File, 0, len(names))
+		for _, name := range names {
 			f, err := os.Open(name)
 			if err != nil {
-				yield(position{}, fmt.Errorf("audit: %w", err))
-				return
+				break
 			}
+			files = append(files, f)
+		}
+		again, err := Files(path)
+		if len(files) == len(names) && err == nil && slices.Equal(names, again) {
+			return files, nil
+		}
+		closeAll(files)
+		if attempt == 10 {
+			return nil, fmt.Errorf("audit: the files of %s kept changing while opening them", path)
+		}
+	}
+}
+
+func closeAll(files []*os.File) {
+	for _, f := range files {
+		f.Close()
+	}
+}
+
+// lines yields every line of the files in order with its position, and closes the files. A
+// read error ends the sequence with it.
+func lines(files []*os.File) iter.Seq2[position, error] {
+	return func(yield func(position, error) bool) {
+		defer closeAll(files)
+		for i, f := range files {
+			name := f.Name()
 			lr := &lineReader{r: bufio.NewReaderSize(f, 64<<10)}
 			for {
 				line, complete, err := lr.next()
@@ -168,17 +199,14 @@ func lines(files []string) iter.Seq2[position, error] {
 				}
 				p := position{file: name, line: lr.line, text: line, complete: complete, last: i == len(files)-1}
 				if err != nil && !errors.Is(err, errTooLong) {
-					f.Close()
 					yield(position{}, fmt.Errorf("audit: reading %s: %w", name, err))
 					return
 				}
 				p.tooLong = err != nil
 				if !yield(p, nil) {
-					f.Close()
 					return
 				}
 			}
-			f.Close()
 		}
 	}
 }
@@ -210,7 +238,8 @@ func (p *position) check() *LineError {
 }
 
 // Scan yields the records of the log whose active file is path (the rotated files first, see
-// [Files]) that match filter (nil matches every record), in order. A line that is not a record
+// [Files]) that match filter (nil matches every record), in order. It reads the files that
+// exist when it starts (a rotation meanwhile does not make it skip or repeat records). A line that is not a record
 // yields a [*LineError] and the scan goes on; stop ranging to stop. Scan parses strictly (see
 // [ParseJSON]) but does not check the hash chain; [Verify] does.
 //
@@ -218,7 +247,7 @@ func (p *position) check() *LineError {
 // reaches them, so a write in progress can show as a torn last line.
 func Scan(path string, filter *Filter) iter.Seq2[Record, error] {
 	return func(yield func(Record, error) bool) {
-		files, err := Files(path)
+		files, err := openLog(path)
 		if err != nil {
 			yield(Record{}, err)
 			return
@@ -321,11 +350,13 @@ type VerifyResult struct {
 // line after the inserted one.
 func Verify(path string) (VerifyResult, error) {
 	var res VerifyResult
-	files, err := Files(path)
+	files, err := openLog(path)
 	if err != nil {
 		return res, err
 	}
-	res.Files = files
+	for _, f := range files {
+		res.Files = append(res.Files, f.Name())
+	}
 	var prevFile string
 	var prevLine int
 	for p, err := range lines(files) {

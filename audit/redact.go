@@ -227,9 +227,9 @@ func MaskSecrets(s string) string {
 			}
 		}
 		// PEM private keys.
-		if strings.HasPrefix(w, "-----BEGIN") {
-			if e := strings.Index(s[ws:], "PRIVATE KEY-----"); e >= 0 {
-				lo := ws + e + len("PRIVATE KEY-----")
+		if b := strings.Index(w, "-----BEGIN"); b >= 0 {
+			if e := strings.Index(s[ws+b:], "PRIVATE KEY-----"); e >= 0 {
+				lo := ws + b + e + len("PRIVATE KEY-----")
 				hi := len(s)
 				if end := strings.Index(s[lo:], "-----END"); end >= 0 {
 					hi = lo + end
