@@ -53,6 +53,9 @@ func compileGlob(pattern string) (*glob, error) {
 	if !doublestar.ValidatePattern(pattern) {
 		return nil, fmt.Errorf("invalid glob %q: unbalanced brackets or braces, or a trailing backslash", pattern)
 	}
+	if strings.Contains(pattern, `\/`) {
+		return nil, fmt.Errorf("glob %q: an escaped / is still a path separator; write / alone", pattern)
+	}
 	alts, err := expandBraces(pattern)
 	if err != nil {
 		return nil, fmt.Errorf("glob %q: %w", pattern, err)
@@ -97,6 +100,9 @@ func compileAlt(p string) (globAlt, error) {
 		default:
 			if classHasSlash(s) {
 				return a, fmt.Errorf("alternative %q has a character class containing /, which never matches within a segment", p)
+			}
+			if err := checkClasses(s); err != nil {
+				return a, fmt.Errorf("alternative %q: %w", p, err)
 			}
 		}
 		if litPrefix && seg.literal {
@@ -158,6 +164,35 @@ func classHasSlash(s string) bool {
 		}
 	}
 	return false
+}
+
+// checkClasses rejects reversed ranges such as [z-a], which doublestar accepts with a meaning
+// of its own.
+func checkClasses(s string) error {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '[':
+			j := i + 1
+			if j < len(s) && (s[j] == '!' || s[j] == '^') {
+				j++
+			}
+			for first := true; j < len(s) && (first || s[j] != ']'); first = false {
+				lo, w := classRune(s, j)
+				j += w
+				if j+1 < len(s) && s[j] == '-' && s[j+1] != ']' {
+					hi, w2 := classRune(s, j+1)
+					if hi < lo {
+						return fmt.Errorf("reversed range %q-%q in a character class", lo, hi)
+					}
+					j += 1 + w2
+				}
+			}
+			i = j
+		}
+	}
+	return nil
 }
 
 func unescape(s string) string {

@@ -1,0 +1,156 @@
+package policy
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func matchRel(t testing.TB, pattern, p string) bool {
+	g, err := compileGlob(pattern)
+	require.NoError(t, err, "compileGlob(%q)", pattern)
+	var s segs
+	abs := strings.HasPrefix(p, "/")
+	s.addPath(p)
+	return g.matchPath(&s, abs)
+}
+
+func TestGlobMatch(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		pattern, path string
+		want          bool
+	}{
+		{"src/**", "src", true},
+		{"src/**", "src/a/b.go", true},
+		{"src/**", "srcx/a", false},
+		{"src/*", "src/a.go", true},
+		{"src/*", "src/a/b.go", false},
+		{"**/*.go", "main.go", true},
+		{"**/*.go", "a/b/c.go", true},
+		{"**/*.go", "a/b/c.go.bak", false},
+		{"**/.env", "deep/dir/.env", true},
+		{"*.go", ".go", true},
+		{"a/**/b", "a/b", true},
+		{"a/**/b", "a/x/y/b", true},
+		{"a/**/b", "a/x/y/c", false},
+		{"a/**b", "a/xb", true},
+		{"a/**b", "a/x/b", false},
+		{"{src,lib}/**/*.ts", "lib/x/y.ts", true},
+		{"{src,lib}/**/*.ts", "test/x/y.ts", false},
+		{"{a,b/c}/d", "b/c/d", true},
+		{"file?.txt", "file1.txt", true},
+		{"file?.txt", "file10.txt", false},
+		{"[abc].md", "b.md", true},
+		{"[!abc].md", "b.md", false},
+		{"[^abc].md", "d.md", true},
+		{"[a-c]x", "bx", true},
+		{`a\*`, "a*", true},
+		{`a\*`, "ab", false},
+		{"/etc/**", "/etc/passwd", true},
+		{"/etc/**", "/etc", true},
+		{"/etc/**", "/etcx/passwd", false},
+		{"/etc/**", "etc/passwd", false}, // absolute patterns match only absolute paths
+		{"etc/**", "/etc/passwd", false}, // relative patterns match only relative paths
+		{"**", "anything/at/all", true},
+		{"?", "é", true},       // ? is one character, not one byte
+		{"caf?", "café", true}, // a multi-byte last character
+	} {
+		assert.Equal(t, tc.want, matchRel(t, tc.pattern, tc.path), "glob %q on %q", tc.pattern, tc.path)
+	}
+}
+
+func TestGlobRejects(t *testing.T) {
+	t.Parallel()
+	for _, p := range []string{"", "[", "a[", "{a", "a}", `\`, "[]", "build/", "a//b", "a[/]b", "src/**/"} {
+		_, err := compileGlob(p)
+		assert.Error(t, err, "compileGlob(%q)", p)
+	}
+	_, err := compileGlob(strings.Repeat("{a,b}", 9))
+	assert.ErrorContains(t, err, "brace alternatives")
+}
+
+// FuzzGlob checks the compiled matcher against doublestar itself on clean paths.
+func FuzzGlob(f *testing.F) {
+	for _, s := range [][2]string{
+		{"src/**", "src/a"}, {"**/*.go", "a/b.go"}, {"a/**/b", "a/b"}, {"{a,b}/c", "b/c"},
+		{"[!a]*", "ba"}, {"a?c", "abc"}, {`\*x`, "*x"}, {"*.{go,ts}", "x.ts"}, {"/a/**", "/a/b"},
+		{"**", "x"}, {"a/**/**/b", "a/b"}, {"[a-]", "-"}, {"*a*b*", "xaybz"}, {"{,a}b", "b"},
+	} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, pattern, p string) {
+		if !utf8.ValidString(pattern) || !utf8.ValidString(p) {
+			return // doublestar compares invalid UTF-8 as U+FFFD; we compare bytes
+		}
+		if p == "" || strings.Contains(p, "//") || strings.HasSuffix(p, "/") || strings.ContainsRune(p, 0) {
+			return // not a clean path
+		}
+		for _, seg := range strings.Split(strings.TrimPrefix(p, "/"), "/") {
+			if seg == "." || seg == ".." {
+				return
+			}
+		}
+		g, err := compileGlob(pattern)
+		if !doublestar.ValidatePattern(pattern) {
+			require.Error(t, err, "doublestar rejects %q; so must we", pattern)
+			return
+		}
+		if err != nil {
+			return // we reject some valid patterns that can never match a clean path
+		}
+		want, derr := doublestar.Match(pattern, p)
+		if derr != nil {
+			return // ValidatePattern and Match disagree on a few classes such as "[!0[]"
+		}
+		var s segs
+		s.addPath(p)
+		got := g.matchPath(&s, strings.HasPrefix(p, "/"))
+		if strings.HasPrefix(p, "/") != strings.HasPrefix(pattern, "/") && !strings.Contains(pattern, "{") {
+			// Our deliberate difference: absolute and relative never mix (doublestar lets "**"
+			// swallow the leading empty segment of an absolute path).
+			if got {
+				t.Fatalf("glob %q matched %q across absolute/relative", pattern, p)
+			}
+			return
+		}
+		if strings.Contains(pattern, "{") {
+			return // alternatives may mix absolute and relative; covered by the table
+		}
+		if strings.Contains(pattern, "[!") || strings.Contains(pattern, "[^") {
+			// doublestar lets a negated class match "/" ("0[!0]0" matches "0/0"); ours never
+			// crosses a segment. Covered by the table instead.
+			return
+		}
+		if strings.Contains(pattern, "***") {
+			// doublestar v4.10 answers false for "a***" on "a" (three stars after a literal at the
+			// end of a pattern); stars match the empty string, so we answer true.
+			return
+		}
+		if got && !want && strings.HasSuffix(pattern, "/**") {
+			// A trailing "/**" also matches the directory itself. doublestar does that after a
+			// literal segment ("a/**" matches "a") but not after a wildcard one ("a*/**" does not
+			// match "a"); we do it in both cases.
+			base := pattern
+			for strings.HasSuffix(base, "/**") {
+				base = strings.TrimSuffix(base, "/**")
+			}
+			if self, _ := doublestar.Match(base, p); self {
+				return
+			}
+		}
+		require.Equal(t, want, got, "glob %q on %q: doublestar says %v", pattern, p, want)
+	})
+}
+
+func TestSegsDeepPath(t *testing.T) {
+	t.Parallel()
+	deep := strings.Repeat("d/", 100) + "secret.key"
+	assert.True(t, matchRel(t, "**/*.key", deep), "segments beyond the offset table are still seen")
+	assert.True(t, matchRel(t, "d/**/secret.key", deep))
+	assert.False(t, matchRel(t, "**/*.pem", deep))
+}
