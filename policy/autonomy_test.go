@@ -15,7 +15,7 @@ import (
 func TestMatrixSeedTable(t *testing.T) {
 	t.Parallel()
 	rows := []struct {
-		level                             risk.Level
+		level                           risk.Level
 		supervised, trusted, autonomous string
 	}{
 		{risk.ReadOnly, "ALLOW", "ALLOW", "ALLOW"},

@@ -17,11 +17,11 @@ func TestRequiredWord(t *testing.T) {
 		{`\bcurl\b`, "curl"},
 		{`git\s+push\s+--force`, "push"},
 		{`^git push`, "git"},
-		{`rm -rf`, ""},        // neither end of "rm" nor of "rf" is bounded
-		{`^rm -rf /$`, "rm"},  // "rm" is bounded by ^ and a space
-		{`^(rm|del)\s`, ""},   // an alternation is not one word
-		{`(?i)^rm\s`, ""},     // case folding: no exact key
-		{`^rm\s*-`, ""},       // \s* may be empty
+		{`rm -rf`, ""},       // neither end of "rm" nor of "rf" is bounded
+		{`^rm -rf /$`, "rm"}, // "rm" is bounded by ^ and a space
+		{`^(rm|del)\s`, ""},  // an alternation is not one word
+		{`(?i)^rm\s`, ""},    // case folding: no exact key
+		{`^rm\s*-`, ""},      // \s* may be empty
 		{`^npm run build$`, "build"},
 		{`.*`, ""},
 		{`^kubectl\s+delete\s+(ns|namespace)\b`, "kubectl"},
