@@ -96,6 +96,7 @@ type Checkpointer struct {
 
 	zeroOID   string
 	emptyTree string
+	base      string // see loadBase; guarded by the workspace lock
 
 	sem chan struct{}
 }

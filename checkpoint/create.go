@@ -9,7 +9,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -60,14 +59,26 @@ func (c *Checkpointer) createWith(ctx context.Context, o CreateOptions, reason s
 // create stores a snapshot; the caller holds the lock.
 func (c *Checkpointer) create(ctx context.Context, label, corr, reason string, paths []string) (Checkpoint, error) {
 	var (
-		tree    string
+		entries []importEntry
 		skipped []string
 		err     error
+		base    = c.emptyTree
 	)
 	if paths == nil {
-		tree, skipped, err = c.snapshotFull(ctx)
+		if skipped, err = c.refreshIndex(ctx); err != nil {
+			return Checkpoint{}, err
+		}
+		if base = c.base; base == "" {
+			base = c.loadBase()
+		}
+		entries, err = c.diffIndex(ctx, base)
+		if err != nil && base != c.emptyTree {
+			// The base tree may have been pruned and collected: start over.
+			base = c.emptyTree
+			entries, err = c.diffIndex(ctx, base)
+		}
 	} else {
-		tree, skipped, err = c.snapshotPaths(ctx, paths)
+		entries, skipped, err = c.scopedEntries(paths)
 	}
 	if err != nil {
 		return Checkpoint{}, err
@@ -82,26 +93,12 @@ func (c *Checkpointer) create(ctx context.Context, label, corr, reason string, p
 	if err != nil {
 		return Checkpoint{}, err
 	}
-	date := "@" + strconv.FormatInt(now.Unix(), 10) + " +0000"
-	out, err := c.git.Run(ctx, gitx.Cmd{
-		Dir:   c.workDir,
-		Env:   append(c.privEnvCopy(), "GIT_AUTHOR_DATE="+date, "GIT_COMMITTER_DATE="+date),
-		Args:  []string{"commit-tree", tree},
-		Stdin: bytes.NewReader(msg),
-	})
+	commit, tree, err := c.importCommit(ctx, RefPrefix+id, msg, now.Unix(), base, entries)
 	if err != nil {
-		return Checkpoint{}, fmt.Errorf("checkpoint: storing snapshot: %w", err)
+		return Checkpoint{}, err
 	}
-	commit := strings.TrimSpace(string(out))
-	if !gitx.IsOID(commit) {
-		return Checkpoint{}, fmt.Errorf("checkpoint: commit-tree printed %q", truncate(commit, 80))
-	}
-	if _, err := c.git.Run(ctx, gitx.Cmd{
-		Dir:  c.workDir,
-		Env:  c.refEnv,
-		Args: []string{"update-ref", "--no-deref", RefPrefix + id, commit, c.zeroOID},
-	}); err != nil {
-		return Checkpoint{}, fmt.Errorf("checkpoint: recording %s%s: %w", RefPrefix, id, err)
+	if paths == nil {
+		c.setBase(tree)
 	}
 	return Checkpoint{
 		ID:            id,
@@ -121,14 +118,15 @@ func (c *Checkpointer) privEnvCopy() []string {
 	return append([]string(nil), c.privEnv...)
 }
 
-// snapshotFull brings the private index up to date with the work tree and
-// writes it as a tree. Only paths git reports as changed since the last
-// snapshot (stat data differs, deleted, or new) are hashed, so the cost of
-// an incremental snapshot is one scan of the tree plus the changed files.
-func (c *Checkpointer) snapshotFull(ctx context.Context) (string, []string, error) {
+// refreshIndex brings the private index up to date with the work tree.
+// Only paths git reports as changed since the last snapshot (stat data
+// differs, deleted, or new) are hashed, and no object is written, so the
+// cost of an incremental snapshot is one scan of the tree plus the changed
+// files. It returns the files left out under OversizeSkip.
+func (c *Checkpointer) refreshIndex(ctx context.Context) ([]string, error) {
 	forced, done, err := c.trackedIgnored(ctx)
 	if err != nil {
-		return "", nil, err
+		return nil, err
 	}
 	// The two scans are independent; run them on separate cores.
 	type result struct {
@@ -151,18 +149,18 @@ func (c *Checkpointer) snapshotFull(ctx context.Context) (string, []string, erro
 	untracked, uerr := c.git.Run(ctx, gitx.Cmd{Dir: c.workDir, Env: c.privEnv, Args: append(args, c.pathspec()...)})
 	tr := <-ch
 	if tr.err != nil {
-		return "", nil, fmt.Errorf("checkpoint: scanning tracked files: %w", tr.err)
+		return nil, fmt.Errorf("checkpoint: scanning tracked files: %w", tr.err)
 	}
 	if uerr != nil {
-		return "", nil, fmt.Errorf("checkpoint: scanning untracked files: %w", uerr)
+		return nil, fmt.Errorf("checkpoint: scanning untracked files: %w", uerr)
 	}
 	changed, err := gitx.SplitNUL(tr.out)
 	if err != nil {
-		return "", nil, fmt.Errorf("checkpoint: ls-files: %w", err)
+		return nil, fmt.Errorf("checkpoint: ls-files: %w", err)
 	}
 	others, err := gitx.SplitNUL(untracked)
 	if err != nil {
-		return "", nil, fmt.Errorf("checkpoint: ls-files: %w", err)
+		return nil, fmt.Errorf("checkpoint: ls-files: %w", err)
 	}
 
 	var (
@@ -236,35 +234,31 @@ func (c *Checkpointer) snapshotFull(ctx context.Context) (string, []string, erro
 	}
 	for _, p := range changed {
 		if err := consider(p, true); err != nil {
-			return "", nil, err
+			return nil, err
 		}
 	}
 	for _, p := range others {
 		if err := consider(p, false); err != nil {
-			return "", nil, err
+			return nil, err
 		}
 	}
 	for _, p := range forced {
 		if err := consider(p, false); err != nil {
-			return "", nil, err
+			return nil, err
 		}
 	}
 	if len(remove) > 0 {
 		if err := c.updateIndex(ctx, c.privEnv, []string{"--force-remove"}, remove); err != nil {
-			return "", nil, err
+			return nil, err
 		}
 	}
 	if len(update) > 0 {
-		if err := c.updateIndex(ctx, c.privEnv, []string{"--add", "--remove", "--replace"}, update); err != nil {
-			return "", nil, err
+		if err := c.updateIndex(ctx, c.privEnv, []string{"--add", "--remove", "--replace", "--info-only"}, update); err != nil {
+			return nil, err
 		}
 	}
-	tree, err := c.writeTree(ctx, c.privEnv)
-	if err != nil {
-		return "", nil, err
-	}
 	done()
-	return tree, skipped, nil
+	return skipped, nil
 }
 
 func (c *Checkpointer) updateIndex(ctx context.Context, env, flags, paths []string) error {

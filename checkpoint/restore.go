@@ -316,10 +316,11 @@ func (c *Checkpointer) apply(ctx context.Context, cur, target string, full bool)
 			for i, w := range writes {
 				paths[i] = w.path
 			}
-			if err := c.updateIndex(ctx, c.privEnv, []string{"--add", "--remove", "--replace"}, paths); err != nil {
+			if err := c.updateIndex(ctx, c.privEnv, []string{"--add", "--remove", "--replace", "--info-only"}, paths); err != nil {
 				return nil, err
 			}
 		}
+		c.setBase(target)
 	}
 	return changes, nil
 }

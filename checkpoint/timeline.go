@@ -141,21 +141,29 @@ func (c *Checkpointer) Diff(ctx context.Context, id string) ([]Change, error) {
 	if err != nil {
 		return nil, err
 	}
-	var cur string
+	var entries []gitx.RawEntry
 	if cp.Scoped() {
-		cur, _, err = c.snapshotPaths(ctx, cp.Paths)
+		cur, _, err := c.snapshotPaths(ctx, cp.Paths)
+		if err != nil {
+			return nil, err
+		}
+		if entries, err = c.diffTrees(ctx, cp.Tree, cur, nil); err != nil {
+			return nil, err
+		}
 	} else {
-		cur, _, err = c.snapshotFull(ctx)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if cur == cp.Tree {
-		return nil, nil
-	}
-	entries, err := c.diffTrees(ctx, cp.Tree, cur, nil)
-	if err != nil {
-		return nil, err
+		if _, err := c.refreshIndex(ctx); err != nil {
+			return nil, err
+		}
+		out, err := c.git.Run(ctx, gitx.Cmd{Dir: c.workDir, Env: c.privEnv,
+			Args: []string{"diff-index", "--cached", "-r", "-z", "--raw", "--no-renames", "--no-abbrev", cp.Tree}})
+		if err != nil {
+			return nil, fmt.Errorf("checkpoint: comparing with %s: %w", id, err)
+		}
+		pairs, err := gitx.ParseRaw(out, false)
+		if err != nil {
+			return nil, fmt.Errorf("checkpoint: comparing with %s: %w", id, err)
+		}
+		entries = pairs[0].Entries
 	}
 	return c.changesOf(entries)
 }

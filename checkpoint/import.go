@@ -1,0 +1,253 @@
+package checkpoint
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/reins-go/reins/checkpoint/internal/gitx"
+)
+
+// importEntry is one path of a snapshot built by fast-import.
+type importEntry struct {
+	path   string // work-tree relative
+	delete bool   // remove from the base tree
+}
+
+// importCommit stores a snapshot with one "git fast-import" run: the
+// content of each listed path is read from disk, the tree is the base tree
+// with those paths replaced or removed, and the commit is recorded under
+// ref. Everything new lands in a single pack (fastimport.unpackLimit=1),
+// instead of one file per object; on a file system where creating a file
+// costs a millisecond this is most of the cost of a checkpoint.
+//
+// A path whose type changed since it was listed is recorded as it is now
+// (a file that vanished is removed), so the tree is always a state the
+// disk was in.
+func (c *Checkpointer) importCommit(ctx context.Context, ref string, msg []byte, when int64, base string, entries []importEntry) (commit, tree string, err error) {
+	root, err := os.OpenRoot(c.workDir)
+	if err != nil {
+		return "", "", fmt.Errorf("checkpoint: %w", err)
+	}
+	defer root.Close()
+
+	pr, pw := io.Pipe()
+	var streamErr error
+	go func() {
+		w := bufio.NewWriterSize(pw, 256<<10)
+		streamErr = c.writeStream(w, root, ref, msg, when, base, entries)
+		if streamErr == nil {
+			streamErr = w.Flush()
+		}
+		pw.CloseWithError(streamErr)
+	}()
+	out, err := c.git.Run(ctx, gitx.Cmd{Dir: c.workDir, Env: c.refEnv, Stdin: pr,
+		Args: []string{"fast-import", "--quiet", "--done", "--date-format=raw"}})
+	pr.CloseWithError(errors.New("fast-import exited"))
+	if streamErr != nil && !errors.Is(streamErr, io.ErrClosedPipe) {
+		return "", "", fmt.Errorf("checkpoint: storing snapshot: %w", streamErr)
+	}
+	if err != nil {
+		return "", "", fmt.Errorf("checkpoint: storing snapshot: %w", err)
+	}
+	// Answers to "ls :1 \"\"" and "get-mark :1".
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if len(lines) != 2 {
+		return "", "", fmt.Errorf("checkpoint: unexpected fast-import output %q", truncate(string(out), 200))
+	}
+	f := strings.Fields(lines[0])
+	if len(f) != 3 || f[0] != "040000" || f[1] != "tree" || !gitx.IsOID(f[2]) || !gitx.IsOID(lines[1]) {
+		return "", "", fmt.Errorf("checkpoint: unexpected fast-import output %q", truncate(string(out), 200))
+	}
+	return lines[1], f[2], nil
+}
+
+func (c *Checkpointer) writeStream(w *bufio.Writer, root *os.Root, ref string, msg []byte, when int64, base string, entries []importEntry) error {
+	type mline struct {
+		mode uint32
+		mark int
+		path string
+	}
+	var (
+		deletes []string
+		mods    []mline
+	)
+	mark := 1 // :1 is the commit
+	for _, e := range entries {
+		if e.delete {
+			deletes = append(deletes, e.path)
+			continue
+		}
+		st, err := root.Lstat(e.path)
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, errNotDir) {
+			deletes = append(deletes, e.path)
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", e.path, err)
+		}
+		var mode uint32
+		switch {
+		case st.Mode()&fs.ModeSymlink != 0:
+			target, err := root.Readlink(e.path)
+			if err != nil {
+				return fmt.Errorf("%s: %w", e.path, err)
+			}
+			mark++
+			fmt.Fprintf(w, "blob\nmark :%d\ndata %d\n%s\n", mark, len(target), target)
+			mode = gitx.ModeSymlink
+		case st.Mode().IsRegular():
+			f, err := root.OpenFile(e.path, os.O_RDONLY|oNoFollow, 0)
+			if err != nil {
+				return fmt.Errorf("%s: %w", e.path, err)
+			}
+			fst, err := f.Stat()
+			if err != nil || !fst.Mode().IsRegular() {
+				f.Close()
+				return fmt.Errorf("%s: changed while being read", e.path)
+			}
+			mark++
+			fmt.Fprintf(w, "blob\nmark :%d\ndata %d\n", mark, fst.Size())
+			n, err := io.CopyN(w, f, fst.Size())
+			f.Close()
+			if err != nil {
+				return fmt.Errorf("%s: read %d of %d bytes: %w", e.path, n, fst.Size(), err)
+			}
+			w.WriteByte('\n')
+			mode = gitx.ModeFile
+			if fst.Mode().Perm()&0o100 != 0 {
+				mode = gitx.ModeExec
+			}
+		default:
+			deletes = append(deletes, e.path) // became a directory or a special file
+			continue
+		}
+		mods = append(mods, mline{mode, mark, e.path})
+	}
+	fmt.Fprintf(w, "commit %s\nmark :1\ncommitter %s <%s> %d +0000\ndata %d\n", ref, gitx.IdentityName, gitx.IdentityEmail, when, len(msg))
+	w.Write(msg)
+	fmt.Fprintf(w, "\nM 040000 %s \"\"\n", base)
+	for _, p := range deletes {
+		fmt.Fprintf(w, "D %s\n", quotePath(p))
+	}
+	for _, m := range mods {
+		fmt.Fprintf(w, "M %06o :%d %s\n", m.mode, m.mark, quotePath(m.path))
+	}
+	w.WriteString("\nls :1 \"\"\nget-mark :1\ndone\n")
+	return nil
+}
+
+// quotePath renders a path as a C-style quoted string for fast-import,
+// which takes any byte sequence that way.
+func quotePath(p string) string {
+	var b strings.Builder
+	b.Grow(len(p) + 2)
+	b.WriteByte('"')
+	for i := 0; i < len(p); i++ {
+		ch := p[i]
+		switch {
+		case ch == '"' || ch == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(ch)
+		case ch == '\n':
+			b.WriteString(`\n`)
+		case ch < 0x20 || ch == 0x7f:
+			b.WriteByte('\\')
+			b.WriteString(fmt.Sprintf("%03o", ch))
+		default:
+			b.WriteByte(ch)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// diffIndex lists the paths whose private-index entry differs from tree
+// base: what a snapshot built on base must replace or remove.
+func (c *Checkpointer) diffIndex(ctx context.Context, base string) ([]importEntry, error) {
+	out, err := c.git.Run(ctx, gitx.Cmd{Dir: c.workDir, Env: c.privEnv,
+		Args: []string{"diff-index", "--cached", "-r", "-z", "--raw", "--no-renames", "--no-abbrev", base}})
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: comparing the private index: %w", err)
+	}
+	pairs, err := gitx.ParseRaw(out, false)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: comparing the private index: %w", err)
+	}
+	entries := make([]importEntry, 0, len(pairs[0].Entries))
+	for _, e := range pairs[0].Entries {
+		if e.NewMode == gitx.ModeGitlink {
+			continue
+		}
+		entries = append(entries, importEntry{path: e.Path, delete: e.NewMode == gitx.ModeNone})
+	}
+	return entries, nil
+}
+
+// The base tree is the tree of the last full snapshot, the reference the
+// next one is built on. Any existing tree gives a correct snapshot (the
+// difference is computed against it); a close one makes it cheap. It is
+// kept in memory and in the private directory, for the next process.
+func (c *Checkpointer) loadBase() string {
+	b, err := os.ReadFile(filepath.Join(c.private, "base"))
+	if err != nil {
+		return c.emptyTree
+	}
+	t := strings.TrimSpace(string(b))
+	if !gitx.IsOID(t) || len(t) != len(c.emptyTree) {
+		return c.emptyTree
+	}
+	return t
+}
+
+func (c *Checkpointer) setBase(tree string) {
+	if c.base == tree {
+		return
+	}
+	c.base = tree
+	_ = writeFileAtomic(filepath.Join(c.private, "base"), []byte(tree+"\n"))
+}
+
+// scopedEntries validates the paths of a path-scoped snapshot and lists
+// the existing ones (built on the empty tree, an absent path is simply not
+// in the snapshot).
+func (c *Checkpointer) scopedEntries(paths []string) ([]importEntry, []string, error) {
+	var entries []importEntry
+	var skipped []string
+	limit := c.opts.maxFileSize()
+	for _, p := range paths {
+		rp := c.repoPath(p)
+		if err := c.checkNoSymlinkParent(p); err != nil {
+			return nil, nil, err
+		}
+		st, err := os.Lstat(filepath.Join(c.workDir, filepath.FromSlash(rp)))
+		switch {
+		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, errNotDir):
+			continue // absent: restoring removes it
+		case err != nil:
+			return nil, nil, fmt.Errorf("checkpoint: %s: %w", p, err)
+		case st.IsDir():
+			return nil, nil, fmt.Errorf("%w: %s is a directory; path-scoped snapshots take files", ErrInvalidPath, p)
+		case st.Mode().IsRegular():
+			if limit >= 0 && st.Size() > limit {
+				if c.opts.Oversize == OversizeFail {
+					return nil, nil, &FileTooLargeError{Path: p, Size: st.Size(), Limit: limit}
+				}
+				skipped = append(skipped, p)
+				continue
+			}
+		case st.Mode()&fs.ModeSymlink != 0:
+		default:
+			skipped = append(skipped, p)
+			continue
+		}
+		entries = append(entries, importEntry{path: rp})
+	}
+	return entries, skipped, nil
+}
