@@ -56,12 +56,6 @@ func probe(attack string, args ...string) []string {
 	return append([]string{probeBin, escapeprobe.Arg, attack}, args...)
 }
 
-func fileContent(t *testing.T, p string) string {
-	t.Helper()
-	b, err := os.ReadFile(p)
-	require.NoError(t, err)
-	return string(b)
-}
 
 // assertNotEscaped checks the sandbox side: the attack did not report
 // success and leaked no secret.

@@ -55,3 +55,10 @@ func runCmd(t testing.TB, sb sandbox.Sandbox, cmd sandbox.Command) (sandbox.Resu
 	t.Helper()
 	return sb.Run(context.Background(), cmd)
 }
+
+func fileContent(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	require.NoError(t, err)
+	return string(b)
+}

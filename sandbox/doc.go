@@ -1,0 +1,167 @@
+/*
+Package sandbox is where a command that the gate allowed actually runs:
+on the host ("local"), in a hardened Linux sandbox ("local-hardened"), or
+in a dedicated git worktree ("worktree") wrapping either of them.
+
+In the decision flow the gate decides and the sandbox enforces. When a
+decision carries the Sandbox obligation, the gate hands the command to a
+[Sandbox] (through its own small runner interface, which [Sandbox.Run]
+satisfies) and reads back a [Result]: exit code, capped output, whether
+the command timed out, what confinement was actually in force
+([Confinement]) and any escape attempt the backend observed
+([Result.Violations]). A violation is the gate's "sandbox escape signal"
+hard stop. This package imports no other reins package.
+
+# Quick start
+
+	h, err := sandbox.NewHardened(sandbox.HardenedConfig{Root: "/work/project"})
+	if err != nil {
+		return err
+	}
+	res, err := h.Run(ctx, sandbox.Command{Args: []string{"go", "test", "./..."}, Timeout: 10 * time.Minute})
+	switch {
+	case errors.Is(err, sandbox.ErrUnavailable):
+		// exit code 127: a required layer is missing; nothing ran
+	case errors.Is(err, sandbox.ErrDenied):
+		// exit code 126: the policy refused the command; see res.Violations
+	case res.Escaped():
+		// the command tried something forbidden: stop the agent
+	}
+
+Commands are argument vectors, never shell strings built by
+concatenation. A [Command] carries a working directory (inside the root),
+extra environment, stdin, a timeout ([DefaultTimeout] when zero) and an
+output cap per stream ([DefaultMaxOutput] when zero).
+
+# The policy
+
+[FsNetPolicy] mirrors the seed's policy: AllowedPaths (extra writable
+directories), AllowNetwork, DeniedPaths and EnvAllowlist.
+[DefaultDeniedPaths] (.git, .env, .env.local, .ssh, id_rsa, id_ed25519)
+always apply; DeniedPaths adds to them. A relative entry matches wherever
+its components appear as consecutive components of a path, an absolute
+entry matches that path and everything below it, and matching is
+case-insensitive. Paths are checked as written and again with every
+symlink followed, including the intermediate hops, so a link named
+"innocent" that points at .git is refused like .git itself; a path that
+cannot be resolved is refused.
+
+A non-empty EnvAllowlist clears the environment and forwards only the
+listed variables, from the host environment and from Command.Env alike,
+so host secrets such as OPENAI_API_KEY never reach the command.
+
+# Backends
+
+local ([NewLocal]) runs the command directly in its own process group.
+Before it starts, the working directory must resolve inside the root and
+name no denied path, and every argument that could name a path (each
+argument, the value of --opt=value, and each word of the script of
+"sh -c SCRIPT" and its redirections) is checked against the denied paths
+after resolution. An empty EnvAllowlist passes the host environment
+through (the seed's behaviour). When the command ends, times out or its
+context is done, the whole process group is killed with SIGKILL.
+
+local is NOT a security boundary. It does not confine writes outside the
+root, reads, the network, or what a program computes at run time
+(python -c 'open(".e"+"nv")'); it does not close descriptors that the
+host leaked without O_CLOEXEC; a process that leaves the process group
+(setsid) survives it. Use it for trusted commands and for tests.
+
+local-hardened ([NewHardened], Linux only) is a security boundary. It
+re-executes the running binary with a sentinel argv[0]; this package's
+init (or an explicit [ChildMain]) turns that process into the sandbox
+child, which reads the policy from an inherited pipe (never from the
+environment or argv) and, on one locked OS thread, in this order:
+
+  - runs in new user, mount, pid, IPC and (network denied) network
+    namespaces created by clone(2) in the parent; a root caller without
+    user namespaces still gets the mount, pid and network namespaces;
+  - builds a new root on a tmpfs: the read-only paths
+    ([DefaultReadOnlyPaths] plus ReadOnlyPaths), the workspace, the
+    AllowedPaths and a private TMPDIR bound writable, a minimal /dev, a
+    private /dev/shm, a fresh /proc; every denied path found in the
+    writable directories (and every absolute denied path) is masked by an
+    unreadable, read-only file or directory; .git is kept readable but
+    read-only; then pivot_root, and every mount is made read-only except
+    the writable binds;
+  - drops every capability (bounding, ambient, inheritable, permitted,
+    effective);
+  - sets no_new_privs;
+  - applies Landlock (github.com/landlock-lsm/go-landlock) at the ABI the
+    kernel offers, at least MinLandlockABI ([DefaultMinLandlockABI]):
+    read and execute on the read-only paths, read-write on the writable
+    ones, TCP bind and connect denied when the network is off, and from
+    ABI 6 signals and abstract UNIX sockets scoped to the sandbox;
+  - installs a seccomp filter: system calls of another architecture and
+    x32 kill the process (reported as a [ViolationForbiddenSyscall]);
+    io_uring, ptrace, process_vm_*, mount and the new mount API, bpf,
+    keyctl, perf_event_open, unshare, setns, namespace flags to clone,
+    module and kexec loading, open_by_handle_at and userfaultfd fail
+    with EPERM; with the network off, socket(2) with any family but
+    AF_UNIX fails (TCP, UDP, MPTCP, raw, packet, netlink alike);
+  - sets resource limits ([Limits]; core dumps always off), marks every
+    inherited descriptor above stderr close-on-exec,
+  - and executes the command from the same thread.
+
+When the command's process ends, the pid namespace takes every process
+it started down with it, setsid or not.
+
+# Fail closed, and graceful degradation
+
+local-hardened refuses to run a command when Landlock is missing or
+below the minimum, when seccomp, no_new_privs or the capability drop
+cannot be set up, or when no private mount namespace can be made (for a
+root caller that means neither the read-only mount namespace nor a user
+namespace with a uid mapping is available). The command does not start:
+the [Result] has exit code 127, its stderr names the missing layer, and
+the error matches [ErrUnavailable]. The pid and network namespaces are
+used when they can be created; without them the result carries a
+warning (seccomp and Landlock still deny the network, Landlock scopes
+signals). On other systems it always returns 127 with "local-hardened
+requires Linux". [Hardened.Probe] runs the child through every layer
+without running a command, so a host can check availability up front.
+
+Degradation is opt-in: with HardenedConfig.BestEffort the command runs
+without the missing layers and [Confinement].Missing and Warnings say
+which. Warning: with BestEffort a command may run with no confinement at
+all; check Confinement.Missing.
+
+# Worktrees and the registry
+
+[NewWorktree] runs "git worktree add -B <branch> <parent>/<prefix>-<branch>"
+and wraps local (or, through WorktreeConfig.New, local-hardened) rooted at
+the new worktree; it fails clearly when the directory is not in a git
+repository, and [Worktree.Close] removes the worktree (the branch stays).
+
+A profile names its backend; a [Registry], built and passed by the host
+([NewBuiltinRegistry] for local and local-hardened), maps names to
+backends with an availability probe each. Nothing registers itself
+globally. Third-party backends (docker, ssh, vendor CLIs) implement
+[Sandbox], report exit code 127 and [ErrUnavailable] when their tool is
+missing, and run the conformance kit in package sandboxtest.
+
+# Security model and limitations
+
+  - The hardened sandbox keeps the caller's uid. A root caller's command
+    runs as root without capabilities: the read-only mounts and Landlock
+    stop its writes, but it can read what root can read in the read-only
+    paths (for example /etc/shadow); add such files to DeniedPaths as
+    absolute entries to mask them, or run the host unprivileged.
+  - Denied paths are found by walking the writable directories before
+    each run; a denied file created by the command during the run is its
+    own and not masked. Hard links that exist before the run are not
+    detected: a hard link inside the workspace to an outside file makes
+    that file writable.
+  - Without a mount namespace (BestEffort), chmod, chown and utimes on
+    files outside the workspace are not stopped (Landlock does not cover
+    them), .git is writable, denied paths inside the workspace are
+    readable, and host UNIX sockets are reachable below Landlock ABI 9.
+  - Network namespaces without an interface mean no network at all;
+    AllowNetwork shares the host's network.
+  - The seccomp filter returns errors for the calls it denies; only the
+    architecture checks kill, so only those are observed as violations.
+  - local-hardened needs the re-executed binary to reach this package's
+    init: a binary that cannot be executed again (deleted, or a
+    restricted /proc/self/exe) cannot use it.
+*/
+package sandbox

@@ -1,0 +1,31 @@
+//go:build linux
+
+package sandbox_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/reins-go/reins/sandbox"
+)
+
+// A missing layer stops the command with exit code 127 unless the host
+// opted into best effort.
+func ExampleHardenedConfig_bestEffort() {
+	root, _ := os.MkdirTemp("", "example-")
+	defer os.RemoveAll(root)
+	cfg := sandbox.HardenedConfig{Root: root, SimulateMissing: []sandbox.Layer{sandbox.LayerSeccomp}}
+	strict, _ := sandbox.NewHardened(cfg)
+	res, err := strict.Run(context.Background(), sandbox.Command{Args: []string{"true"}})
+	fmt.Println(res.ExitCode, errors.Is(err, sandbox.ErrUnavailable))
+
+	cfg.BestEffort = true
+	lenient, _ := sandbox.NewHardened(cfg)
+	res, err = lenient.Run(context.Background(), sandbox.Command{Args: []string{"true"}})
+	fmt.Println(res.ExitCode, err, res.Confinement.Missing)
+	// Output:
+	// 127 true
+	// 0 <nil> [seccomp]
+}
