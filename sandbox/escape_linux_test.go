@@ -56,7 +56,6 @@ func probe(attack string, args ...string) []string {
 	return append([]string{probeBin, escapeprobe.Arg, attack}, args...)
 }
 
-
 // assertNotEscaped checks the sandbox side: the attack did not report
 // success and leaked no secret.
 func assertNotEscaped(t *testing.T, res sandbox.Result, err error) {

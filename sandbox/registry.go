@@ -148,7 +148,13 @@ func NewBuiltinRegistry(opts BuiltinOptions) *Registry {
 	_, _ = r.Register("local-hardened", Backend{
 		New: func(root string) (Sandbox, error) { return newHardened(root) },
 		Probe: func(ctx context.Context) error {
-			h, err := newHardened(os.TempDir())
+			// Probe with an empty workspace: nothing to scan, nothing runs.
+			dir, err := os.MkdirTemp("", "reins-probe-")
+			if err != nil {
+				return &UnavailableError{Backend: "local-hardened", Reason: "probe: " + err.Error()}
+			}
+			defer os.RemoveAll(dir)
+			h, err := newHardened(dir)
 			if err != nil {
 				return err
 			}
