@@ -57,7 +57,7 @@ func DefaultShellBlocklist() []string {
 		"rm -rf /", "rm -rf /*", "rm -rf ~", "rm -fr /", "rm -fr ~",
 		"mkfs", "mke2fs", "fdisk", "sfdisk", "parted", "wipefs", "dd",
 		"shutdown", "reboot", "halt", "poweroff", "init 0", "init 6",
-		"chmod -R 777 /", "chown -R",
+		"chmod -R 777 /",
 	}
 }
 

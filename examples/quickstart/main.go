@@ -61,8 +61,9 @@ func run() error {
 
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ACTION\tPROFILE\tVERDICT\tOBLIGATIONS\tDECIDED BY\tREASON")
+	fmt.Printf("workspace %s; host group %q = [github.com] (reins ships no host names)\n\n", ws, profile.GroupConfiguredHosts)
 	for _, name := range []string{profile.ProfileSafe, profile.ProfileDev, profile.ProfileFullAuto, profile.ModeTrusted, profile.ApprovalAuto} {
-		p := profile.MustBuiltin(name)
+		p := profile.MustBuiltin(name).WithHostGroup(profile.GroupConfiguredHosts, "github.com")
 		for _, s := range steps {
 			// A fresh gate per action: the external write latches a hard stop that would otherwise
 			// deny everything after it (which is the point of a hard stop).

@@ -1,0 +1,38 @@
+//go:build !race
+
+package gate_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/reins-go/reins/audit"
+	"github.com/reins-go/reins/gate"
+	"github.com/reins-go/reins/policy"
+	"github.com/reins-go/reins/profile"
+	"github.com/reins-go/reins/risk"
+)
+
+// TestCheckAllowPathDoesNotAllocate: with a no-op sink, an allowed Check allocates nothing
+// (the race detector's instrumentation allocates, so this file is built without -race).
+func TestCheckAllowPathDoesNotAllocate(t *testing.T) {
+	ctx := context.Background()
+	for _, name := range []string{profile.ProfileDev, profile.ModeTrusted, profile.ApprovalAuto} {
+		g, err := gate.New(profile.MustBuiltin(name), &gate.Options{Workspace: []string{workspace(t)}, Audit: audit.Discard})
+		require.NoError(t, err)
+		for _, a := range []policy.Action{
+			{Tool: "edit_file", Operation: policy.OpWrite, Targets: []string{"src/pkg/main.go"}},
+			{Tool: "read_file", Operation: policy.OpRead, Targets: []string{"src/pkg/main.go", "docs/git-notes.md"}},
+			{Tool: "plan", Operation: policy.OpPlan, Risk: risk.Of(risk.ReadOnly)},
+		} {
+			d, err := g.Check(ctx, a)
+			require.NoError(t, err)
+			require.Equal(t, policy.Allow, d.Verdict, "%s: %s", name, d)
+			allocs := testing.AllocsPerRun(200, func() { _, _ = g.Check(ctx, a) })
+			assert.Zero(t, allocs, "%s: Check(%+v) allocates", name, a)
+		}
+	}
+}

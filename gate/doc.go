@@ -1,0 +1,80 @@
+// Package gate is where reins decides: every action an agent wants to take passes [Gate.Check]
+// and gets ALLOW, DENY or CONFIRM, with obligations (checkpoint first, notify the user, run in a
+// sandbox), and every decision is handed to an audit sink before it is returned.
+//
+// # Quick start
+//
+//	g, err := gate.New(profile.MustBuiltin(profile.ProfileDev), &gate.Options{
+//		Workspace: []string{"/path/to/project"},
+//		Audit:     sink, // an audit.Sink; nil means audit.Discard
+//	})
+//	if err != nil { ... }
+//	d, err := g.Check(ctx, policy.Action{Tool: "edit_file", Operation: policy.OpWrite, Targets: []string{"main.go"}})
+//	switch {
+//	case err != nil:                    // d.Verdict is Deny
+//	case d.Verdict == policy.Allow:     // honour d.Obligations, then act
+//	case d.Verdict == policy.Confirm:   // ask a human; no approver means no
+//	default:                            // Deny: show d.Reason
+//	}
+//
+// # The decision order
+//
+// Check walks the same layers, in this order; the first layer that decides wins:
+//
+//  1. Halted: a latched hard stop, or the emergency-stop mode, denies everything until
+//     [Gate.Reset].
+//  2. Hard stops: budget exceeded ([Gate.RecordSpend]), a sandbox escape signal
+//     ([Gate.RecordViolation]), a tool failing 3 times in a row ([Gate.RecordResult]), a write
+//     outside the workspace. Each latches the halt and denies.
+//  3. Boundaries: protected paths (by default .git, .env, .env.local, .ssh, id_rsa, id_ed25519,
+//     .reins and the user configuration directory reins loads profiles from) matched on the path
+//     components of every target after symlink-safe resolution, and targets that cannot be
+//     resolved. Denied in every mode, the most autonomous included.
+//  4. Permission mode: plan denies every action; read-only denies all but read-only ones.
+//  5. The active profile's rules, by priority; the first match wins.
+//  6. The autonomy matrix: (autonomy band, risk level) to a verdict and obligations, exactly as
+//     the autonomy seed's table gives it.
+//
+// An action is split into parts (each risk level it carries, times each target), layers 5 and 6
+// decide every part, and the strictest part decides the action. Nothing a user saves can outrank
+// layers 1 to 4.
+//
+// # Obligations
+//
+// A decision that is not a Deny carries the autonomy matrix's obligations for the profile's band
+// and the action's risk levels (whichever layer decided), the deciding rule's own obligations,
+// and the seed's checkpoint discipline: every mutating or destructive action that goes ahead is
+// checkpointed first.
+//
+// # Workspace confinement
+//
+// Each target is resolved against the workspace roots (relative targets against the first):
+// the deepest existing ancestor through the filesystem, every symbolic link followed as the
+// kernel would, and the part that does not exist yet lexically. So a link inside the workspace
+// that points outside is outside, "/w/app-evil" is not inside "/w/app", ".." is applied after the
+// link it follows, and a path that cannot be resolved (a loop, a NUL byte, a permission error) is
+// denied. Trusted paths of the profile count as workspace.
+//
+// # Fail-closed semantics
+//
+// The zero Verdict is Deny. A non-nil error from Check always comes with a Deny: the context was
+// done, or the audit record could not be written (a decision that cannot be recorded does not
+// happen). An action whose risk is unknown is treated as destructive; a command line the gate
+// cannot analyse is never auto-approved (at least Confirm). A Confirm with no human to ask must be
+// treated as Deny by the host.
+//
+// # Concurrency and cost
+//
+// A Gate is safe for concurrent use; Check takes no lock (the profile and the halt latch are
+// atomic pointers). With a no-op audit sink, an allowed Check allocates nothing. Its only I/O
+// besides the audit sink is the lstat(2) of each target path component needed for symlink-safe
+// resolution; see the benchmarks for what that costs.
+//
+// # Security model and limitations
+//
+// The gate decides; only a sandbox enforces. It sees what the action declares and what its paths
+// resolve to at the moment of the check: a file that changes between the check and the action
+// (a symbolic link swapped in by a concurrent process) is the sandbox's to stop, which is why
+// the hardened sandbox re-checks at use time in the kernel. Hard stops protect a run, not a
+// machine: they latch in this Gate value only.
+package gate

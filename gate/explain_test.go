@@ -1,0 +1,47 @@
+package gate_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/reins-go/reins/gate"
+	"github.com/reins-go/reins/policy"
+	"github.com/reins-go/reins/profile"
+	"github.com/reins-go/reins/risk"
+)
+
+func TestExplainAgreesWithCheckAndRecordsNothing(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, builtin(profile.ProfileDev))
+	a := policy.Action{Tool: "bash", Operation: policy.OpShell, Command: "rm -rf build", Risk: risk.Of(risk.Destructive), Targets: []string{"build"}}
+	e, err := f.g.Explain(context.Background(), a)
+	require.NoError(t, err)
+	assert.Zero(t, f.sink.Len(), "Explain records nothing")
+	d := f.check(t, a)
+	assert.Equal(t, d.Verdict, e.Decision.Verdict)
+	assert.Equal(t, d.RuleID, e.Decision.RuleID)
+	assert.Equal(t, "confirm-high-risk", d.RuleID, "the most severe part gives the reason: %s", d)
+
+	var layers []gate.Layer
+	for _, s := range e.Steps {
+		layers = append(layers, s.Layer)
+	}
+	assert.Equal(t, []gate.Layer{gate.LayerHalted, gate.LayerHardStop, gate.LayerBoundary, gate.LayerMode, gate.LayerRule}, layers)
+	require.Len(t, e.Parts, 2, "exec and destructive, one target")
+	for _, p := range e.Parts {
+		assert.Len(t, p.Rules, f.g.Profile().Rules().Len())
+		assert.Equal(t, "build", p.Target)
+		assert.True(t, p.Inside)
+	}
+	assert.Contains(t, e.String(), "confirm-high-risk")
+
+	// Explain never latches a hard stop.
+	e, err = f.g.Explain(context.Background(), policy.Action{Operation: policy.OpWrite, Targets: []string{t.TempDir() + "/x"}})
+	require.NoError(t, err)
+	assert.Equal(t, gate.LayerHardStop, e.Decision.Layer)
+	_, halted := f.g.Halted()
+	assert.False(t, halted)
+}

@@ -1,0 +1,233 @@
+package gate_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/reins-go/reins/gate"
+	"github.com/reins-go/reins/policy"
+	"github.com/reins-go/reins/profile"
+	"github.com/reins-go/reins/risk"
+)
+
+// toolAction is an action whose only risk is the one it declares (operation "tool" implies none).
+func toolAction(l risk.Level) policy.Action {
+	return policy.Action{Tool: "some_tool", Operation: policy.OpTool, Risk: risk.Of(l)}
+}
+
+// TestAutonomyMatrixSeedTable reproduces the autonomy seed's (autonomy level, risk) table through
+// the gate, using the dial profiles (no rules, so the matrix decides). The checkpoint discipline
+// adds Checkpoint to every mutating or destructive action that goes ahead.
+func TestAutonomyMatrixSeedTable(t *testing.T) {
+	t.Parallel()
+	type cell struct {
+		v policy.Verdict
+		o policy.Obligations
+	}
+	const ck, nt, sb = policy.Checkpoint, policy.Notify, policy.Sandbox
+	table := []struct {
+		level                           risk.Level
+		supervised, trusted, autonomous cell
+	}{
+		{risk.ReadOnly, cell{policy.Allow, 0}, cell{policy.Allow, 0}, cell{policy.Allow, 0}},
+		{risk.Mutating, cell{policy.Confirm, ck}, cell{policy.Allow, nt | ck}, cell{policy.Allow, ck}},
+		{risk.Exec, cell{policy.Confirm, 0}, cell{policy.Allow, nt | sb}, cell{policy.Allow, sb}},
+		{risk.Destructive, cell{policy.Deny, 0}, cell{policy.Confirm, ck}, cell{policy.Confirm, ck}},
+		{risk.Network, cell{policy.Confirm, 0}, cell{policy.Allow, 0}, cell{policy.Allow, 0}},
+	}
+	for _, row := range table {
+		for name, want := range map[string]cell{profile.ModeSupervised: row.supervised, profile.ModeTrusted: row.trusted, profile.ModeAutonomous: row.autonomous} {
+			f := newFixture(t, builtin(name))
+			d := f.check(t, toolAction(row.level))
+			assert.Equal(t, want.v, d.Verdict, "%s × %s: %s", name, row.level, d)
+			assert.Equal(t, want.o, d.Obligations, "%s × %s obligations: %s", name, row.level, d)
+			assert.Equal(t, gate.LayerMatrix, d.Layer, "%s × %s", name, row.level)
+		}
+	}
+}
+
+// TestDialBandsThroughGate: any dial value in a band decides like that band.
+func TestDialBandsThroughGate(t *testing.T) {
+	t.Parallel()
+	for _, dial := range []float64{0, 0.33, 0.335, 0.34, 0.5, 0.66, 0.665, 0.67, 1} {
+		p := builtin(profile.ModeSupervised)
+		p.Name, p.Autonomy = "dial", dial
+		band, err := policy.BandOf(dial)
+		assert.NoError(t, err)
+		f := newFixture(t, p)
+		for _, l := range risk.Levels() {
+			d := f.check(t, toolAction(l))
+			assert.Equal(t, policy.Matrix(band, l).Verdict, d.Verdict, "dial %v × %s", dial, l)
+		}
+	}
+}
+
+func TestAutonomyOutOfRangeIsAnError(t *testing.T) {
+	t.Parallel()
+	for _, dial := range []float64{-0.1, 1.5, nan()} {
+		p := builtin(profile.ModeTrusted)
+		p.Autonomy = dial
+		_, err := gate.New(p, &gate.Options{Workspace: []string{t.TempDir()}})
+		assert.Error(t, err, "autonomy %v", dial)
+	}
+}
+
+// TestPermissionModesSeedTable reproduces the autonomy seed's permission-mode table.
+func TestPermissionModesSeedTable(t *testing.T) {
+	t.Parallel()
+	A, C, D := policy.Allow, policy.Confirm, policy.Deny
+	// Columns: read_only, mutating, exec, destructive, network.
+	table := map[string][5]policy.Verdict{
+		profile.ModeReadOnly:      {A, D, D, D, D}, // allows read-only tools; denies the rest
+		profile.ModePlan:          {D, D, D, D, D}, // denies tool execution entirely
+		profile.ModeSupervised:    {A, C, C, D, C}, // defers to the supervised autonomy gate
+		profile.ModeTrusted:       {A, A, A, C, A}, // defers to the trusted autonomy gate
+		profile.ModeAutonomous:    {A, A, A, C, A}, // defers to the autonomous autonomy gate
+		profile.ModeEmergencyStop: {D, D, D, D, D}, // denies every tool execution
+	}
+	for name, row := range table {
+		f := newFixture(t, builtin(name))
+		for i, l := range risk.Levels() {
+			d := f.check(t, toolAction(l))
+			assert.Equal(t, row[i], d.Verdict, "%s × %s: %s", name, l, d)
+		}
+	}
+	f := newFixture(t, builtin(profile.ModePlan))
+	assert.Equal(t, gate.LayerMode, f.check(t, toolAction(risk.ReadOnly)).Layer)
+	f = newFixture(t, builtin(profile.ModeEmergencyStop))
+	assert.Equal(t, gate.LayerHalted, f.check(t, toolAction(risk.ReadOnly)).Layer)
+}
+
+// TestPermissionModeRulesStillApply: the supervised/trusted/autonomous modes defer to the matrix
+// "unless an explicit permission rule matches".
+func TestPermissionModeRulesStillApply(t *testing.T) {
+	t.Parallel()
+	p := builtin(profile.ModeAutonomous).WithRules(policy.Rule{ID: "no-deploy", Priority: 1, Action: policy.Deny,
+		Condition: policy.Condition{Tools: []string{"deploy"}}})
+	f := newFixture(t, p)
+	d := f.check(t, policy.Action{Tool: "deploy", Operation: policy.OpTool, Risk: risk.Of(risk.Exec)})
+	assert.Equal(t, policy.Deny, d.Verdict)
+	assert.Equal(t, "no-deploy", d.RuleID)
+	assert.Equal(t, policy.Allow, f.check(t, policy.Action{Tool: "build", Operation: policy.OpTool, Risk: risk.Of(risk.Exec)}).Verdict)
+}
+
+// TestPolicySpecCapabilityMatrix reproduces the policy spec's capability matrix of PROFILE-SAFE,
+// PROFILE-DEV and PROFILE-FULL-AUTO row by row.
+func TestPolicySpecCapabilityMatrix(t *testing.T) {
+	t.Parallel()
+	groups := func(p profile.Profile) profile.Profile {
+		return p.WithHostGroup(profile.GroupAIAPIs, "api.model.example").
+			WithHostGroup(profile.GroupPackageManagers, "registry.pkgs.example", "*.mirror.example").
+			WithHostGroup(profile.GroupConfiguredHosts, "git.corp.example")
+	}
+	A, C, D := policy.Allow, policy.Confirm, policy.Deny
+	write := func(sev risk.Severity) policy.Action {
+		return policy.Action{Tool: "edit_file", Operation: policy.OpWrite, Severity: sev, Risk: risk.Of(risk.Mutating), Targets: []string{"src/pkg/main.go"}}
+	}
+	shell := func(cmd string) policy.Action {
+		return policy.Action{Tool: "bash", Operation: policy.OpShell, Command: cmd}
+	}
+	fetch := func(host string) policy.Action {
+		return policy.Action{Tool: "web_fetch", Operation: policy.OpNetwork, Host: host}
+	}
+	plan := func(sev risk.Severity) policy.Action {
+		return policy.Action{Tool: "plan", Operation: policy.OpPlan, Risk: risk.Of(risk.Mutating), Severity: sev}
+	}
+	rows := []struct {
+		capability          string
+		action              policy.Action
+		safe, dev, fullAuto policy.Verdict
+	}{
+		// File Modifications: Confirm All | Auto (Low/Med Risk) | Auto (All)
+		{"file modification, low risk", write(risk.Low), C, A, A},
+		{"file modification, medium risk", write(risk.Medium), C, A, A},
+		{"file modification, high risk", write(risk.High), C, C, A},
+		// Shell Execution: Blocked | Allowlist Only | Policy-Filtered
+		{"shell, allowlisted", shell("go test ./..."), D, A, A},
+		{"shell, not allowlisted", shell("make-release --now"), D, C, A},
+		{"shell, blocklisted", shell("mkfs /dev/sda1"), D, D, D},
+		// Network Access: AI APIs Only | + Package Managers | + Configured Hosts
+		{"network, AI API", fetch("api.model.example"), A, A, A},
+		{"network, package manager", fetch("eu.mirror.example"), D, A, A},
+		{"network, configured host", fetch("git.corp.example"), D, D, A},
+		{"network, any other host", fetch("exfil.example"), D, D, D},
+		// Self-Upgrade: Blocked | Blocked | Allowed (with gates)
+		{"self-upgrade", policy.Action{Tool: "upgrade", Operation: policy.OpSelfUpgrade}, D, D, A},
+		// Plan Auto-Approval: Never | Low/Med Risk Only | All (if policy passes)
+		{"plan, low risk", plan(risk.Low), C, A, A},
+		{"plan, high risk", plan(risk.High), C, C, A},
+	}
+	gates := map[string]*fixture{}
+	for _, name := range []string{profile.ProfileSafe, profile.ProfileDev, profile.ProfileFullAuto} {
+		gates[name] = newFixture(t, groups(builtin(name)))
+	}
+	for _, r := range rows {
+		for name, want := range map[string]policy.Verdict{profile.ProfileSafe: r.safe, profile.ProfileDev: r.dev, profile.ProfileFullAuto: r.fullAuto} {
+			d := gates[name].check(t, r.action)
+			assert.Equal(t, want, d.Verdict, "%s under %s: %s", r.capability, name, d)
+		}
+	}
+	up := gates[profile.ProfileFullAuto].check(t, policy.Action{Tool: "upgrade", Operation: policy.OpSelfUpgrade})
+	assert.True(t, up.Obligations.Has(policy.Checkpoint|policy.Notify), "self-upgrade is allowed with gates: %s", up)
+
+	// Resource Limits: Strict (1 concurrent) | Moderate (3) | Relaxed (5)
+	for name, want := range map[string]int{profile.ProfileSafe: 1, profile.ProfileDev: 3, profile.ProfileFullAuto: 5} {
+		assert.Equal(t, want, builtin(name).Limits.MaxConcurrentOps, name)
+	}
+}
+
+// TestApprovalModesSeedTable reproduces the approval-mode seed's mode semantics table.
+func TestApprovalModesSeedTable(t *testing.T) {
+	t.Parallel()
+	Y, P := policy.Allow, policy.Confirm // ✓ and Prompt
+	outside := t.TempDir()
+	columns := []struct {
+		name   string
+		action policy.Action
+	}{
+		{"reads", policy.Action{Tool: "read_file", Operation: policy.OpRead, Targets: []string{"src/pkg/main.go"}}},
+		{"workspace writes", policy.Action{Tool: "write_file", Operation: policy.OpWrite, Targets: []string{"src/pkg/main.go"}}},
+		{"shell", policy.Action{Tool: "bash", Operation: policy.OpShell, Command: "go build ./..."}},
+		{"network", policy.Action{Tool: "web_fetch", Operation: policy.OpNetwork, Host: "example.com"}},
+		{"external writes", policy.Action{Tool: "write_file", Operation: policy.OpWrite, Targets: []string{outside + "/out.txt"}}},
+	}
+	table := map[string][5]policy.Verdict{
+		profile.ApprovalAsk:  {Y, P, P, P, P},
+		profile.ApprovalSafe: {Y, Y, P, P, P},
+		profile.ApprovalAuto: {Y, Y, Y, P, P},
+		profile.ApprovalYolo: {Y, Y, Y, Y, Y},
+	}
+	for mode, row := range table {
+		for i, col := range columns {
+			f := newFixture(t, builtin(mode))
+			d := f.check(t, col.action)
+			assert.Equal(t, row[i], d.Verdict, "%s × %s: %s", mode, col.name, d)
+		}
+	}
+	// Reads of anything: outside the workspace too.
+	f := newFixture(t, builtin(profile.ApprovalAsk))
+	assert.Equal(t, policy.Allow, f.check(t, policy.Action{Operation: policy.OpRead, Targets: []string{outside}}).Verdict)
+}
+
+// TestApprovalOverrides: allowed_tools and auto_approve_patterns, and the security boundaries
+// that hold even in yolo mode.
+func TestApprovalOverrides(t *testing.T) {
+	t.Parallel()
+	p := builtin(profile.ApprovalAsk)
+	p.AllowedTools = []string{"list_files"}
+	p.AutoApprovePatterns = []string{"go test", "npm run build"}
+	f := newFixture(t, p)
+	assert.Equal(t, policy.Allow, f.check(t, policy.Action{Tool: "list_files", Operation: policy.OpTool, Risk: risk.Of(risk.Exec)}).Verdict)
+	assert.Equal(t, policy.Allow, f.check(t, policy.Action{Tool: "bash", Operation: policy.OpShell, Command: "go test ./..."}).Verdict)
+	assert.Equal(t, policy.Confirm, f.check(t, policy.Action{Tool: "bash", Operation: policy.OpShell, Command: "go testify"}).Verdict)
+	assert.Equal(t, policy.Confirm, f.check(t, policy.Action{Tool: "bash", Operation: policy.OpShell, Command: "go test ./... && curl x | sh"}).Verdict,
+		"a line the gate cannot analyse is never auto-approved")
+
+	yolo := newFixture(t, builtin(profile.ApprovalYolo))
+	for _, target := range []string{"~/.ssh/id_ed25519", "~/.aws/credentials", "/etc/hosts", ".env"} {
+		d := yolo.check(t, policy.Action{Tool: "write_file", Operation: policy.OpWrite, Targets: []string{expand(t, target)}})
+		assert.Equal(t, policy.Deny, d.Verdict, "yolo writing %s: %s", target, d)
+		assert.Equal(t, gate.LayerBoundary, d.Layer, target)
+	}
+}
