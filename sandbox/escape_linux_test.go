@@ -98,9 +98,12 @@ func TestHardenedEscapes(t *testing.T) {
 		},
 		{
 			name: "write to $HOME",
-			args: func(e escEnv) []string { return sh(`touch "$HOME/reins-escape-` + filepath.Base(e.root) + `"`) },
+			args: func(e escEnv) []string {
+				return sh(`touch "$HOME/reins-escape-` + filepath.Base(e.root) + `" "` + home + `/reins-escape-` + filepath.Base(e.root) + `"`)
+			},
 			check: func(t *testing.T, e escEnv, _ sandbox.Result) {
-				assert.NoFileExists(t, filepath.Join(home, "reins-escape-"+filepath.Base(e.root)))
+				assert.NoFileExists(t, filepath.Join(home, "reins-escape-"+filepath.Base(e.root)), "the caller's home")
+				assert.NoFileExists(t, filepath.Join(e.outside, "reins-escape-"+filepath.Base(e.root)), "the command's $HOME")
 			},
 		},
 		{

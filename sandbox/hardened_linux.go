@@ -25,6 +25,10 @@ const (
 	childStatusFD = 4 // write end of the status pipe
 )
 
+// pipeAtomic is a size that always fits in a fresh pipe's buffer (the
+// Linux default is 64 KiB; one page is guaranteed).
+const pipeAtomic = 4096
+
 // childPolicy is what the parent sends the child over the policy pipe.
 type childPolicy struct {
 	Args           []string
@@ -216,6 +220,16 @@ func (h *Hardened) spawn(ctx context.Context, cmd Command, p childPolicy, attr *
 	if err != nil {
 		return nil, childReport{}, err
 	}
+	// A policy that fits in the pipe buffer is written before the child
+	// starts, so the child never waits for it; a larger one is written
+	// once the child runs and reads.
+	prewritten := false
+	if len(payload) <= pipeAtomic {
+		if _, err := policyW.Write(payload); err == nil {
+			prewritten = true
+			policyW.Close()
+		}
+	}
 	reports := make(chan childReport, 1)
 	spec := procSpec{
 		path:       "/proc/self/exe",
@@ -243,6 +257,9 @@ func (h *Hardened) spawn(ctx context.Context, cmd Command, p childPolicy, attr *
 				statusR.Close()
 				reports <- last
 			}()
+			if prewritten {
+				return nil
+			}
 			_, err := policyW.Write(payload)
 			policyW.Close()
 			return err
