@@ -57,7 +57,11 @@ Before it starts, the working directory must resolve inside the root and
 name no denied path, and every argument that could name a path (each
 argument, the value of --opt=value, and each word of the script of
 "sh -c SCRIPT" and its redirections) is checked against the denied paths
-after resolution. An empty EnvAllowlist passes the host environment
+after resolution. The check over-approximates: an argument that merely
+looks like a denied path ("https://host/x/.git") is refused too. The
+script words come from LocalConfig.ScriptPaths; the default,
+[ScriptWords], is a conservative word scan and not a shell parser, and a
+host that has a real shell analyser plugs it in there. An empty EnvAllowlist passes the host environment
 through (the seed's behaviour). When the command ends, times out or its
 context is done, the whole process group is killed with SIGKILL.
 
@@ -105,6 +109,16 @@ environment or argv) and, on one locked OS thread, in this order:
 
 When the command's process ends, the pid namespace takes every process
 it started down with it, setsid or not.
+
+local-hardened checks the working directory before the run but not the
+arguments: the kernel enforces the policy on what the command actually
+touches, so "cat .git/config" works (read-only) while "echo x >
+.git/config" fails with EROFS. Only the variables of the env allowlist
+([DefaultEnvAllowlist] when it is empty) reach the command, plus TMPDIR,
+which points at a private directory removed after the run. HOME keeps the
+host's value but is not visible unless it is under a read-only or
+writable path: point HOME and caches such as GOCACHE at the workspace or
+at AllowedPaths through Command.Env when a tool needs them.
 
 # Fail closed, and graceful degradation
 

@@ -385,19 +385,21 @@ func TestHardenedNetworkEscapes(t *testing.T) {
 	assert.Error(t, err, "the UDP listener received %q from %v", buf[:n], from)
 }
 
-func TestHardenedInt80IsKilled(t *testing.T) {
+func TestHardenedForeignABIIsKilled(t *testing.T) {
 	t.Parallel()
 	if !escapeprobe.Int80Supported() {
-		t.Skip("int 0x80 exists on x86 only; the seccomp VM test covers the architecture check")
+		t.Skip("int 0x80 and x32 exist on x86 only; the seccomp VM test covers the architecture check")
 	}
-	e := newEscEnv(t)
-	res, err := runCmd(t, e.sandbox(t), sandbox.Command{Args: probe("int80"), Timeout: 30 * time.Second})
-	require.NoError(t, err)
-	assert.Equal(t, 128+int(syscall.SIGSYS), res.ExitCode, "stdout %s stderr %s", res.Stdout, res.Stderr)
-	assert.Contains(t, string(res.Stdout), "before int80")
-	assert.NotContains(t, string(res.Stdout), "returned", "int 0x80 returned instead of killing the process")
-	require.True(t, res.Escaped())
-	assert.Equal(t, sandbox.ViolationForbiddenSyscall, res.Violations[0].Kind)
+	for _, attack := range []string{"int80", "x32"} {
+		e := newEscEnv(t)
+		res, err := runCmd(t, e.sandbox(t), sandbox.Command{Args: probe(attack), Timeout: 30 * time.Second})
+		require.NoError(t, err)
+		assert.Equal(t, 128+int(syscall.SIGSYS), res.ExitCode, "%s: stdout %s stderr %s", attack, res.Stdout, res.Stderr)
+		assert.Contains(t, string(res.Stdout), "before "+attack)
+		assert.NotContains(t, string(res.Stdout), "returned", "%s returned instead of killing the process", attack)
+		require.True(t, res.Escaped(), attack)
+		assert.Equal(t, sandbox.ViolationForbiddenSyscall, res.Violations[0].Kind)
+	}
 }
 
 func TestHardenedHostProcessIsUntouchable(t *testing.T) {
@@ -414,8 +416,10 @@ func TestHardenedHostProcessIsUntouchable(t *testing.T) {
 			mods = append(mods, func(c *sandbox.HardenedConfig) { c.SimulateMissing = []sandbox.Layer{sandbox.LayerPIDNS} })
 		}
 		sb := e.sandbox(t, mods...)
-		res, err := runCmd(t, sb, sandbox.Command{Args: sh(fmt.Sprintf("%[1]s %[2]s ptrace %[3]s; %[1]s %[2]s kill %[3]s; kill -9 %[3]s; cat /proc/%[3]s/environ",
-			probeBin, escapeprobe.Arg, pid)), Timeout: 30 * time.Second})
+		escapeFile := filepath.Join(e.outside, "via-proc-root")
+		res, err := runCmd(t, sb, sandbox.Command{Args: sh(fmt.Sprintf("%[1]s %[2]s ptrace %[3]s; %[1]s %[2]s kill %[3]s; kill -9 %[3]s; cat /proc/%[3]s/environ; touch /proc/%[3]s/root%[4]s; ls /proc/%[3]s/root/",
+			probeBin, escapeprobe.Arg, pid, escapeFile)), Timeout: 30 * time.Second})
+		assert.NoFileExists(t, escapeFile, "wrote through the victim's /proc/PID/root")
 		assertNotEscaped(t, res, err)
 		assert.Contains(t, string(res.Stdout), "blocked: ptrace(PTRACE_ATTACH")
 		assert.Contains(t, string(res.Stdout), "blocked: kill(")
@@ -579,7 +583,7 @@ func TestEscapesAsNonRoot(t *testing.T) {
 	assert.Contains(t, string(out), "--- PASS: TestHardenedEscapes")
 	assert.Contains(t, string(out), "--- PASS: TestHardenedNetworkEscapes")
 	assert.Contains(t, string(out), "--- PASS: TestConformance/local-hardened")
-	assert.Contains(t, string(out), "--- PASS: TestHardenedInt80IsKilled")
+	assert.Contains(t, string(out), "--- PASS: TestHardenedForeignABIIsKilled")
 	assert.NotContains(t, string(out), "--- SKIP")
 	t.Logf("non-root run: %d tests passed", strings.Count(string(out), "--- PASS"))
 }

@@ -100,6 +100,13 @@ func attack(name string, a []string) error {
 		fmt.Println("before int80")
 		r := Int80Socket()
 		return fmt.Errorf("int 0x80 returned %d instead of killing the process", r)
+	case "x32":
+		if !int80Supported {
+			return fmt.Errorf("x32 exists on x86_64 only")
+		}
+		fmt.Println("before x32")
+		r, _, errno := unix.RawSyscall(x32Bit|unix.SYS_GETPID, 0, 0, 0)
+		return fmt.Errorf("x32 getpid returned %d, %v instead of killing the process", r, errno)
 	case "io_uring":
 		var params [120]byte
 		fd, _, errno := unix.Syscall(unix.SYS_IO_URING_SETUP, 4, uintptr(unsafe.Pointer(&params[0])), 0)
