@@ -8,7 +8,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -88,20 +90,54 @@ func (w *benchWS) status(b *testing.B) {
 	w.git(b, nil, "status", "--porcelain", "-uall")
 }
 
-type timings map[string]float64
+// paired accumulates durations measured in the same iterations, so that
+// ratios stay meaningful on a loaded machine. It records wall time and CPU
+// time (this process plus the git processes it waited for); CPU time is
+// what stays stable when other work competes for the cores.
+type paired struct {
+	wall, cpu map[string]time.Duration
+}
 
-func (t timings) record(b *testing.B, name string) {
-	if b.N > 0 {
-		t[name] = float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+func newPaired() paired {
+	return paired{wall: map[string]time.Duration{}, cpu: map[string]time.Duration{}}
+}
+
+func cpuNow() time.Duration {
+	var self, children syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &self)
+	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &children)
+	tv := func(t syscall.Timeval) time.Duration { return time.Duration(t.Nano()) }
+	return tv(self.Utime) + tv(self.Stime) + tv(children.Utime) + tv(children.Stime)
+}
+
+func (p paired) time(name string, fn func()) {
+	start, cstart := time.Now(), cpuNow()
+	fn()
+	p.wall[name] += time.Since(start)
+	p.cpu[name] += cpuNow() - cstart
+}
+
+// report adds each measurement as ms/op (wall) and cpu-ms/op, and the
+// ratios of name to every other one: "x-<other>" (wall) and
+// "cpu-x-<other>".
+func (p paired) report(b *testing.B, name string) {
+	n := float64(b.N)
+	for k, v := range p.wall {
+		b.ReportMetric(float64(v.Microseconds())/1000/n, k+"-ms/op")
+		b.ReportMetric(float64(p.cpu[k].Microseconds())/1000/n, k+"-cpu-ms/op")
+		if k != name && v > 0 {
+			b.ReportMetric(float64(p.wall[name])/float64(v), "x-"+k)
+		}
+		if k != name && p.cpu[k] > 0 {
+			b.ReportMetric(float64(p.cpu[name])/float64(p.cpu[k]), "cpu-x-"+k)
+		}
 	}
 }
 
-func (t timings) ratio(b *testing.B, name, base string) {
-	if t[base] > 0 && t[name] > 0 {
-		b.ReportMetric(t[name]/t[base], "x-"+base)
-	}
-}
-
+// BenchmarkCreate measures the first checkpoint (no private index yet) and
+// the incremental one after 20 modified and 5 new files, each paired with
+// the baselines on the same change: "git status --porcelain -uall" and the
+// persistent-index plumbing (add -A, write-tree, commit-tree, update-ref).
 func BenchmarkCreate(b *testing.B) {
 	ctx := context.Background()
 	for _, n := range benchSizes() {
@@ -109,58 +145,55 @@ func BenchmarkCreate(b *testing.B) {
 			w := newBenchWS(b, n)
 			c, err := checkpoint.New(ctx, w.dir, &checkpoint.Options{ShadowRoot: b.TempDir()})
 			require.NoError(b, err)
-			t := timings{}
 			pidx := filepath.Join(b.TempDir(), "baseline-index")
-			w.plumbing(b, pidx) // prime the persistent index
-			b.Run("baseline=status", func(b *testing.B) {
+			w.plumbing(b, pidx) // the baseline's index persists, like ours
+			_, err = c.Create(ctx, "prime")
+			require.NoError(b, err)
+			b.Run("incremental", func(b *testing.B) {
+				p := newPaired()
 				for b.Loop() {
 					b.StopTimer()
 					w.mutate(b)
+					p.time("status", func() { w.status(b) })
+					p.time("plumbing", func() { w.plumbing(b, pidx) })
 					b.StartTimer()
-					w.status(b)
+					p.time("create", func() {
+						_, err := c.Create(ctx, "incremental")
+						require.NoError(b, err)
+					})
 				}
-				t.record(b, "status")
-			})
-			b.Run("baseline=plumbing", func(b *testing.B) {
-				for b.Loop() {
-					b.StopTimer()
-					w.mutate(b)
-					b.StartTimer()
-					w.plumbing(b, pidx)
-				}
-				t.record(b, "plumbing")
+				p.report(b, "create")
 			})
 			b.Run("first", func(b *testing.B) {
+				p := newPaired()
 				for b.Loop() {
 					b.StopTimer()
-					resetPrivateIndex(b, w.dir)
-					b.StartTimer()
-					_, err := c.Create(ctx, "first")
+					resetPrivateState(b, w.dir)
+					fresh, err := checkpoint.New(ctx, w.dir, nil)
 					require.NoError(b, err)
-				}
-				t.record(b, "first")
-				t.ratio(b, "first", "plumbing")
-				t.ratio(b, "first", "status")
-			})
-			b.Run("incremental", func(b *testing.B) {
-				_, err := c.Create(ctx, "prime")
-				require.NoError(b, err)
-				for b.Loop() {
+					b.StartTimer()
+					p.time("first", func() {
+						_, err := fresh.Create(ctx, "first")
+						require.NoError(b, err)
+					})
 					b.StopTimer()
 					w.mutate(b)
+					p.time("incremental", func() {
+						_, err := fresh.Create(ctx, "incremental")
+						require.NoError(b, err)
+					})
+					p.time("plumbing", func() { w.plumbing(b, pidx) })
 					b.StartTimer()
-					_, err := c.Create(ctx, "incremental")
-					require.NoError(b, err)
 				}
-				t.record(b, "incremental")
-				t.ratio(b, "incremental", "plumbing")
-				t.ratio(b, "incremental", "status")
-				t.ratio(b, "incremental", "first")
+				p.report(b, "first")
 			})
 		})
 	}
 }
 
+// BenchmarkRestore undoes 20 modified and 5 added files (including the
+// checkpoint of the replaced state), paired with the baselines on the same
+// change.
 func BenchmarkRestore(b *testing.B) {
 	ctx := context.Background()
 	for _, n := range benchSizes() {
@@ -168,83 +201,81 @@ func BenchmarkRestore(b *testing.B) {
 			w := newBenchWS(b, n)
 			c, err := checkpoint.New(ctx, w.dir, &checkpoint.Options{ShadowRoot: b.TempDir()})
 			require.NoError(b, err)
-			t := timings{}
 			pidx := filepath.Join(b.TempDir(), "baseline-index")
 			w.plumbing(b, pidx)
-			b.Run("baseline=status", func(b *testing.B) {
-				for b.Loop() {
-					b.StopTimer()
-					w.mutate(b)
-					b.StartTimer()
-					w.status(b)
-				}
-				t.record(b, "status")
-			})
-			b.Run("baseline=plumbing", func(b *testing.B) {
-				for b.Loop() {
-					b.StopTimer()
-					w.mutate(b)
-					b.StartTimer()
-					w.plumbing(b, pidx)
-				}
-				t.record(b, "plumbing")
-			})
-			b.Run("restore", func(b *testing.B) {
-				cp, err := c.Create(ctx, "target")
-				require.NoError(b, err)
-				for b.Loop() {
-					b.StopTimer()
-					w.mutate(b)
-					b.StartTimer()
+			cp, err := c.Create(ctx, "target")
+			require.NoError(b, err)
+			p := newPaired()
+			for b.Loop() {
+				b.StopTimer()
+				w.mutate(b)
+				p.time("status", func() { w.status(b) })
+				p.time("plumbing", func() { w.plumbing(b, pidx) })
+				b.StartTimer()
+				p.time("restore", func() {
 					res, err := c.Rewind(ctx, cp.ID)
 					require.NoError(b, err)
 					if len(res.Changes) != 25 {
 						b.Fatalf("restore changed %d files, want 25", len(res.Changes))
 					}
-				}
-				t.record(b, "restore")
-				t.ratio(b, "restore", "plumbing")
-				t.ratio(b, "restore", "status")
-			})
+				})
+			}
+			p.report(b, "restore")
 		})
 	}
 }
 
 // BenchmarkCreatePaths shows that a path-scoped snapshot costs the same
-// whatever the size of the workspace.
+// whatever the size of the workspace: the workspaces are measured in the
+// same iterations and compared with the smallest.
 func BenchmarkCreatePaths(b *testing.B) {
 	ctx := context.Background()
-	var small float64
+	type ws struct {
+		w     *benchWS
+		c     *checkpoint.Checkpointer
+		paths []string
+		name  string
+	}
+	var all []ws
 	for _, n := range benchSizes() {
-		b.Run(fmt.Sprintf("files=%d", n), func(b *testing.B) {
-			w := newBenchWS(b, n)
-			c, err := checkpoint.New(ctx, w.dir, &checkpoint.Options{ShadowRoot: b.TempDir()})
-			require.NoError(b, err)
-			paths := []string{benchFile(1), benchFile(2), benchFile(n - 1), "new/edit.txt", "new/other.txt"}
-			for b.Loop() {
-				b.StopTimer()
-				writeFile(b, w.dir, benchFile(1), fmt.Sprintf("edit %d", w.gen), 0o644)
-				w.gen++
-				b.StartTimer()
-				_, err := c.CreateWith(ctx, checkpoint.CreateOptions{Label: "edit", Paths: paths})
+		w := newBenchWS(b, n)
+		c, err := checkpoint.New(ctx, w.dir, &checkpoint.Options{ShadowRoot: b.TempDir()})
+		require.NoError(b, err)
+		all = append(all, ws{w, c, []string{benchFile(1), benchFile(2), benchFile(n - 1), "new/edit.txt", "new/other.txt"}, fmt.Sprintf("files=%d", n)})
+	}
+	p := newPaired()
+	b.ResetTimer()
+	for b.Loop() {
+		for _, x := range all {
+			b.StopTimer()
+			writeFile(b, x.w.dir, benchFile(1), fmt.Sprintf("edit %d", x.w.gen), 0o644)
+			x.w.gen++
+			b.StartTimer()
+			p.time(x.name, func() {
+				_, err := x.c.CreateWith(ctx, checkpoint.CreateOptions{Label: "edit", Paths: x.paths})
 				require.NoError(b, err)
-			}
-			per := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
-			if n == 1000 {
-				small = per
-			} else if small > 0 {
-				b.ReportMetric(per/small, "x-files=1000")
-			}
-		})
+			})
+		}
+	}
+	n := float64(b.N)
+	for _, x := range all {
+		b.ReportMetric(float64(p.wall[x.name].Microseconds())/1000/n, x.name+"-ms/op")
+		b.ReportMetric(float64(p.cpu[x.name].Microseconds())/1000/n, x.name+"-cpu-ms/op")
+		if x.name != all[0].name {
+			b.ReportMetric(float64(p.wall[x.name])/float64(p.wall[all[0].name]), x.name+"-x-"+all[0].name)
+			b.ReportMetric(float64(p.cpu[x.name])/float64(p.cpu[all[0].name]), x.name+"-cpu-x-"+all[0].name)
+		}
 	}
 }
 
-func resetPrivateIndex(b *testing.B, dir string) {
+// resetPrivateState removes the private index and what a first
+// checkpoint would not have (the base tree, the user-index signature).
+func resetPrivateState(b *testing.B, dir string) {
 	matches, err := filepath.Glob(filepath.Join(dir, ".git", "reins", "ws-*"))
 	require.NoError(b, err)
 	require.NotEmpty(b, matches)
 	for _, m := range matches {
-		for _, f := range []string{"index", "user-index"} {
+		for _, f := range []string{"index", "user-index", "base"} {
 			if err := os.Remove(filepath.Join(m, f)); err != nil && !os.IsNotExist(err) {
 				b.Fatal(err)
 			}
