@@ -87,6 +87,7 @@ type Checkpointer struct {
 	private string // directory holding the private index, lock and state
 	index   string // private index file
 	lockf   string
+	objects string // the object directory checkpoints are written to
 	exclude string // file with Options.Exclude patterns, "" when none
 	userIdx string // the user's index file (git case)
 
@@ -197,6 +198,9 @@ func New(ctx context.Context, workspace string, opts *Options) (*Checkpointer, e
 	c.privEnv = []string{"GIT_DIR=" + privGit, "GIT_WORK_TREE=" + c.workDir, "GIT_INDEX_FILE=" + c.index}
 	if objects != "" {
 		c.privEnv = append(c.privEnv, "GIT_OBJECT_DIRECTORY="+objects)
+		c.objects = objects
+	} else {
+		c.objects = filepath.Join(privGit, "objects")
 	}
 	switch format {
 	case "sha1":

@@ -708,3 +708,26 @@ func TestMissingGitIsNotAPanic(t *testing.T) {
 	_, err = checkpoint.New(context.Background(), dir, nil)
 	require.ErrorIs(t, err, checkpoint.ErrGitNotFound)
 }
+
+// Each checkpoint is one pack; they are consolidated before lookups slow
+// down, and every checkpoint stays restorable.
+func TestPacksAreConsolidated(t *testing.T) {
+	ctx := context.Background()
+	dir := newPlainDir(t)
+	shadow := t.TempDir()
+	c := newCheckpointer(t, dir, &checkpoint.Options{ShadowRoot: shadow})
+	var ids []string
+	for i := 0; i < 40; i++ {
+		writeFile(t, dir, "counter.txt", fmt.Sprint(i), 0o644)
+		cp, err := c.Create(ctx, "n")
+		require.NoError(t, err)
+		ids = append(ids, cp.ID)
+	}
+	packs, err := filepath.Glob(filepath.Join(shadow, "*", "repo", "objects", "pack", "*.pack"))
+	require.NoError(t, err)
+	assert.LessOrEqual(t, len(packs), 33)
+	require.NoError(t, c.Restore(ctx, ids[3]))
+	b, err := os.ReadFile(filepath.Join(dir, "counter.txt"))
+	require.NoError(t, err)
+	assert.Equal(t, "3", string(b))
+}

@@ -100,6 +100,7 @@ func (c *Checkpointer) create(ctx context.Context, label, corr, reason string, p
 	if paths == nil {
 		c.setBase(tree)
 	}
+	c.maybeRepack(ctx)
 	return Checkpoint{
 		ID:            id,
 		Label:         label,

@@ -251,3 +251,30 @@ func (c *Checkpointer) scopedEntries(paths []string) ([]importEntry, []string, e
 	}
 	return entries, skipped, nil
 }
+
+// packLimit is the number of packs above which a checkpoint consolidates
+// them: each checkpoint adds one pack, and git looks objects up pack by
+// pack.
+const packLimit = 32
+
+// maybeRepack merges small packs geometrically ("git repack -d
+// --geometric=2"), which rewrites only the small packs, when the object
+// store holds more than packLimit of them. Failure is not an error of the
+// checkpoint that triggered it: the next one tries again.
+func (c *Checkpointer) maybeRepack(ctx context.Context) {
+	entries, err := os.ReadDir(filepath.Join(c.objects, "pack"))
+	if err != nil {
+		return
+	}
+	n := 0
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".pack") {
+			n++
+		}
+	}
+	if n <= packLimit {
+		return
+	}
+	_, _ = c.git.Run(ctx, gitx.Cmd{Dir: c.workDir, Env: c.refEnv,
+		Args: []string{"repack", "-d", "-q", "--geometric=2", "--no-write-bitmap-index"}})
+}
