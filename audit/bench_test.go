@@ -161,3 +161,23 @@ func (s *jsonBaseline) close(b *testing.B) {
 	}
 	s.f.Close()
 }
+
+// BenchmarkRedactSecrets: the default redaction of a record without secrets (the common case)
+// and of one with several.
+func BenchmarkRedactSecrets(b *testing.B) {
+	clean := sample(1)
+	dirty := sample(1)
+	dirty.Command = `curl -H "Authorization: Bearer abc.def" -u bob:pw https://x/?token=t GITHUB_TOKEN=ghp_16C7e42F292c6912E7710c838347Ae178B4a`
+	for _, c := range []struct {
+		name string
+		r    Record
+	}{{"clean", clean}, {"secrets", dirty}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				r := c.r
+				RedactSecrets(&r)
+			}
+		})
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"time"
 
@@ -504,6 +505,10 @@ func (s *JSONL) waitDurable(ctx context.Context, ticket uint64) error {
 		s.round = ch
 		s.gmu.Unlock()
 
+		// Let the writers woken by the previous round append their next records before
+		// this round picks its target, so that one fsync covers them all. With nothing
+		// else runnable this returns at once.
+		runtime.Gosched()
 		target, err := s.syncRound()
 		s.gmu.Lock()
 		if err != nil && s.syncErr == nil {

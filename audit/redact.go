@@ -115,9 +115,11 @@ func MaskSecrets(s string) string {
 		}
 		next = nextNone
 		resume := we
+		eq := strings.IndexByte(w, '=') >= 0
+		colon := strings.IndexByte(w, ':') >= 0
 
 		// A flag whose value is the next word: --password x, --user u:pw.
-		if w[0] == '-' && strings.IndexByte(w, '=') < 0 {
+		if w[0] == '-' && !eq {
 			name := strings.TrimLeft(w, "-")
 			switch {
 			case name == "u" || name == "user" || name == "proxy-user":
@@ -126,14 +128,17 @@ func MaskSecrets(s string) string {
 				next = nextWord
 			}
 		}
-		if equalFold(trimQuotes(w), "bearer") {
+		if len(w) >= len("bearer") && len(w) <= len(`"bearer"`) && equalFold(trimQuotes(w), "bearer") {
 			next = nextWord
 		}
 		// key=value pairs: --password=x, TOKEN=x, ?token=x&...
-		for p := ws; p < we; p++ {
-			if s[p] != '=' {
-				continue
+		for off := ws; eq; {
+			e := strings.IndexByte(s[off:we], '=')
+			if e < 0 {
+				break
 			}
+			p := off + e
+			off = p + 1
 			k := p
 			for k > ws && isKeyChar(s[k-1]) {
 				k--
@@ -155,7 +160,7 @@ func MaskSecrets(s string) string {
 			resume = max(resume, hi)
 		}
 		// URL credentials: scheme://user:pw@host.
-		if u := strings.Index(w, "://"); u >= 0 {
+		if u := indexURL(w, colon); u >= 0 {
 			a := ws + u + 3
 			end := a
 			for end < we && !strings.ContainsRune("/?#\"'", rune(s[end])) {
@@ -171,10 +176,13 @@ func MaskSecrets(s string) string {
 			}
 		}
 		// Headers: Authorization: Bearer x, X-Api-Key: x.
-		for p := ws; p < we; p++ {
-			if s[p] != ':' {
-				continue
+		for off := ws; colon; {
+			e := strings.IndexByte(s[off:we], ':')
+			if e < 0 {
+				break
 			}
+			p := off + e
+			off = p + 1
 			k := p
 			for k > ws && (isAlnum(s[k-1]) || s[k-1] == '-') {
 				k--
@@ -216,9 +224,9 @@ func MaskSecrets(s string) string {
 			spans = addSpan(spans, v, hi)
 			resume = max(resume, hi)
 		}
-		// Well-known token formats.
-		for p := ws; p < we; p++ {
-			if p > 0 && isAlnum(s[p-1]) {
+		// Well-known token formats: only where one can start and fit.
+		for p := ws; we-ws >= minToken && we-p >= minToken; p++ {
+			if !tokenStart[s[p]] || p > 0 && isAlnum(s[p-1]) {
 				continue
 			}
 			if lo, hi := tokenAt(s[:we], p); hi > lo {
@@ -227,7 +235,7 @@ func MaskSecrets(s string) string {
 			}
 		}
 		// PEM private keys.
-		if b := strings.Index(w, "-----BEGIN"); b >= 0 {
+		if b := indexPEM(w); b >= 0 {
 			if e := strings.Index(s[ws+b:], "PRIVATE KEY-----"); e >= 0 {
 				lo := ws + b + e + len("PRIVATE KEY-----")
 				hi := len(s)
@@ -304,7 +312,9 @@ func closing(s string, i int, q byte) int {
 
 func trimQuotes(w string) string { return strings.Trim(w, `"'`) }
 
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+func isSpace(c byte) bool { return spaceTab[c] }
+
+var spaceTab = [256]bool{' ': true, '\t': true, '\n': true, '\r': true}
 
 func isAlnum(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
@@ -350,10 +360,12 @@ func hasSuffixFold(s, w string) bool { return len(s) >= len(w) && equalFold(s[le
 
 // secretWords are the words that make a flag or key name secret. A word must end the name or a
 // part of it (tokenizer is not token); a short word must also start one (bypass is not pass).
-var secretWords = [...]struct {
+type secretWord struct {
 	word  string
 	short bool
-}{
+}
+
+var secretWords = [...]secretWord{
 	{"password", false}, {"passwd", false}, {"passphrase", false}, {"secret", false},
 	{"secrets", false}, {"token", false}, {"apikey", false}, {"api_key", false}, {"api-key", false},
 	{"accesskey", false}, {"access_key", false}, {"access-key", false}, {"privatekey", false},
@@ -364,29 +376,48 @@ var secretWords = [...]struct {
 var notSecretSuffixes = [...]string{"file", "path", "dir", "env", "stdin", "name", "type", "id"}
 
 func secretName(name string) bool {
-	if name == "" {
-		return false
-	}
-	for _, sfx := range notSecretSuffixes {
-		if hasSuffixFold(name, sfx) {
-			return false
-		}
-	}
-	for _, sw := range secretWords {
-		for off := 0; off < len(name); {
-			i := indexFold(name[off:], sw.word)
-			if i < 0 {
-				break
-			}
-			lo := off + i
+	for lo := 0; lo < len(name); lo++ {
+		for _, sw := range secretWordsBy[lower(name[lo])] {
 			hi := lo + len(sw.word)
-			if (hi == len(name) || isSep(name[hi])) && (!sw.short || lo == 0 || isSep(name[lo-1])) {
+			if hi <= len(name) && equalFold(name[lo:hi], sw.word) &&
+				(hi == len(name) || isSep(name[hi])) && (!sw.short || lo == 0 || isSep(name[lo-1])) {
+				for _, sfx := range notSecretSuffixes {
+					if hasSuffixFold(name, sfx) {
+						return false
+					}
+				}
 				return true
 			}
-			off = lo + 1
 		}
 	}
 	return false
+}
+
+// secretWordsBy lists the secret words by their first letter.
+var secretWordsBy = func() (t [256][]secretWord) {
+	for _, sw := range secretWords {
+		t[sw.word[0]] = append(t[sw.word[0]], sw)
+	}
+	return t
+}()
+
+// indexPEM returns the index of "-----BEGIN" at the start of w or after an opening quote, or -1.
+func indexPEM(w string) int {
+	if strings.HasPrefix(w, "-----BEGIN") {
+		return 0
+	}
+	if len(w) > 0 && (w[0] == '"' || w[0] == '\'') && strings.HasPrefix(w[1:], "-----BEGIN") {
+		return 1
+	}
+	return -1
+}
+
+// indexURL returns the index of "://" in w, or -1; colon says whether w has a colon at all.
+func indexURL(w string, colon bool) int {
+	if !colon {
+		return -1
+	}
+	return strings.Index(w, "://")
 }
 
 func isSecretHeader(name string) bool {
@@ -397,11 +428,13 @@ func isSecretHeader(name string) bool {
 // tokenPrefixes are the well-known token formats: the prefix is kept, a body of at least min
 // characters of [A-Za-z0-9_-] is masked. upper restricts the body to [A-Z0-9] and exactly min
 // characters (AWS access key ids).
-var tokenPrefixes = [...]struct {
+type tokenPrefix struct {
 	prefix string
 	min    int
 	upper  bool
-}{
+}
+
+var tokenPrefixes = [...]tokenPrefix{
 	{"ghp_", 30, false}, {"gho_", 30, false}, {"ghu_", 30, false}, {"ghs_", 30, false},
 	{"ghr_", 30, false}, {"github_pat_", 30, false}, {"glpat-", 20, false},
 	{"xoxb-", 10, false}, {"xoxp-", 10, false}, {"xoxa-", 10, false}, {"xoxr-", 10, false},
@@ -410,16 +443,32 @@ var tokenPrefixes = [...]struct {
 	{"AIza", 30, false}, {"AKIA", 16, true}, {"ASIA", 16, true},
 }
 
+// tokenStart marks the bytes a well-known token starts with; minToken is the shortest token
+// (a prefix and its shortest body).
+var tokenStart, minToken = func() (t [256]bool, n int) {
+	n = len("eyJ") + 17
+	t['e'] = true
+	for _, p := range tokenPrefixes {
+		t[p.prefix[0]] = true
+		n = min(n, len(p.prefix)+p.min)
+	}
+	return t, n
+}()
+
+// tokenPrefixesBy lists the token formats by the first byte of their prefix.
+var tokenPrefixesBy = func() (t [256][]tokenPrefix) {
+	for _, p := range tokenPrefixes {
+		t[p.prefix[0]] = append(t[p.prefix[0]], p)
+	}
+	return t
+}()
+
 // tokenAt returns the span to mask of a well-known token starting at s[p], or an empty span.
 func tokenAt(s string, p int) (int, int) {
-	switch s[p] {
-	case 'g', 'x', 's', 'r', 'n', 'p', 'A':
-	case 'e':
+	if s[p] == 'e' {
 		return jwtAt(s, p)
-	default:
-		return 0, 0
 	}
-	for _, t := range tokenPrefixes {
+	for _, t := range tokenPrefixesBy[s[p]] {
 		if !strings.HasPrefix(s[p:], t.prefix) {
 			continue
 		}

@@ -17,6 +17,8 @@ import (
 //     record may not have been kept.
 //   - It does not retain r's slices after it returns (copy with [Record.Clone] to keep them).
 //   - It honours ctx cancellation where it blocks.
+//
+// Package audittest checks a Sink against this contract.
 type Sink interface {
 	Write(ctx context.Context, r Record) error
 }
