@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strings"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -68,6 +69,7 @@ func childMain() {
 
 	// 1. Namespaces (created by the parent's clone) and the private,
 	// read-only mount tree.
+	mounted := false
 	if p.UserNS {
 		enforce(LayerUserNS)
 	}
@@ -81,8 +83,16 @@ func childMain() {
 			missing(LayerMountNS, err)
 		} else {
 			enforce(LayerMountNS)
+			mounted = true
 		}
 	}
+	// The command's TMPDIR: a private tmpfs, or the empty run directory.
+	tmpDir := sandboxTmp
+	if !mounted {
+		tmpDir = p.RunDir
+	}
+	p.Writable = append(p.Writable, tmpDir)
+	p.Env = buildEnv(p.Env, []string{"TMPDIR=" + tmpDir}, nil)
 	if p.PIDNS {
 		enforce(LayerPIDNS)
 	} else {
@@ -194,9 +204,33 @@ func setupMounts(p *childPolicy) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("making / private: %w", err)
 	}
-	nr := p.NewRoot
+	nr := p.RunDir
 	if err := unix.Mount("tmpfs", nr, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0755,size=1m"); err != nil {
 		return fmt.Errorf("mounting the new root: %w", err)
+	}
+	// Mask sources live on the new root's tmpfs: an empty file and an
+	// empty directory nobody may read, in a directory nobody may list.
+	maskDir := filepath.Join(nr, ".reins-masks")
+	maskFile, maskEmptyDir := filepath.Join(maskDir, "file"), filepath.Join(maskDir, "dir")
+	if err := os.Mkdir(maskDir, 0o755); err != nil {
+		return fmt.Errorf("creating the mask sources: %w", err)
+	}
+	if err := os.Mkdir(maskEmptyDir, 0); err != nil {
+		return fmt.Errorf("creating the mask sources: %w", err)
+	}
+	if err := os.WriteFile(maskFile, nil, 0); err != nil {
+		return fmt.Errorf("creating the mask sources: %w", err)
+	}
+	if err := os.Chmod(maskDir, 0o111); err != nil {
+		return fmt.Errorf("creating the mask sources: %w", err)
+	}
+	// A private /tmp, writable, discarded with the namespace; binds below
+	// /tmp land on it.
+	if err := os.MkdirAll(filepath.Join(nr, sandboxTmp), 0o755); err != nil {
+		return fmt.Errorf("creating /tmp: %w", err)
+	}
+	if err := unix.Mount("tmpfs", filepath.Join(nr, sandboxTmp), "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777,size=512m"); err != nil {
+		return fmt.Errorf("mounting /tmp: %w", err)
 	}
 	var links []string
 	binds := append(append([]string(nil), p.Writable...), p.ReadOnly...)
@@ -277,9 +311,9 @@ func setupMounts(p *childPolicy) error {
 		if err != nil {
 			continue // not visible in the sandbox
 		}
-		src := p.MaskFile
+		src := maskFile
 		if fi.IsDir() {
-			src = p.MaskDir
+			src = maskEmptyDir
 		}
 		if err := unix.Mount(src, dst, "", unix.MS_BIND, ""); err != nil {
 			return fmt.Errorf("masking %s: %w", m, err)
@@ -311,14 +345,32 @@ func setupMounts(p *childPolicy) error {
 		return fmt.Errorf("chdir /: %w", err)
 	}
 
-	// Everything read-only, then the writable binds writable again, then
-	// masks and .git read-only again (they sit inside writable binds).
+	// Everything read-only; then, outermost first so that the innermost
+	// wins, each writable bind writable and each read-only bind read-only
+	// again; then masks and .git read-only (they sit inside writable
+	// binds).
 	if err := setReadOnly("/", true, true); err != nil {
 		return err
 	}
-	for _, w := range append(append([]string(nil), p.Writable...), "/dev/shm") {
-		if err := setReadOnly(w, false, true); err != nil {
-			if err2 := setReadOnly(w, false, false); err2 != nil {
+	type attr struct {
+		path string
+		ro   bool
+	}
+	attrs := []attr{{sandboxTmp, false}, {"/dev/shm", false}}
+	for _, w := range p.Writable {
+		attrs = append(attrs, attr{w, false})
+	}
+	for _, r := range p.ReadOnly {
+		if fi, err := os.Lstat(r); err == nil && fi.Mode()&os.ModeSymlink == 0 {
+			attrs = append(attrs, attr{r, true})
+		}
+	}
+	sort.SliceStable(attrs, func(i, j int) bool {
+		return strings.Count(attrs[i].path, "/") < strings.Count(attrs[j].path, "/")
+	})
+	for _, a := range attrs {
+		if err := setReadOnly(a.path, a.ro, true); err != nil {
+			if err2 := setReadOnly(a.path, a.ro, false); err2 != nil {
 				return err
 			}
 		}
@@ -330,6 +382,10 @@ func setupMounts(p *childPolicy) error {
 	}
 	return nil
 }
+
+// sandboxTmp is the private temporary directory inside the mount
+// namespace.
+const sandboxTmp = "/tmp"
 
 // devNodes are the device files visible in the sandbox.
 var devNodes = []string{"null", "zero", "full", "random", "urandom", "tty"}
@@ -424,7 +480,8 @@ func haveCaps() bool {
 	return false
 }
 
-// landlockPresets are go-landlock's configurations by ABI version.
+// landlockPresets are go-landlock's configurations by ABI version; the
+// sandbox takes the handled access rights of the detected ABI from them.
 var landlockPresets = []landlock.Config{
 	landlock.V1, landlock.V2, landlock.V3, landlock.V4, landlock.V5, landlock.V6,
 	landlock.V7, landlock.V8, landlock.V9, landlock.V10, landlock.V11,
@@ -439,52 +496,84 @@ func detectLandlockABI() int {
 	return v
 }
 
-// applyLandlock restricts the file system to the read-only and writable
-// paths, and, when the network is denied, TCP bind and connect; at ABI 6
-// and later also signals and abstract UNIX sockets across the domain.
+// Landlock access-right groups, intersected with what the ABI handles.
+const (
+	llRead      = ll.AccessFSExecute | ll.AccessFSReadFile | ll.AccessFSReadDir
+	llFileOnly  = ll.AccessFSExecute | ll.AccessFSWriteFile | ll.AccessFSReadFile | ll.AccessFSTruncate | ll.AccessFSIoctlDev
+	llReadWrite = llRead | ll.AccessFSWriteFile | ll.AccessFSRemoveDir | ll.AccessFSRemoveFile | ll.AccessFSMakeChar |
+		ll.AccessFSMakeDir | ll.AccessFSMakeReg | ll.AccessFSMakeSock | ll.AccessFSMakeFifo | ll.AccessFSMakeBlock |
+		ll.AccessFSMakeSym | ll.AccessFSTruncate | ll.AccessFSRefer
+)
+
+// applyLandlock restricts the calling thread (and what it executes) to
+// the read-only and writable paths; with the network denied, TCP (and,
+// from ABI 10, UDP) bind and connect are denied too; from ABI 6 signals
+// and abstract UNIX sockets are scoped to the sandbox. It uses go-landlock
+// at the detected ABI, on this thread only: the command is executed from
+// it, and the child's other threads never run anything else.
 func applyLandlock(p *childPolicy, abi int) error {
-	cfg := landlockPresets[min(abi, len(landlockPresets))-1]
-	if !p.DenyNetwork {
-		cfg.HandledAccessNet = 0
+	preset := landlockPresets[min(abi, len(landlockPresets))-1]
+	attr := ll.RulesetAttr{
+		HandledAccessFS: uint64(preset.HandledAccessFS),
+		Scoped:          uint64(preset.Scoped),
 	}
-	var roDirs, roFiles []string
+	if p.DenyNetwork {
+		attr.HandledAccessNet = uint64(preset.HandledAccessNet)
+	}
+	rulesetFD, err := ll.LandlockCreateRuleset(&attr, 0)
+	if err != nil {
+		return fmt.Errorf("landlock_create_ruleset at ABI %d: %w", abi, err)
+	}
+	defer unix.Close(rulesetFD)
+	handled := attr.HandledAccessFS
+	add := func(path string, access uint64) error {
+		fd, err := unix.Open(path, unix.O_PATH|unix.O_CLOEXEC, 0)
+		if errors.Is(err, unix.ENOENT) {
+			return nil // not visible in the sandbox: nothing to allow
+		}
+		if err != nil {
+			return fmt.Errorf("landlock: opening %s: %w", path, err)
+		}
+		defer unix.Close(fd)
+		var st unix.Stat_t
+		if err := unix.Fstat(fd, &st); err != nil {
+			return fmt.Errorf("landlock: stat %s: %w", path, err)
+		}
+		access &= handled
+		if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+			access &= llFileOnly
+		}
+		if err := ll.LandlockAddPathBeneathRule(rulesetFD, &ll.PathBeneathAttr{AllowedAccess: access, ParentFd: fd}, 0); err != nil {
+			return fmt.Errorf("landlock: rule for %s: %w", path, err)
+		}
+		return nil
+	}
 	for _, r := range append(append([]string(nil), p.ReadOnly...), "/proc") {
-		fi, err := os.Stat(r)
-		switch {
-		case err != nil:
-			continue
-		case fi.IsDir():
-			roDirs = append(roDirs, r)
-		default:
-			roFiles = append(roFiles, r)
+		if err := add(r, llRead); err != nil {
+			return err
 		}
 	}
-	rw := landlock.RWDirs(p.Writable...)
-	if abi >= 2 {
-		rw = rw.WithRefer()
+	for _, w := range p.Writable {
+		if err := add(w, llReadWrite); err != nil {
+			return err
+		}
 	}
-	rules := []landlock.Rule{
-		landlock.RODirs(roDirs...),
-		landlock.ROFiles(roFiles...),
-		rw,
-		landlock.RWFiles(prefixAll("/dev/", devNodes)...).IgnoreIfMissing(),
+	for _, n := range devNodes {
+		if err := add("/dev/"+n, ll.AccessFSReadFile|ll.AccessFSWriteFile); err != nil {
+			return err
+		}
 	}
 	if p.MountNS {
-		rules = append(rules, landlock.RWDirs("/dev/shm").IgnoreIfMissing())
+		if err := add("/dev/shm", llReadWrite); err != nil {
+			return err
+		}
 	}
-	if err := cfg.Restrict(rules...); err != nil {
-		return fmt.Errorf("landlock at ABI %d: %w", abi, err)
+	if err := ll.LandlockRestrictSelf(rulesetFD, 0); err != nil {
+		return fmt.Errorf("landlock_restrict_self: %w", err)
 	}
 	return nil
 }
 
-func prefixAll(prefix string, names []string) []string {
-	out := make([]string, len(names))
-	for i, n := range names {
-		out[i] = prefix + n
-	}
-	return out
-}
 
 // installSeccomp installs the filter on the calling thread.
 func installSeccomp(denyNetwork bool) error {

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -39,9 +38,9 @@ type childPolicy struct {
 	Writable       []string
 	Masks          []string
 	GitReadOnly    []string
-	MaskFile       string
-	MaskDir        string
-	NewRoot        string
+	// RunDir is an empty host directory: the mount point of the new
+	// root, or the TMPDIR when there is no mount namespace.
+	RunDir string
 	MountNS        bool
 	UserNS         bool
 	PIDNS          bool
@@ -77,44 +76,31 @@ func (h *Hardened) run(ctx context.Context, cmd Command, probe bool) (Result, er
 		return deniedResult(conf, vs)
 	}
 
+	// One empty host directory per run: the mount point of the new root's
+	// tmpfs, or, without a mount namespace, the command's TMPDIR.
 	runDir, err := os.MkdirTemp("", "reins-hardened-")
 	if err != nil {
 		return unavailableResult(conf, &UnavailableError{Backend: backend, Reason: "creating the run directory: " + err.Error()})
 	}
 	defer os.RemoveAll(runDir)
-	tmp := filepath.Join(runDir, "tmp")
 	p := childPolicy{
 		Args:           cmd.Args,
 		Dir:            dir,
 		Probe:          probe,
 		ReadOnly:       h.readOnly,
-		Writable:       append(append([]string(nil), h.writable...), tmp),
-		MaskFile:       filepath.Join(runDir, "mask-file"),
-		MaskDir:        filepath.Join(runDir, "mask-dir"),
-		NewRoot:        filepath.Join(runDir, "root"),
+		Writable:       h.writable,
+		RunDir:         runDir,
 		DenyNetwork:    !h.cfg.Policy.AllowNetwork,
 		MinLandlockABI: h.minABI(),
 		BestEffort:     h.cfg.BestEffort,
 		Simulate:       h.cfg.SimulateMissing,
 		Limits:         h.cfg.Limits,
 	}
-	for _, d := range []string{tmp, p.NewRoot} {
-		if err := os.Mkdir(d, 0o700); err != nil {
-			return unavailableResult(conf, &UnavailableError{Backend: backend, Reason: "creating the run directory: " + err.Error()})
-		}
-	}
-	if err := os.Mkdir(p.MaskDir, 0); err != nil {
-		return unavailableResult(conf, &UnavailableError{Backend: backend, Reason: "creating the mask directory: " + err.Error()})
-	}
-	if err := os.WriteFile(p.MaskFile, nil, 0); err != nil {
-		return unavailableResult(conf, &UnavailableError{Backend: backend, Reason: "creating the mask file: " + err.Error()})
-	}
 	p.Masks, p.GitReadOnly, err = h.protectedPaths()
 	if err != nil {
 		return unavailableResult(conf, &UnavailableError{Backend: backend, Layer: LayerMountNS, Reason: err.Error()})
 	}
 	p.Env = buildEnv(os.Environ(), cmd.Env, h.envAllow)
-	p.Env = buildEnv(p.Env, []string{"TMPDIR=" + tmp}, nil)
 
 	// Namespaces are created by clone(2) in the parent: a Go program is
 	// multi-threaded, and unshare(CLONE_NEWUSER) refuses that.
