@@ -574,7 +574,6 @@ func applyLandlock(p *childPolicy, abi int) error {
 	return nil
 }
 
-
 // installSeccomp installs the filter on the calling thread.
 func installSeccomp(denyNetwork bool) error {
 	prog, err := seccomp.Build(seccomp.Native, seccomp.Options{DenyNetwork: denyNetwork})

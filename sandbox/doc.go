@@ -81,9 +81,12 @@ environment or argv) and, on one locked OS thread, in this order:
     namespaces created by clone(2) in the parent; a root caller without
     user namespaces still gets the mount, pid and network namespaces;
   - builds a new root on a tmpfs: the read-only paths
-    ([DefaultReadOnlyPaths] plus ReadOnlyPaths), the workspace, the
-    AllowedPaths and a private TMPDIR bound writable, a minimal /dev, a
-    private /dev/shm, a fresh /proc; every denied path found in the
+    ([DefaultReadOnlyPaths] plus ReadOnlyPaths), the workspace and the
+    AllowedPaths bound writable, a private /tmp (TMPDIR) and /dev/shm on
+    tmpfs that vanish with the run, a minimal /dev, a fresh /proc; the
+    host's /tmp, /run, /var and home directories are not there, so
+    writes to them never reach the host and host UNIX sockets are out of
+    reach; every denied path found in the
     writable directories (and every absolute denied path) is masked by an
     unreadable, read-only file or directory; .git is kept readable but
     read-only; then pivot_root, and every mount is made read-only except
@@ -115,7 +118,8 @@ arguments: the kernel enforces the policy on what the command actually
 touches, so "cat .git/config" works (read-only) while "echo x >
 .git/config" fails with EROFS. Only the variables of the env allowlist
 ([DefaultEnvAllowlist] when it is empty) reach the command, plus TMPDIR,
-which points at a private directory removed after the run. HOME keeps the
+which points at the private /tmp (or, without a mount namespace, at an
+empty directory removed after the run). HOME keeps the
 host's value but is not visible unless it is under a read-only or
 writable path: point HOME and caches such as GOCACHE at the workspace or
 at AllowedPaths through Command.Env when a tool needs them.

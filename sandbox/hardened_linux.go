@@ -30,17 +30,17 @@ const pipeAtomic = 4096
 
 // childPolicy is what the parent sends the child over the policy pipe.
 type childPolicy struct {
-	Args           []string
-	Dir            string
-	Env            []string
-	Probe          bool // stop before exec and report success
-	ReadOnly       []string
-	Writable       []string
-	Masks          []string
-	GitReadOnly    []string
+	Args        []string
+	Dir         string
+	Env         []string
+	Probe       bool // stop before exec and report success
+	ReadOnly    []string
+	Writable    []string
+	Masks       []string
+	GitReadOnly []string
 	// RunDir is an empty host directory: the mount point of the new
 	// root, or the TMPDIR when there is no mount namespace.
-	RunDir string
+	RunDir         string
 	MountNS        bool
 	UserNS         bool
 	PIDNS          bool
