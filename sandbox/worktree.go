@@ -22,8 +22,9 @@ type WorktreeConfig struct {
 	// Branch is the branch to create or reset (git worktree add -B).
 	// Required.
 	Branch string
-	// Prefix names the worktree directory <Parent>/<Prefix>-<Branch>;
-	// empty means "reins".
+	// Prefix names the worktree directory <Parent>/<Prefix>-<Branch>
+	// (a "/" in the branch becomes "-" in the directory name); empty
+	// means "reins".
 	Prefix string
 	// New wraps the worktree in a backend; nil means [NewLocal] with
 	// Policy. Pass a function that calls [NewHardened] for the hardened

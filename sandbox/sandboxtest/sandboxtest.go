@@ -49,8 +49,12 @@ func Policy() sandbox.FsNetPolicy {
 }
 
 // Run runs every conformance case against the backend newSandbox builds.
-// The commands it runs need a POSIX sh, printf, cat, head, env, pwd,
-// sleep and touch inside the sandbox. Run sets [EnvSecret] in the process
+// The commands it runs need a POSIX sh, printf, cat, head, env, tr, pwd,
+// sleep and touch inside the sandbox. The root that newSandbox returns
+// must be a directory on this host that the backend's commands see as
+// their working root (a bind mount for a container backend), because the
+// kit checks effects, such as files a killed process would have created,
+// from the host side. Run sets [EnvSecret] in the process
 // environment, so it must not be called from a parallel test; its cases
 // run in parallel with each other.
 func Run(t *testing.T, newSandbox NewFunc) {
