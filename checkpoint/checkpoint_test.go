@@ -731,3 +731,25 @@ func TestPacksAreConsolidated(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "3", string(b))
 }
+
+// A restore never writes through a hard link: a workspace file linked to a
+// file outside the workspace gets a new inode, and the outside file keeps
+// its content.
+func TestRestoreDoesNotWriteThroughHardLinks(t *testing.T) {
+	ctx := context.Background()
+	dir := newPlainDir(t)
+	c := newCheckpointer(t, dir, nil)
+	cp, err := c.Create(ctx, "before")
+	require.NoError(t, err)
+	outside := filepath.Join(t.TempDir(), "precious")
+	require.NoError(t, os.WriteFile(outside, []byte("outside content\n"), 0o644))
+	require.NoError(t, os.Remove(filepath.Join(dir, "README.md")))
+	require.NoError(t, os.Link(outside, filepath.Join(dir, "README.md")))
+	require.NoError(t, c.Restore(ctx, cp.ID))
+	b, err := os.ReadFile(outside)
+	require.NoError(t, err)
+	assert.Equal(t, "outside content\n", string(b))
+	b, err = os.ReadFile(filepath.Join(dir, "README.md"))
+	require.NoError(t, err)
+	assert.Equal(t, "# plain\n", string(b))
+}

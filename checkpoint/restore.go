@@ -299,24 +299,20 @@ func (c *Checkpointer) apply(ctx context.Context, cur, target string, full bool)
 		return nil, err
 	}
 
-	// 4. Refresh the private index for the paths just changed, so that the
-	// next snapshot does not rescan them. Path-scoped restores skip this to
-	// keep their cost independent of the workspace size; the next full
-	// snapshot notices the changed stat data.
+	// 4. Record the files the restore created in the private index: a
+	// created file that ignore rules now match would otherwise drop out of
+	// later snapshots. Rewritten and removed files need nothing: the next
+	// scan sees their stat data change. Path-scoped restores skip this to
+	// keep their cost independent of the workspace size.
 	if full {
-		if len(deletes) > 0 {
-			// Removed by us; a parent may now be a symbolic link, which
-			// update-index --remove refuses to look through.
-			if err := c.updateIndex(ctx, c.privEnv, []string{"--force-remove"}, deletes); err != nil {
-				return nil, err
+		var created []string
+		for _, w := range writes {
+			if !inCur[w.path] {
+				created = append(created, w.path)
 			}
 		}
-		if len(writes) > 0 {
-			paths := make([]string, len(writes))
-			for i, w := range writes {
-				paths[i] = w.path
-			}
-			if err := c.updateIndex(ctx, c.privEnv, []string{"--add", "--remove", "--replace", "--info-only"}, paths); err != nil {
+		if len(created) > 0 {
+			if err := c.updateIndex(ctx, c.privEnv, []string{"--add", "--remove", "--replace", "--info-only"}, created); err != nil {
 				return nil, err
 			}
 		}
@@ -460,6 +456,20 @@ func (c *Checkpointer) writeOne(root *os.Root, r *bufio.Reader, op writeOp) erro
 			return fmt.Errorf("checkpoint: replacing directory %s: %w", op.path, err)
 		}
 	}
+	if op.mode != gitx.ModeSymlink {
+		// A regular file replaced by a regular file is rewritten in place
+		// (one metadata operation instead of create and rename).
+		done, err := overwrite(root, r, op, size)
+		if err != nil {
+			return err
+		}
+		if done {
+			if b, err := r.ReadByte(); err != nil || b != '\n' {
+				return fmt.Errorf("checkpoint: malformed cat-file stream after %s", op.path)
+			}
+			return nil
+		}
+	}
 	tmp := path.Join(dir, ".reins-restore-"+randHex())
 	if op.mode == gitx.ModeSymlink {
 		target := make([]byte, size)
@@ -501,4 +511,40 @@ func randHex() string {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
+}
+
+// overwrite writes the blob over an existing regular file, fixing the
+// executable bit; it reports false (having consumed nothing) when the path
+// is not an existing regular file.
+func overwrite(root *os.Root, r *bufio.Reader, op writeOp, size int64) (bool, error) {
+	st, err := root.Lstat(op.path)
+	if err != nil || !st.Mode().IsRegular() || linkCount(st) != 1 {
+		// Not a regular file, or hard-linked elsewhere (possibly outside
+		// the workspace): replace the directory entry instead of writing
+		// through it.
+		return false, nil
+	}
+	f, err := root.OpenFile(op.path, os.O_WRONLY|os.O_TRUNC|oNoFollow, 0)
+	if err != nil {
+		return false, nil
+	}
+	_, err = io.CopyN(f, r, size)
+	if err == nil {
+		perm := st.Mode().Perm()
+		want := perm &^ 0o111
+		if op.mode == gitx.ModeExec {
+			// Executable where readable, like a fresh 0777 file under the umask.
+			want = perm | (perm&0o444)>>2
+		}
+		if want != perm {
+			err = f.Chmod(want)
+		}
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return true, fmt.Errorf("checkpoint: writing %s: %w", op.path, err)
+	}
+	return true, nil
 }
