@@ -43,9 +43,13 @@
 // directory of the package's own (in .git/reins/ or the shadow
 // repository), with a private index file that is kept between snapshots.
 // The private index caches each file's stat data, so a snapshot hashes
-// only the files git reports as changed since the previous one: the
-// second snapshot of a large workspace costs one scan of the tree plus
-// the changed files, not a re-read of everything.
+// only the files git reports as changed since the previous one (two
+// "ls-files" scans run in parallel, then "update-index --info-only"), and
+// "git fast-import" stores the changed files, the new trees, the commit
+// and the ref in a single pack built on the previous snapshot's tree. The
+// second snapshot of a large workspace costs one scan of the tree plus the
+// changed files, and writes a handful of files instead of one per object.
+// Packs are merged geometrically once there are more than 32.
 //
 // Ids are UUIDv7 strings (time-ordered). The label, the reason, the
 // correlation id and, for path-scoped snapshots, the covered paths are
@@ -70,7 +74,8 @@
 //     ([ReasonBeforeRestore]), so every rewind can itself be rewound.
 //   - The user's HEAD, branches, index, stash and working tree (outside
 //     what a restore writes) never change: no command the package runs
-//     reads or writes them.
+//     writes them. The user's index is only read, to find files the
+//     repository tracks although they are ignored.
 //   - Fail closed: a restore checks before changing anything that nothing
 //     the snapshots do not cover is in the way, and that every object it
 //     needs exists; otherwise it returns [ErrConflict] (or the git error)
@@ -127,8 +132,12 @@
 //   - Nested repositories and submodules: their content is not recorded
 //     and a restore leaves them alone.
 //   - Permission bits other than the executable bit, ownership, timestamps,
-//     extended attributes and ACLs: restored files get 0666 or 0777 minus
-//     the umask, as git checkouts do.
+//     extended attributes and ACLs. A file that exists as a regular file
+//     is rewritten in place and keeps its other bits; a file the restore
+//     creates gets 0666 or 0777 minus the umask, as git checkouts do. A
+//     file with more than one hard link is replaced, never written
+//     through, so a link to a file outside the workspace cannot be used
+//     to change that file.
 //   - Files outside the workspace, and anything that is not a file
 //     (databases, services, remote state) that the agent's actions change.
 //   - Changes made while a snapshot or restore runs: a file written by a
@@ -139,6 +148,20 @@
 //     force-added and edited between two checks is picked up at the next.
 //   - Pruned checkpoints' objects stay in the object store until git's
 //     garbage collection removes them; nothing here runs gc.
+//
+// # Performance
+//
+// Measured by the package's benchmarks on generated workspaces, as ratios
+// against "git status --porcelain -uall" (the floor for "what changed"
+// without a file watcher) and the persistent-index plumbing (a kept
+// GIT_INDEX_FILE, add -A, write-tree, commit-tree, update-ref) on the same
+// change of 20 modified and 5 new files: at 10,000 files an incremental
+// checkpoint costs about as much as the plumbing and under twice a status;
+// the first checkpoint costs about seven incremental ones; a restore
+// (including the checkpoint of the state it replaces) costs about 1.2 to
+// 1.9 plumbing runs; a path-scoped checkpoint costs the same at 1,000 and
+// 10,000 files. Run "go test -bench . ./checkpoint" to reproduce, and add
+// -checkpoint.bench50k for 50,000 files.
 //
 // The shadow repository of a workspace is keyed by its absolute path: a
 // moved workspace starts a new history. Lock files need a POSIX
