@@ -753,3 +753,24 @@ func TestRestoreDoesNotWriteThroughHardLinks(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "# plain\n", string(b))
 }
+
+// A ref under the checkpoint namespace whose metadata cannot be read makes
+// List and Restore fail with an error naming it, rather than being
+// skipped or trusted.
+func TestForgedCheckpointFailsClosed(t *testing.T) {
+	ctx := context.Background()
+	dir := newRepo(t)
+	c := newCheckpointer(t, dir, nil)
+	_, err := c.Create(ctx, "real")
+	require.NoError(t, err)
+	const forged = "01a20484-ba5b-7b32-8968-47d1a901831f"
+	head := strings.TrimSpace(runGit(t, dir, "rev-parse", "HEAD"))
+	runGit(t, dir, "update-ref", checkpoint.RefPrefix+forged, head)
+	_, err = c.List(ctx)
+	require.ErrorContains(t, err, forged)
+	err = c.Restore(ctx, forged)
+	require.ErrorContains(t, err, "metadata")
+	runGit(t, dir, "update-ref", "-d", checkpoint.RefPrefix+forged)
+	_, err = c.List(ctx)
+	require.NoError(t, err)
+}

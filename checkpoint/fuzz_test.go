@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"path"
+	"strconv"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -103,5 +104,25 @@ func FuzzParseMeta(f *testing.F) {
 		again, err := parseMeta(s[strings.Index(s, "\n\n")+2:])
 		require.NoError(t, err)
 		require.Equal(t, m, again)
+	})
+}
+
+// quotePath must produce a C-style quoted string that decodes back to the
+// same bytes (checked with Go's decoder for valid UTF-8 paths; git's
+// decoder accepts the same escapes) and never contains a raw newline.
+func FuzzQuotePath(f *testing.F) {
+	for _, s := range []string{"a", "c d/é é.go", "-dash", "\"quoted\"", "back\\slash", "new\nline", "tab\there", "\x7f\x01"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		q := quotePath(p)
+		require.NotContains(t, q, "\n")
+		require.True(t, strings.HasPrefix(q, `"`) && strings.HasSuffix(q, `"`))
+		if !utf8.ValidString(p) {
+			return
+		}
+		got, err := strconv.Unquote(q)
+		require.NoError(t, err)
+		require.Equal(t, p, got)
 	})
 }
