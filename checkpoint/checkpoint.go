@@ -69,7 +69,9 @@ type CreateOptions struct {
 	// (workspace-relative or absolute inside the workspace; existing or
 	// not: a path that does not exist is recorded as absent, so restoring
 	// removes it). Its cost does not depend on the size of the workspace.
-	// An empty non-nil slice is an error. Directories are rejected.
+	// An empty non-nil slice is an error. Directories are rejected, and so
+	// are names that are not valid UTF-8 (the paths are stored in the
+	// checkpoint's JSON metadata; full snapshots have no such limit).
 	Paths []string
 }
 

@@ -774,3 +774,28 @@ func TestForgedCheckpointFailsClosed(t *testing.T) {
 	_, err = c.List(ctx)
 	require.NoError(t, err)
 }
+
+// File names are bytes: names that are not UTF-8, or that hold quotes,
+// backslashes, tabs and newlines, snapshot and restore like any other.
+func TestUnusualFileNames(t *testing.T) {
+	ctx := context.Background()
+	for _, kind := range kinds {
+		t.Run(kind, func(t *testing.T) {
+			dir := newWorkspace(t, kind)
+			c := newCheckpointer(t, dir, nil)
+			names := []string{"latin1-\xe9.txt", "quote\"d", "back\\slash", "tab\tname", "new\nline", "-rf", "--", " lead space"}
+			for _, n := range names {
+				writeFile(t, dir, "odd/"+n, "content of "+n, 0o644)
+			}
+			want := readTree(t, dir, isIgnoredByTestRules)
+			cp, err := c.Create(ctx, "odd names")
+			require.NoError(t, err)
+			for _, n := range names {
+				writeFile(t, dir, "odd/"+n, "changed", 0o755)
+			}
+			writeFile(t, dir, "odd/new-\xff", "added", 0o644)
+			require.NoError(t, c.Restore(ctx, cp.ID))
+			assert.Equal(t, want, readTree(t, dir, isIgnoredByTestRules))
+		})
+	}
+}

@@ -43,9 +43,13 @@ func FuzzCheckRelPath(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, p string) {
+		if checkTreePath(p) == nil {
+			require.NotContains(t, p, "\x00")
+		}
 		if checkRelPath(p) != nil {
 			return
 		}
+		require.NoError(t, checkTreePath(p))
 		require.True(t, utf8.ValidString(p))
 		require.Equal(t, path.Clean(p), p)
 		require.False(t, path.IsAbs(p))

@@ -9,16 +9,27 @@ import (
 	"unicode/utf8"
 )
 
-// checkRelPath validates a workspace-relative, slash-separated path as
-// stored in metadata: clean, relative, no "..", no .git component.
+// checkRelPath validates a workspace-relative, slash-separated path given
+// by a caller or stored in metadata: valid UTF-8 (it travels in JSON) and
+// a safe tree path.
 func checkRelPath(p string) error {
+	if !utf8.ValidString(p) {
+		return fmt.Errorf("%w: %q: not valid UTF-8", ErrInvalidPath, truncate(p, 80))
+	}
+	return checkTreePath(p)
+}
+
+// checkTreePath validates a path read from a snapshot tree: any bytes but
+// NUL (file names need not be UTF-8), clean, relative, no "..", no .git
+// component.
+func checkTreePath(p string) error {
 	switch {
 	case p == "" || p == ".":
 		return fmt.Errorf("%w: empty path", ErrInvalidPath)
 	case len(p) > 4096:
 		return fmt.Errorf("%w: %q: longer than 4096 bytes", ErrInvalidPath, truncate(p, 80))
-	case !utf8.ValidString(p) || strings.ContainsRune(p, 0):
-		return fmt.Errorf("%w: %q: not valid UTF-8 without NUL", ErrInvalidPath, truncate(p, 80))
+	case strings.ContainsRune(p, 0):
+		return fmt.Errorf("%w: %q: contains NUL", ErrInvalidPath, truncate(p, 80))
 	case strings.HasPrefix(p, "/"):
 		return fmt.Errorf("%w: %q: absolute", ErrInvalidPath, truncate(p, 80))
 	case path.Clean(p) != p:

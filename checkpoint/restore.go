@@ -197,7 +197,7 @@ func (c *Checkpointer) changesOf(entries []gitx.RawEntry) ([]Change, error) {
 		if !ok {
 			return nil, fmt.Errorf("checkpoint: snapshot holds %q, outside the workspace", truncate(e.Path, 200))
 		}
-		if err := checkRelPath(rel); err != nil {
+		if err := checkTreePath(rel); err != nil {
 			return nil, fmt.Errorf("checkpoint: snapshot holds an unsafe path: %w", err)
 		}
 		k := Modified
