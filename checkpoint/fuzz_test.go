@@ -2,8 +2,8 @@ package checkpoint
 
 import (
 	"path"
-	"strconv"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
