@@ -14,6 +14,8 @@ import (
 	"github.com/reins-go/reins/checkpoint/internal/gitx"
 )
 
+var errFastImportExited = errors.New("fast-import exited before reading the whole stream")
+
 // importEntry is one path of a snapshot built by fast-import.
 type importEntry struct {
 	path   string // work-tree relative
@@ -38,19 +40,21 @@ func (c *Checkpointer) importCommit(ctx context.Context, ref string, msg []byte,
 	defer root.Close()
 
 	pr, pw := io.Pipe()
-	var streamErr error
+	errc := make(chan error, 1)
 	go func() {
 		w := bufio.NewWriterSize(pw, 256<<10)
-		streamErr = c.writeStream(w, root, ref, msg, when, base, entries)
-		if streamErr == nil {
-			streamErr = w.Flush()
+		err := c.writeStream(w, root, ref, msg, when, base, entries)
+		if err == nil {
+			err = w.Flush()
 		}
-		pw.CloseWithError(streamErr)
+		pw.CloseWithError(err)
+		errc <- err
 	}()
 	out, err := c.git.Run(ctx, gitx.Cmd{Dir: c.workDir, Env: c.refEnv, Stdin: pr,
 		Args: []string{"fast-import", "--quiet", "--done", "--date-format=raw"}})
-	pr.CloseWithError(errors.New("fast-import exited"))
-	if streamErr != nil && !errors.Is(streamErr, io.ErrClosedPipe) {
+	pr.CloseWithError(errFastImportExited)
+	streamErr := <-errc
+	if streamErr != nil && !errors.Is(streamErr, errFastImportExited) {
 		return "", "", fmt.Errorf("checkpoint: storing snapshot: %w", streamErr)
 	}
 	if err != nil {
