@@ -799,3 +799,25 @@ func TestUnusualFileNames(t *testing.T) {
 		})
 	}
 }
+
+// A cancelled context stops an operation without leaving a checkpoint or
+// changing the workspace.
+func TestCancelledContext(t *testing.T) {
+	dir := newPlainDir(t)
+	c := newCheckpointer(t, dir, nil)
+	cp, err := c.Create(context.Background(), "kept")
+	require.NoError(t, err)
+	writeFile(t, dir, "README.md", "edited\n", 0o644)
+	before := readTree(t, dir, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = c.Create(ctx, "cancelled")
+	require.ErrorIs(t, err, context.Canceled)
+	_, err = c.Rewind(ctx, cp.ID)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, before, readTree(t, dir, nil))
+	list, err := c.List(context.Background())
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+	assert.Equal(t, cp.ID, list[0].ID)
+}
