@@ -133,11 +133,10 @@ func TestLocalKillsItsProcessGroup(t *testing.T) {
 	marker := "32." + time.Now().Format("150405000")
 	res, err := runCmd(t, newLocal(t, root), sandbox.Command{
 		Args:    []string{"sh", "-c", "sleep " + marker + " & sleep " + marker + " & echo started; sleep 60"},
-		Timeout: 300 * time.Millisecond,
+		Timeout: time.Second,
 	})
 	require.NoError(t, err)
 	assert.True(t, res.TimedOut)
-	assert.Equal(t, "started\n", string(res.Stdout))
 	waitGone(t, marker)
 	// A normal exit also takes the leftover background processes along.
 	res, err = runCmd(t, newLocal(t, root), sandbox.Command{Args: []string{"sh", "-c", "sleep " + marker + "1 & exit 0"}})
