@@ -166,8 +166,8 @@ missing, and run the conformance kit in package sandboxtest.
     paths (for example /etc/shadow); add such files to DeniedPaths as
     absolute entries to mask them, or run the host unprivileged.
   - Denied paths are found by walking the writable directories before
-    each run; a denied file created by the command during the run is its
-    own and not masked. Hard links that exist before the run are not
+    each run, which costs time on very large trees; a denied file created
+    by the command during the run is its own and not masked. Hard links that exist before the run are not
     detected: a hard link inside the workspace to an outside file makes
     that file writable.
   - Without a mount namespace (BestEffort), chmod, chown and utimes on

@@ -279,11 +279,3 @@ func ChildMain() {
 }
 
 func init() { ChildMain() }
-
-// unixErr makes a raw errno an error (nil for 0).
-func unixErr(e unix.Errno) error {
-	if e == 0 {
-		return nil
-	}
-	return e
-}
