@@ -222,6 +222,7 @@ type Violation struct {
 	Detail string
 }
 
+// String formats the violation for logs and error messages.
 func (v Violation) String() string {
 	return fmt.Sprintf("%s: %q: %s", v.Kind, v.Subject, v.Detail)
 }
@@ -244,6 +245,7 @@ type DeniedError struct {
 	Violations []Violation
 }
 
+// Error lists the violations.
 func (e *DeniedError) Error() string {
 	parts := make([]string, len(e.Violations))
 	for i, v := range e.Violations {
@@ -265,6 +267,7 @@ type UnavailableError struct {
 	Reason string
 }
 
+// Error names the backend, the layer and the reason.
 func (e *UnavailableError) Error() string {
 	if e.Layer != "" {
 		return fmt.Sprintf("sandbox: %s: required layer %s unavailable: %s", e.Backend, e.Layer, e.Reason)

@@ -13,6 +13,19 @@
 // A backend that reports [sandbox.ErrUnavailable] on this host is checked
 // for the honest-failure contract only; the rest of the cases are skipped
 // with the reason printed.
+//
+// A backend's test looks like this:
+//
+//	func TestConformance(t *testing.T) {
+//		sandboxtest.Run(t, func(t *testing.T, p sandbox.FsNetPolicy) (sandbox.Sandbox, string) {
+//			root := t.TempDir()
+//			sb, err := mybackend.New(mybackend.Config{Root: root, Policy: p})
+//			if err != nil {
+//				t.Fatal(err)
+//			}
+//			return sb, root
+//		})
+//	}
 package sandboxtest
 
 import (
