@@ -124,6 +124,16 @@ host's value but is not visible unless it is under a read-only or
 writable path: point HOME and caches such as GOCACHE at the workspace or
 at AllowedPaths through Command.Env when a tool needs them.
 
+# Build notes
+
+The hardened backend is pure Go and starts no external binary. It uses
+go-landlock's system-call layer and presets and applies Landlock to the
+one thread that executes the command, so it never needs go-landlock's
+all-threads mechanism. That package still imports libcap's psx, which
+compiles C code and wraps pthread_create when cgo is enabled; building
+with -tags landlocktsync leaves psx out, and the sandbox works the same
+at every Landlock ABI.
+
 # Fail closed, and graceful degradation
 
 local-hardened refuses to run a command when Landlock is missing or
