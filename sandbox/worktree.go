@@ -28,7 +28,11 @@ type WorktreeConfig struct {
 	Prefix string
 	// New wraps the worktree in a backend; nil means [NewLocal] with
 	// Policy. Pass a function that calls [NewHardened] for the hardened
-	// sandbox.
+	// sandbox. A worktree's .git is a file pointing into the main
+	// repository (.git/worktrees/<name>), which the hardened sandbox does
+	// not show unless it is listed in AllowedPaths (and the repository's
+	// .git in ReadOnlyPaths); without them, commands run but git itself
+	// does not work inside the hardened worktree.
 	New func(root string) (Sandbox, error)
 	// Policy is the local backend's policy when New is nil.
 	Policy FsNetPolicy
