@@ -76,6 +76,9 @@ func BenchmarkJSONLWrite(b *testing.B) {
 				b.ResetTimer()
 				parallel(b, writers, func(ctx context.Context) error { return s.Write(ctx, rec) })
 				b.StopTimer()
+				if n := s.fsyncs.Load(); d == DurabilityGroup && n > 0 {
+					b.ReportMetric(float64(b.N)/float64(n), "records/fsync")
+				}
 				if err := s.Close(context.Background()); err != nil {
 					b.Fatal(err)
 				}

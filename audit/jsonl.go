@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -97,7 +98,8 @@ type JSONLOptions struct {
 	// Shared lets several processes append to the log at once: every Write takes an flock on
 	// "<path>.lock", picks up the records and rotations other processes made, and appends.
 	// Without it the sink holds that lock from Open to Close, and a second writer's Open fails
-	// with ErrLocked. A Shared writer also waits while a non-shared one holds the lock.
+	// with ErrLocked. A Shared writer waits (up to LockTimeout) while a non-shared one holds
+	// the lock.
 	// Shared writes are slower (a lock, two stats, and rereading the last line when another
 	// process appended) and are never buffered in memory. Default: false.
 	Shared bool
@@ -162,7 +164,8 @@ type JSONL struct {
 	timer   *time.Timer
 	err     error // sticky: the log's state is unknown after it
 	closed  bool
-	written uint64 // DurabilityGroup: records written so far (tickets)
+	written atomic.Uint64 // DurabilityGroup: records written so far (tickets); written under mu
+	fsyncs  atomic.Uint64 // fsyncs of the active file, for benchmarks (records per fsync)
 
 	fileMu sync.RWMutex // read-held across a group fsync of f; write-held to replace f
 
@@ -366,8 +369,7 @@ func (s *JSONL) appendLocked(r *Record) (uint64, error) {
 			return 0, s.err
 		}
 	case DurabilityGroup:
-		s.written++
-		return s.written, nil
+		return s.written.Add(1), nil
 	}
 	return 0, nil
 }
@@ -444,7 +446,7 @@ func (s *JSONL) syncAllLocked() error {
 // markSynced records that every ticket written so far is durable (s.mu held).
 func (s *JSONL) markSynced() {
 	s.gmu.Lock()
-	s.synced = max(s.synced, s.written)
+	s.synced = max(s.synced, s.written.Load())
 	s.gmu.Unlock()
 }
 
@@ -506,9 +508,17 @@ func (s *JSONL) waitDurable(ctx context.Context, ticket uint64) error {
 		s.gmu.Unlock()
 
 		// Let the writers woken by the previous round append their next records before
-		// this round picks its target, so that one fsync covers them all. With nothing
-		// else runnable this returns at once.
-		runtime.Gosched()
+		// this round picks its target, so that one fsync covers them all: yield while the
+		// batch keeps growing (a few times at most). With nothing else runnable this
+		// returns at once.
+		for n, i := s.written.Load(), 0; i < 4; i++ {
+			runtime.Gosched()
+			m := s.written.Load()
+			if m == n {
+				break
+			}
+			n = m
+		}
 		target, err := s.syncRound()
 		s.gmu.Lock()
 		if err != nil && s.syncErr == nil {
@@ -527,7 +537,7 @@ func (s *JSONL) waitDurable(ctx context.Context, ticket uint64) error {
 // meanwhile. It returns the ticket that is durable once the fsync has returned.
 func (s *JSONL) syncRound() (uint64, error) {
 	s.mu.Lock()
-	target, f, closed := s.written, s.f, s.closed
+	target, f, closed := s.written.Load(), s.f, s.closed
 	if closed || s.err != nil {
 		err := s.err
 		s.mu.Unlock()
@@ -540,6 +550,7 @@ func (s *JSONL) syncRound() (uint64, error) {
 	s.mu.Unlock()
 	err := fdatasync(f)
 	s.fileMu.RUnlock()
+	s.fsyncs.Add(1)
 	if err != nil {
 		err = fmt.Errorf("audit: %s: the log's durability is unknown after a failed fsync, reopen it: %w", s.path, err)
 		s.mu.Lock()
