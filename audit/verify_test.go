@@ -310,3 +310,19 @@ func TestScan_StopsWhenAsked(t *testing.T) {
 	}
 	assert.Equal(t, 2, n)
 }
+
+func TestFiles_Order(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "audit.jsonl")
+	for _, name := range []string{"audit.jsonl.10", "audit.jsonl.2", "audit.jsonl.000001", "audit.jsonl.lock",
+		"audit.jsonl.3.gz", "audit.jsonl.", "audit.jsonl.x1", "other.jsonl.4", "audit.jsonl"} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), nil, 0o600))
+	}
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "audit.jsonl.5"), 0o700))
+	files, err := audit.Files(path)
+	require.NoError(t, err)
+	assert.Equal(t, []string{
+		filepath.Join(dir, "audit.jsonl.000001"), filepath.Join(dir, "audit.jsonl.2"),
+		filepath.Join(dir, "audit.jsonl.10"), path,
+	}, files)
+}
