@@ -233,6 +233,7 @@ func setupMounts(p *childPolicy) error {
 		return fmt.Errorf("mounting /tmp: %w", err)
 	}
 	var links []string
+	p.ReadOnly = coveredReadOnly(p.ReadOnly, p.Writable)
 	binds := append(append([]string(nil), p.Writable...), p.ReadOnly...)
 	sort.Strings(binds)
 	for _, src := range binds {
@@ -381,6 +382,39 @@ func setupMounts(p *childPolicy) error {
 		}
 	}
 	return nil
+}
+
+// coveredReadOnly drops the read-only paths that a recursive bind of
+// another read-only path already shows read-only (/usr/bin under /usr),
+// unless a writable path lies between them. Symlinks are kept: they are
+// recreated, not bound.
+func coveredReadOnly(ro, writable []string) []string {
+	var out []string
+	for _, r := range ro {
+		covered := false
+		for _, a := range ro {
+			if a == r || !within(r, a) {
+				continue
+			}
+			if fi, err := os.Lstat(a); err != nil || fi.Mode()&os.ModeSymlink != 0 {
+				continue
+			}
+			between := false
+			for _, w := range writable {
+				if within(w, a) && within(r, w) {
+					between = true
+				}
+			}
+			if !between {
+				covered = true
+				break
+			}
+		}
+		if !covered {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // sandboxTmp is the private temporary directory inside the mount
