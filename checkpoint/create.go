@@ -58,31 +58,44 @@ func (c *Checkpointer) createWith(ctx context.Context, o CreateOptions, reason s
 
 // create stores a snapshot; the caller holds the lock.
 func (c *Checkpointer) create(ctx context.Context, label, corr, reason string, paths []string) (Checkpoint, error) {
-	var (
-		entries []importEntry
-		skipped []string
-		err     error
-		base    = c.emptyTree
-	)
-	if paths == nil {
-		if skipped, err = c.refreshIndex(ctx); err != nil {
-			return Checkpoint{}, err
-		}
-		if base = c.base; base == "" {
-			base = c.loadBase()
-		}
-		entries, err = c.diffIndex(ctx, base)
-		if err != nil && base != c.emptyTree {
-			// The base tree may have been pruned and collected: start over.
-			base = c.emptyTree
-			entries, err = c.diffIndex(ctx, base)
-		}
-	} else {
-		entries, skipped, err = c.scopedEntries(paths)
-	}
+	p, err := c.prepare(ctx, paths)
 	if err != nil {
 		return Checkpoint{}, err
 	}
+	return c.store(ctx, label, corr, reason, paths, p)
+}
+
+// prepared is a snapshot ready to be stored: the tree to build on and the
+// paths to replace or remove in it.
+type prepared struct {
+	base    string
+	entries []importEntry
+	skipped []string
+}
+
+func (c *Checkpointer) prepare(ctx context.Context, paths []string) (prepared, error) {
+	p := prepared{base: c.emptyTree}
+	var err error
+	if paths != nil {
+		p.entries, p.skipped, err = c.scopedEntries(paths)
+		return p, err
+	}
+	if p.skipped, err = c.refreshIndex(ctx); err != nil {
+		return p, err
+	}
+	if p.base = c.base; p.base == "" {
+		p.base = c.loadBase()
+	}
+	p.entries, err = c.diffIndex(ctx, p.base)
+	if err != nil && p.base != c.emptyTree {
+		// The base tree may have been pruned and collected: start over.
+		p.base = c.emptyTree
+		p.entries, err = c.diffIndex(ctx, p.base)
+	}
+	return p, err
+}
+
+func (c *Checkpointer) store(ctx context.Context, label, corr, reason string, paths []string, p prepared) (Checkpoint, error) {
 	id, err := newID()
 	if err != nil {
 		return Checkpoint{}, err
@@ -93,7 +106,7 @@ func (c *Checkpointer) create(ctx context.Context, label, corr, reason string, p
 	if err != nil {
 		return Checkpoint{}, err
 	}
-	commit, tree, err := c.importCommit(ctx, RefPrefix+id, msg, now.Unix(), base, entries)
+	commit, tree, err := c.importCommit(ctx, RefPrefix+id, msg, now.Unix(), p.base, p.entries)
 	if err != nil {
 		return Checkpoint{}, err
 	}
@@ -109,7 +122,7 @@ func (c *Checkpointer) create(ctx context.Context, label, corr, reason string, p
 		Time:          time.Unix(now.Unix(), 0).UTC(),
 		Paths:         paths,
 		FilesChanged:  -1,
-		Skipped:       skipped,
+		Skipped:       p.skipped,
 		Commit:        commit,
 		Tree:          tree,
 	}, nil
@@ -125,11 +138,18 @@ func (c *Checkpointer) privEnvCopy() []string {
 // cost of an incremental snapshot is one scan of the tree plus the changed
 // files. It returns the files left out under OversizeSkip.
 func (c *Checkpointer) refreshIndex(ctx context.Context) ([]string, error) {
-	forced, done, err := c.trackedIgnored(ctx)
-	if err != nil {
-		return nil, err
+	// The scans and the look at the user's index are independent; run
+	// them side by side.
+	type tracked struct {
+		paths []string
+		done  func()
+		err   error
 	}
-	// The two scans are independent; run them on separate cores.
+	tch := make(chan tracked, 1)
+	go func() {
+		p, d, err := c.trackedIgnored(ctx)
+		tch <- tracked{p, d, err}
+	}()
 	type result struct {
 		out []byte
 		err error
@@ -149,6 +169,11 @@ func (c *Checkpointer) refreshIndex(ctx context.Context) ([]string, error) {
 	}
 	untracked, uerr := c.git.Run(ctx, gitx.Cmd{Dir: c.workDir, Env: c.privEnv, Args: append(args, c.pathspec()...)})
 	tr := <-ch
+	ti := <-tch
+	if ti.err != nil {
+		return nil, ti.err
+	}
+	forced, done := ti.paths, ti.done
 	if tr.err != nil {
 		return nil, fmt.Errorf("checkpoint: scanning tracked files: %w", tr.err)
 	}

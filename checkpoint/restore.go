@@ -126,12 +126,45 @@ func (c *Checkpointer) rewindLocked(ctx context.Context, resolve func(context.Co
 	if target.Label != "" {
 		label += " (" + truncate(target.Label, 200) + ")"
 	}
-	undo, err := c.create(ctx, label, target.CorrelationID, ReasonBeforeRestore, target.Paths)
+	p, err := c.prepare(ctx, target.Paths)
+	if err != nil {
+		return RewindResult{}, nil, fmt.Errorf("checkpoint: rewind to %s: checkpointing the current state: %w", target.ID, err)
+	}
+	// For a full restore, the changes to make are the difference between
+	// the just-refreshed private index (the current state) and the target;
+	// compute them, and check the target's objects, while the current
+	// state is being stored. Nothing is written before that store succeeds.
+	type plan struct {
+		entries []gitx.RawEntry
+		err     error
+	}
+	pc := make(chan plan, 1)
+	if target.Paths == nil {
+		go func() {
+			entries, err := c.indexToTree(ctx, target.Tree)
+			if err == nil {
+				err = c.checkObjects(ctx, writesOf(entries))
+			}
+			pc <- plan{entries, err}
+		}()
+	}
+	undo, err := c.store(ctx, label, target.CorrelationID, ReasonBeforeRestore, target.Paths, p)
+	var pl plan
+	if target.Paths == nil {
+		pl = <-pc
+	}
 	if err != nil {
 		return RewindResult{}, nil, fmt.Errorf("checkpoint: rewind to %s: checkpointing the current state: %w", target.ID, err)
 	}
 	events := []Event{{Kind: CheckpointCreated, Workspace: c.root, Checkpoint: undo}}
-	changes, err := c.apply(ctx, undo.Tree, target.Tree, target.Paths == nil)
+	var changes []Change
+	if target.Paths == nil {
+		if err = pl.err; err == nil {
+			changes, err = c.applyEntries(ctx, pl.entries, target.Tree, true, true)
+		}
+	} else {
+		changes, err = c.apply(ctx, undo.Tree, target.Tree)
+	}
 	if err != nil {
 		return RewindResult{}, events, fmt.Errorf("checkpoint: rewind to %s (the prior state is checkpoint %s): %w", target.ID, undo.ID, err)
 	}
@@ -219,15 +252,69 @@ type writeOp struct {
 }
 
 // apply turns the work tree from tree cur (just snapshotted, so the files
-// on disk are exactly cur) into tree target. It checks everything first,
-// then removes, then writes; only differing paths are touched.
-func (c *Checkpointer) apply(ctx context.Context, cur, target string, full bool) ([]Change, error) {
+// on disk are exactly cur) into tree target, for a path-scoped restore.
+func (c *Checkpointer) apply(ctx context.Context, cur, target string) ([]Change, error) {
 	if cur == target {
 		return nil, nil
 	}
 	entries, err := c.diffTrees(ctx, cur, target, nil)
 	if err != nil {
 		return nil, err
+	}
+	return c.applyEntries(ctx, entries, target, false, false)
+}
+
+// indexToTree lists the differences from the private index (the current
+// state, just refreshed) to tree target, oriented like diffTrees(cur,
+// target).
+func (c *Checkpointer) indexToTree(ctx context.Context, target string) ([]gitx.RawEntry, error) {
+	out, err := c.git.Run(ctx, gitx.Cmd{Dir: c.workDir, Env: c.privEnv,
+		Args: []string{"diff-index", "--cached", "-r", "-z", "--raw", "--no-renames", "--no-abbrev", target}})
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: comparing with the target: %w", err)
+	}
+	pairs, err := gitx.ParseRaw(out, false)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: comparing with the target: %w", err)
+	}
+	entries := pairs[0].Entries
+	// diff-index goes from the tree to the index; turn it around.
+	for i := range entries {
+		e := &entries[i]
+		e.OldMode, e.NewMode = e.NewMode, e.OldMode
+		e.OldOID, e.NewOID = e.NewOID, e.OldOID
+		switch e.Status {
+		case gitx.Added:
+			e.Status = gitx.Deleted
+		case gitx.Deleted:
+			e.Status = gitx.Added
+		}
+	}
+	return entries, nil
+}
+
+// writesOf lists the blobs a restore with these entries writes.
+func writesOf(entries []gitx.RawEntry) []writeOp {
+	var w []writeOp
+	for _, e := range entries {
+		switch e.NewMode {
+		case gitx.ModeFile, gitx.ModeExec, gitx.ModeSymlink:
+			if e.OldMode != gitx.ModeGitlink {
+				w = append(w, writeOp{path: e.Path, mode: e.NewMode, oid: e.NewOID})
+			}
+		}
+	}
+	return w
+}
+
+// applyEntries carries out a restore: it checks everything first, then
+// removes, then writes; only differing paths are touched.
+func (c *Checkpointer) applyEntries(ctx context.Context, entries []gitx.RawEntry, target string, full, objectsChecked bool) ([]Change, error) {
+	if len(entries) == 0 {
+		if full {
+			c.setBase(target)
+		}
+		return nil, nil
 	}
 	// Reported from the current state's side: Added = the restore creates it.
 	changes, err := c.changesOf(entries)
@@ -270,8 +357,10 @@ func (c *Checkpointer) apply(ctx context.Context, cur, target string, full bool)
 			return nil, err
 		}
 	}
-	if err := c.checkObjects(ctx, writes); err != nil {
-		return nil, err
+	if !objectsChecked {
+		if err := c.checkObjects(ctx, writes); err != nil {
+			return nil, err
+		}
 	}
 
 	// 2. Remove what the target does not have, then directories emptied.
