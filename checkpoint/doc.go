@@ -154,14 +154,16 @@
 // Measured by the package's benchmarks on generated workspaces, as ratios
 // against "git status --porcelain -uall" (the floor for "what changed"
 // without a file watcher) and the persistent-index plumbing (a kept
-// GIT_INDEX_FILE, add -A, write-tree, commit-tree, update-ref) on the same
-// change of 20 modified and 5 new files: at 10,000 files an incremental
-// checkpoint costs about as much as the plumbing and under twice a status;
-// the first checkpoint costs about seven incremental ones; a restore
-// (including the checkpoint of the state it replaces) costs about 1.2 to
-// 1.9 plumbing runs; a path-scoped checkpoint costs the same at 1,000 and
-// 10,000 files. Run "go test -bench . ./checkpoint" to reproduce, and add
-// -checkpoint.bench50k for 50,000 files.
+// GIT_INDEX_FILE, add -A, write-tree, commit-tree, update-ref), each run
+// on the same change of 20 modified and 5 new files. At 10,000 files: an
+// incremental checkpoint costs 0.9 to 1.0 plumbing runs and 1.9 to 2.0
+// status runs; the first checkpoint costs about 6.5 incremental ones; a
+// restore, which includes the checkpoint of the state it replaces, costs
+// 1.2 to 1.4 plumbing runs and about 2.5 status runs; a path-scoped
+// checkpoint costs the same at 1,000 and 10,000 files. Run
+// "go test -run - -bench . ./checkpoint" to reproduce (the benchmarks
+// report wall-clock and CPU ratios), and add -checkpoint.bench50k for
+// 50,000 files.
 //
 // The shadow repository of a workspace is keyed by its absolute path: a
 // moved workspace starts a new history. Lock files need a POSIX

@@ -35,6 +35,7 @@ type FileTooLargeError struct {
 	Limit int64
 }
 
+// Error names the file, its size and the cap.
 func (e *FileTooLargeError) Error() string {
 	return fmt.Sprintf("checkpoint: %s: %d bytes exceeds the %d-byte cap (set Options.MaxFileSize or Options.Oversize)", e.Path, e.Size, e.Limit)
 }
@@ -48,6 +49,7 @@ type ConflictError struct {
 	Reason string
 }
 
+// Error names the path and why it blocks the restore.
 func (e *ConflictError) Error() string {
 	return fmt.Sprintf("checkpoint: restore conflict at %s: %s; nothing was changed", e.Path, e.Reason)
 }
@@ -65,6 +67,7 @@ type BatchError struct {
 	RollbackErr error      // why the rollback failed, if it did
 }
 
+// Error reports the batch failure and the outcome of the rollback.
 func (e *BatchError) Error() string {
 	if e.RolledBack {
 		return fmt.Sprintf("checkpoint: batch %q failed and was rolled back to %s: %v", e.Checkpoint.Label, e.Checkpoint.ID, e.Err)
@@ -88,4 +91,5 @@ type PanicError struct {
 	Value any
 }
 
+// Error renders the panic value.
 func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v", e.Value) }

@@ -68,10 +68,12 @@ type NotFoundError struct {
 	Err  error
 }
 
+// Error names the binary looked up.
 func (e *NotFoundError) Error() string {
 	return fmt.Sprintf("git binary %q not found: %v", e.Path, e.Err)
 }
 
+// Unwrap returns the lookup error.
 func (e *NotFoundError) Unwrap() error { return e.Err }
 
 // New resolves the git binary (name looked up in PATH when it has no slash)
@@ -141,6 +143,7 @@ type Error struct {
 	Err      error
 }
 
+// Error names the git subcommand, the exit status and git's message.
 func (e *Error) Error() string {
 	name := "git"
 	if len(e.Args) > 0 {
@@ -156,6 +159,7 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s: %v: %s", name, e.Err, msg)
 }
 
+// Unwrap returns the underlying exec or context error.
 func (e *Error) Unwrap() error { return e.Err }
 
 // Cmd describes one invocation.
@@ -244,6 +248,7 @@ func (s *Stream) Wait() error {
 // Version is a git release number.
 type Version [3]int
 
+// String renders the version as "major.minor.patch".
 func (v Version) String() string { return fmt.Sprintf("%d.%d.%d", v[0], v[1], v[2]) }
 
 // Less reports whether v is older than w.
