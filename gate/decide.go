@@ -2,19 +2,60 @@ package gate
 
 import (
 	"fmt"
+	"path"
 	"strings"
 
 	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
 	"github.com/reins-go/reins/risk"
+	"github.com/reins-go/reins/risk/shell"
 )
 
-// target is one action target after resolution.
+// access says how a part uses a target.
+type access uint8
+
+const (
+	accessAny   access = iota // a declared target: every level of its piece applies to it
+	accessRead                // read by a shell command
+	accessWrite               // written or deleted by a shell command
+)
+
+// target is one path an action touches, after resolution.
 type target struct {
-	raw  string
-	root string // "" when outside every root
-	path string // relative to root when inside, absolute when outside
-	err  error
+	raw    string
+	root   string // "" when outside every root
+	path   string // relative to root when inside, absolute when outside
+	err    error
+	piece  int
+	access access
+	glob   bool
+}
+
+// piece is a part of an action with one set of risk levels: the action as declared, or one
+// simple command of its command line.
+type piece struct {
+	levels   risk.Set
+	declared risk.Set      // levels whose severity is the declared one
+	sev      risk.Severity // the declared severity, or a raised floor (sudo); 0 for the defaults
+	command  string
+	argv     []string
+	host     string   // the first host (the declared one for the action's own piece)
+	hosts    []string // every host, for shell commands
+	opaque   bool
+	redirect bool
+	subst    bool
+	shellIdx int // index in the analysis, or -1
+}
+
+func (p *piece) severity(l risk.Level) risk.Severity {
+	s := l.Severity()
+	switch {
+	case p.declared.Has(l) && p.sev != 0:
+		return p.sev
+	case p.shellIdx >= 0 && p.sev > s:
+		return p.sev
+	}
+	return s
 }
 
 // matrixReasons holds the reason text of every matrix cell, built once so a matrix decision
@@ -45,23 +86,18 @@ func discipline(l risk.Level) policy.Obligations {
 	return 0
 }
 
+func isWrite(l risk.Level) bool { return l == risk.Mutating || l == risk.Destructive }
+
 // decide walks the decision order for a. It has no side effects: a hard stop that must latch is
 // returned for the caller to apply. tr, when not nil, collects the explanation.
 func (g *Gate) decide(st *state, a *policy.Action, tr *tracer) (Decision, *Halt) {
 	d := Decision{Verdict: policy.Deny, Profile: st.name}
-
-	// The action's risk: declared, plus what its operation implies; nothing known means the worst.
 	if a.Risk&^risk.Of(risk.Levels()...) != 0 || (a.Severity != 0 && !a.Severity.Valid()) {
 		d.Layer, d.RuleID, d.Reason = LayerInput, "invalid-risk", "the action declares an invalid risk level or severity"
 		tr.decided(LayerInput, d.Reason)
 		return d, nil
 	}
 	op := a.Operation.Canonical()
-	levels := a.Risk.Union(op.DefaultRisk())
-	if levels.Empty() {
-		levels = risk.Of(risk.Destructive)
-	}
-	d.Risk = levels
 
 	// 1. Halted.
 	if h := g.halt.Load(); h != nil {
@@ -76,6 +112,64 @@ func (g *Gate) decide(st *state, a *policy.Action, tr *tracer) (Decision, *Halt)
 	}
 	tr.passed(LayerHalted, "not halted")
 
+	// The action's parts: what it declares, and each simple command of its command line.
+	var pfix [4]piece
+	var tfix [8]target
+	pieces, targets := pfix[:0], tfix[:0]
+	var an *shell.Analysis
+	if a.Command != "" {
+		an = g.analyze(st, a.Command, a.WorkDir)
+		tr.analysis(an)
+	}
+	own := piece{levels: a.Risk, declared: a.Risk, sev: a.Severity, host: lowerHost(a.Host), shellIdx: -1}
+	if an == nil || op != policy.OpShell {
+		own.levels = own.levels.Union(op.DefaultRisk())
+	}
+	if own.levels.Empty() && an != nil && (len(a.Targets) > 0 || own.host != "") {
+		own.levels = an.Risk
+	}
+	if !own.levels.Empty() || len(a.Targets) > 0 || own.host != "" || an == nil {
+		if own.levels.Empty() {
+			own.levels = risk.Of(risk.Destructive) // nothing known: assume the worst
+		}
+		if an != nil {
+			own.command = a.Command
+			own.opaque = an.Opaque
+		}
+		pieces = append(pieces, own)
+		for _, t := range a.Targets {
+			targets = append(targets, target{raw: t, piece: len(pieces) - 1, access: accessAny})
+		}
+	}
+	if an != nil {
+		for i := range an.Commands {
+			c := &an.Commands[i]
+			p := piece{levels: c.Risk, command: c.Text, argv: c.Argv, hosts: c.Hosts, opaque: c.Opaque,
+				redirect: c.Redirects, subst: c.Substitution, shellIdx: i}
+			if c.Severity > c.Risk.Severity() {
+				p.sev = c.Severity
+			}
+			if len(c.Hosts) > 0 {
+				p.host = c.Hosts[0]
+			}
+			pieces = append(pieces, p)
+			for _, r := range c.Reads {
+				targets = append(targets, target{raw: r.Path, piece: len(pieces) - 1, access: accessRead, glob: r.Glob})
+			}
+			for _, w := range c.Writes {
+				targets = append(targets, target{raw: w.Path, piece: len(pieces) - 1, access: accessWrite, glob: w.Glob})
+			}
+		}
+	}
+	for i := range pieces {
+		d.Risk = d.Risk.Union(pieces[i].levels)
+	}
+	for i := range targets {
+		if targets[i].access == accessRead {
+			d.Risk = d.Risk.With(risk.ReadOnly)
+		}
+	}
+
 	// 2. Hard stops.
 	if budget := g.budgetValue(); budget > 0 && g.spentValue() > budget {
 		h := &Halt{Cause: CauseBudget, Reason: fmt.Sprintf("budget exceeded: spent %g of %g", g.spentValue(), budget)}
@@ -83,16 +177,15 @@ func (g *Gate) decide(st *state, a *policy.Action, tr *tracer) (Decision, *Halt)
 		tr.decided(LayerHardStop, d.Reason)
 		return d, h
 	}
-	var fixed [8]target
-	targets := fixed[:0]
-	for _, t := range a.Targets {
-		root, p, err := st.ws.resolve(t)
-		targets = append(targets, target{raw: t, root: root, path: p, err: err})
+	for i := range targets {
+		t := &targets[i]
+		t.root, t.path, t.err = st.ws.resolve(t.raw)
 	}
-	writes := levels.Has(risk.Mutating) || levels.Has(risk.Destructive)
-	if writes && st.external == profile.ExternalWritesHalt {
-		for _, t := range targets {
-			if t.err == nil && t.root == "" {
+	if st.external == profile.ExternalWritesHalt {
+		for i := range targets {
+			t := &targets[i]
+			written := t.access == accessWrite || t.access == accessAny && (pieces[t.piece].levels.Has(risk.Mutating) || pieces[t.piece].levels.Has(risk.Destructive))
+			if written && t.err == nil && t.root == "" {
 				h := &Halt{Cause: CauseExternalWrite, Reason: "write outside the workspace: " + t.path}
 				d.Layer, d.RuleID, d.Reason = LayerHardStop, "hard-stop:external-write", h.Reason
 				tr.decided(LayerHardStop, d.Reason)
@@ -102,8 +195,10 @@ func (g *Gate) decide(st *state, a *policy.Action, tr *tracer) (Decision, *Halt)
 	}
 	tr.passed(LayerHardStop, "no hard stop")
 
-	// 3. Boundaries: protected paths, and targets that cannot be resolved.
-	for _, t := range targets {
+	// 3. Boundaries: protected paths, and targets that cannot be resolved. A glob that could
+	// expand to a protected path makes its command opaque.
+	for i := range targets {
+		t := &targets[i]
 		if t.err != nil {
 			d.Layer, d.RuleID = LayerBoundary, "unresolvable-path"
 			d.Reason = fmt.Sprintf("target %q cannot be resolved: %v", t.raw, t.err)
@@ -122,6 +217,9 @@ func (g *Gate) decide(st *state, a *policy.Action, tr *tracer) (Decision, *Halt)
 			tr.decided(LayerBoundary, d.Reason)
 			return d, nil
 		}
+		if t.glob && st.prot.globReaches(t.path) {
+			pieces[t.piece].opaque = true
+		}
 	}
 	tr.passed(LayerBoundary, "no protected path")
 
@@ -132,8 +230,8 @@ func (g *Gate) decide(st *state, a *policy.Action, tr *tracer) (Decision, *Halt)
 		tr.decided(LayerMode, d.Reason)
 		return d, nil
 	case profile.ReadOnly:
-		if levels != risk.Of(risk.ReadOnly) {
-			d.Layer, d.RuleID, d.Reason = LayerMode, "mode:read-only", "read-only mode denies "+levels.String()
+		if d.Risk != risk.Of(risk.ReadOnly) {
+			d.Layer, d.RuleID, d.Reason = LayerMode, "mode:read-only", "read-only mode denies "+d.Risk.String()
 			tr.decided(LayerMode, d.Reason)
 			return d, nil
 		}
@@ -141,48 +239,64 @@ func (g *Gate) decide(st *state, a *policy.Action, tr *tracer) (Decision, *Halt)
 	tr.passed(LayerMode, modeDetail[st.mode])
 
 	// 5 and 6. Rules, then the autonomy matrix, for every part; the strictest part decides.
-	sub := policy.Subject{Tool: a.Tool, Operation: op, Provider: a.Provider, Surface: a.Surface, Host: lowerHost(a.Host)}
-	opaque := false
-	if a.Command != "" {
-		sub.Command = a.Command
-		var ok bool
-		sub.Argv, ok = plainArgv(a.Command, nil)
-		opaque = !ok
-	}
-	first := true
+	first, opaque := true, false
 	var obl policy.Obligations
 	var sev risk.Severity
-	for l := range levels.All() {
-		sub.Level = l
-		sub.Severity = l.Severity()
-		if a.Severity != 0 && a.Risk.Has(l) {
-			sub.Severity = a.Severity
+	sub := policy.Subject{Tool: a.Tool, Operation: op, Provider: a.Provider, Surface: a.Surface}
+	for pi := range pieces {
+		p := &pieces[pi]
+		opaque = opaque || p.opaque
+		sub.Command, sub.Argv, sub.Redirects, sub.Substitution, sub.Host = p.command, p.argv, p.redirect, p.subst, p.host
+		levels := p.levels
+		for i := range targets {
+			if targets[i].piece == pi && targets[i].access == accessRead {
+				levels = levels.With(risk.ReadOnly)
+				break
+			}
 		}
-		n := len(targets)
-		if n == 0 {
-			n = 1
-		}
-		for i := 0; i < n; i++ {
-			sub.Root, sub.Target = "", ""
-			if len(targets) > 0 {
-				sub.Root, sub.Target = targets[i].root, targets[i].path
+		for l := range levels.All() {
+			sub.Level, sub.Severity = l, p.severity(l)
+			nh := 1
+			if l == risk.Network && len(p.hosts) > 1 {
+				nh = len(p.hosts)
 			}
-			v, layer, id, reason, o := g.decidePart(st, &sub, tr)
-			if v != policy.Deny {
-				obl |= o
+			for h := 0; h < nh; h++ {
+				if l == risk.Network && len(p.hosts) > 1 {
+					sub.Host = p.hosts[h]
+				}
+				matched := false
+				for i := range targets {
+					t := &targets[i]
+					if t.piece != pi || !(t.access == accessAny || t.access == accessRead && l == risk.ReadOnly || t.access == accessWrite && isWrite(l)) {
+						continue
+					}
+					matched = true
+					sub.Root, sub.Target = t.root, t.path
+					v, layer, id, reason, o := g.decidePart(st, &sub, p.shellIdx, tr)
+					if v != policy.Deny {
+						obl |= o
+					}
+					if first || v.StricterThan(d.Verdict) || v == d.Verdict && sub.Severity > sev {
+						d.Verdict, d.Layer, d.RuleID, d.Reason, sev, first = v, layer, id, reason, sub.Severity, false
+					}
+				}
+				if !matched {
+					sub.Root, sub.Target = "", ""
+					v, layer, id, reason, o := g.decidePart(st, &sub, p.shellIdx, tr)
+					if v != policy.Deny {
+						obl |= o
+					}
+					if first || v.StricterThan(d.Verdict) || v == d.Verdict && sub.Severity > sev {
+						d.Verdict, d.Layer, d.RuleID, d.Reason, sev, first = v, layer, id, reason, sub.Severity, false
+					}
+				}
 			}
-			// The strictest part decides; among equally strict parts, the most severe one
-			// gives the reason.
-			if first || v.StricterThan(d.Verdict) || v == d.Verdict && sub.Severity > sev {
-				d.Verdict, d.Layer, d.RuleID, d.Reason = v, layer, id, reason
-				sev = sub.Severity
-				first = false
-			}
+			sub.Host = p.host
 		}
 	}
 	if d.Verdict == policy.Allow && opaque {
 		d.Verdict, d.RuleID = policy.Confirm, "opaque-command"
-		d.Reason = "the command cannot be analysed, so it is never auto-approved: " + d.Reason
+		d.Reason = "part of the command cannot be analysed, so it is never auto-approved (" + d.Reason + ")"
 	}
 	if d.Verdict != policy.Deny {
 		d.Obligations = obl
@@ -192,15 +306,35 @@ func (g *Gate) decide(st *state, a *policy.Action, tr *tracer) (Decision, *Halt)
 }
 
 // decidePart runs the rule layer, then the matrix, for one part.
-func (g *Gate) decidePart(st *state, sub *policy.Subject, tr *tracer) (policy.Verdict, Layer, string, string, policy.Obligations) {
+func (g *Gate) decidePart(st *state, sub *policy.Subject, cmd int, tr *tracer) (policy.Verdict, Layer, string, string, policy.Obligations) {
 	cell := policy.Matrix(st.band, sub.Level)
 	obl := cell.Obligations | discipline(sub.Level)
 	if m, ok := st.rules.Evaluate(sub); ok {
-		tr.part(st, sub, m.Verdict, LayerRule, m.Rule.ID, cell)
+		tr.part(st, sub, cmd, m.Verdict, LayerRule, m.Rule.ID, cell)
 		return m.Verdict, LayerRule, m.Rule.ID, m.Rule.Reason, obl | m.Obligations
 	}
-	tr.part(st, sub, cell.Verdict, LayerMatrix, "matrix", cell)
+	tr.part(st, sub, cmd, cell.Verdict, LayerMatrix, "matrix", cell)
 	return cell.Verdict, LayerMatrix, "matrix", matrixReasons[st.band][sub.Level], obl
+}
+
+// analyze returns the shell analysis of a command line, from the profile's cache when it was
+// seen before in the same working directory. The analysis reads no files, so it only depends on
+// the line, the directory and the profile.
+func (g *Gate) analyze(st *state, line, workdir string) *shell.Analysis {
+	dir := st.ws.primary
+	if workdir != "" {
+		if strings.HasPrefix(workdir, "/") {
+			dir = workdir
+		} else {
+			dir = path.Join(st.ws.primary, workdir)
+		}
+	}
+	if v, ok := st.shellCache.load(line); ok && v.dir == dir {
+		return v.an
+	}
+	an, _ := shell.Analyze(line, &shell.Options{Dir: dir, Home: g.home, TempDir: g.tmp, Registries: st.registries})
+	st.shellCache.store(line, cachedAnalysis{dir: dir, an: an})
+	return an
 }
 
 func lowerHost(h string) string {
@@ -210,34 +344,4 @@ func lowerHost(h string) string {
 		}
 	}
 	return h
-}
-
-// plainArgv splits a command line into words when it is a plain list of words (letters, digits
-// and the punctuation of paths, flags and versions, separated by spaces). Anything a shell would
-// interpret (quotes, $, backquotes, ;, &, |, <, >, globs, parentheses, newlines) makes the line
-// opaque: ok is false and rules that match argument tokens do not apply.
-func plainArgv(cmd string, dst []string) (argv []string, ok bool) {
-	for i := 0; i < len(cmd); i++ {
-		c := cmd[i]
-		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		case strings.IndexByte("-_./=:@%+,", c) >= 0:
-		case c == ' ' || c == '\t':
-		default:
-			return nil, false
-		}
-	}
-	for rest := cmd; ; {
-		rest = strings.TrimLeft(rest, " \t")
-		if rest == "" {
-			break
-		}
-		j := strings.IndexAny(rest, " \t")
-		if j < 0 {
-			j = len(rest)
-		}
-		dst = append(dst, rest[:j])
-		rest = rest[j:]
-	}
-	return dst, len(dst) > 0
 }

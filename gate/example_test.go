@@ -32,7 +32,7 @@ func Example() {
 		{Tool: "edit_file", Operation: policy.OpWrite, Targets: []string{"main.go"}},
 		{Tool: "write_file", Operation: policy.OpWrite, Targets: []string{".env"}},
 		{Tool: "bash", Operation: policy.OpShell, Command: "go test ./..."},
-		{Tool: "bash", Operation: policy.OpShell, Command: "mkfs /dev/sda1"},
+		{Tool: "bash", Operation: policy.OpShell, Command: "shutdown -h now"},
 	} {
 		d, err := g.Check(context.Background(), a)
 		if err != nil {

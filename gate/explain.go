@@ -7,6 +7,7 @@ import (
 
 	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/risk"
+	"github.com/reins-go/reins/risk/shell"
 )
 
 // Explanation is the whole trace of one decision: each layer of the decision order as it was
@@ -18,6 +19,20 @@ type Explanation struct {
 	Steps []Step
 	// Parts lists every part the rule and matrix layers evaluated.
 	Parts []Part
+	// Commands lists each simple command of the action's command line with its own outcome
+	// (the strictest of its parts); empty for actions without a command.
+	Commands []CommandOutcome
+}
+
+// CommandOutcome is one simple command of a command line and how the gate judged it.
+type CommandOutcome struct {
+	Command shell.Command
+	// Verdict, Layer and RuleID are those of the command's strictest part; a command whose
+	// parts were never reached (an earlier layer decided) has none.
+	Verdict policy.Verdict
+	Layer   Layer
+	RuleID  string
+	Decided bool
 }
 
 // Step is one layer of the decision order.
@@ -32,8 +47,11 @@ type Part struct {
 	Level    risk.Level
 	Severity risk.Severity
 	// Target is the part's resolved target: relative to its workspace root, or absolute.
-	Target  string
-	Inside  bool
+	Target string
+	Inside bool
+	// Command is the index of the simple command this part belongs to in
+	// Explanation.Commands, or -1 for the action as declared.
+	Command int
 	Verdict policy.Verdict
 	Layer   Layer
 	RuleID  string
@@ -52,6 +70,20 @@ func (g *Gate) Explain(ctx context.Context, a policy.Action) (Explanation, error
 	tr := &tracer{}
 	d, _ := g.decide(g.st.Load(), &a, tr)
 	tr.e.Decision = d
+	if tr.an != nil {
+		for i, c := range tr.an.Commands {
+			co := CommandOutcome{Command: c}
+			for _, p := range tr.e.Parts {
+				if p.Command != i {
+					continue
+				}
+				if !co.Decided || p.Verdict.StricterThan(co.Verdict) {
+					co.Verdict, co.Layer, co.RuleID, co.Decided = p.Verdict, p.Layer, p.RuleID, true
+				}
+			}
+			tr.e.Commands = append(tr.e.Commands, co)
+		}
+	}
 	return tr.e, nil
 }
 
@@ -65,6 +97,13 @@ func (e Explanation) String() string {
 			mark = "DECIDED"
 		}
 		fmt.Fprintf(&b, "  %-9s %-7s %s\n", s.Layer, mark, s.Detail)
+	}
+	for _, c := range e.Commands {
+		outcome := "not reached"
+		if c.Decided {
+			outcome = fmt.Sprintf("%s by %s %s", c.Verdict, c.Layer, c.RuleID)
+		}
+		fmt.Fprintf(&b, "  command %s: %s\n", c.Command.String(), outcome)
 	}
 	for _, p := range e.Parts {
 		where := p.Target
@@ -84,7 +123,16 @@ func (e Explanation) String() string {
 }
 
 // tracer collects an explanation; a nil *tracer (Check's) does nothing and costs nothing.
-type tracer struct{ e Explanation }
+type tracer struct {
+	e  Explanation
+	an *shell.Analysis
+}
+
+func (t *tracer) analysis(an *shell.Analysis) {
+	if t != nil {
+		t.an = an
+	}
+}
 
 func (t *tracer) passed(l Layer, detail string) {
 	if t != nil {
@@ -98,10 +146,10 @@ func (t *tracer) decided(l Layer, detail string) {
 	}
 }
 
-func (t *tracer) part(st *state, sub *policy.Subject, v policy.Verdict, l Layer, id string, cell policy.Cell) {
+func (t *tracer) part(st *state, sub *policy.Subject, cmd int, v policy.Verdict, l Layer, id string, cell policy.Cell) {
 	if t == nil {
 		return
 	}
 	t.e.Parts = append(t.e.Parts, Part{Level: sub.Level, Severity: sub.Severity, Target: sub.Target, Inside: sub.Inside(),
-		Verdict: v, Layer: l, RuleID: id, Rules: st.rules.Explain(sub), Matrix: cell})
+		Command: cmd, Verdict: v, Layer: l, RuleID: id, Rules: st.rules.Explain(sub), Matrix: cell})
 }

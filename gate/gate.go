@@ -52,6 +52,8 @@ type Gate struct {
 	maxFail  int
 	roots    []string
 	config   string
+	home     string
+	tmp      string
 	st       atomic.Pointer[state]
 	halt     atomic.Pointer[Halt]
 	budget   atomic.Uint64 // float64 bits
@@ -62,14 +64,16 @@ type Gate struct {
 
 // state is everything a decision needs from the active profile, derived once per profile.
 type state struct {
-	prof     *profile.Compiled
-	name     string
-	band     policy.Band
-	mode     profile.Mode
-	rules    *policy.RuleSet
-	external profile.ExternalWrites
-	ws       *workspace
-	prot     *protector
+	prof       *profile.Compiled
+	name       string
+	band       policy.Band
+	mode       profile.Mode
+	rules      *policy.RuleSet
+	external   profile.ExternalWrites
+	ws         *workspace
+	prot       *protector
+	registries map[string][]string
+	shellCache analysisCache
 }
 
 // New returns a gate enforcing profile p (validated and compiled here) with the given options.
@@ -106,6 +110,8 @@ func New(p profile.Profile, opts *Options) (*Gate, error) {
 		}
 		g.roots = []string{wd}
 	}
+	g.home, _ = os.UserHomeDir()
+	g.tmp = os.TempDir()
 	g.config = o.ConfigDir
 	if g.config == "" {
 		if dir, err := os.UserConfigDir(); err == nil {
@@ -142,7 +148,7 @@ func (g *Gate) compile(p profile.Profile) (*state, error) {
 		return nil, fmt.Errorf("gate: profile %q: %w", c.Name(), err)
 	}
 	return &state{prof: c, name: c.Name(), band: c.Band(), mode: c.Mode(), rules: c.Rules(),
-		external: c.ExternalWrites(), ws: ws, prot: prot}, nil
+		external: c.ExternalWrites(), ws: ws, prot: prot, registries: c.Registries()}, nil
 }
 
 // Profile returns the active compiled profile.

@@ -136,3 +136,34 @@ func (p *protector) hitNames(pth string) string {
 	}
 	return ""
 }
+
+// globReaches reports whether a path with pattern characters could expand to a protected path:
+// some wildcard component matches a protected name. Like the shell, "*" and "?" do not match a
+// leading dot; "**" (what find -exec stands for) matches anything.
+func (p *protector) globReaches(pth string) bool {
+	var names []string
+	for _, s := range p.names {
+		names = append(names, s.comps...)
+	}
+	for _, a := range p.abs {
+		names = append(names, strings.Split(strings.Trim(a.path, "/"), "/")...)
+	}
+	for _, comp := range strings.Split(pth, "/") {
+		if !strings.ContainsAny(comp, "*?[") {
+			continue
+		}
+		if comp == "**" {
+			return true
+		}
+		lc := strings.ToLower(comp)
+		for _, name := range names {
+			if strings.HasPrefix(name, ".") && !strings.HasPrefix(comp, ".") {
+				continue
+			}
+			if ok, err := path.Match(lc, strings.ToLower(name)); ok || err != nil {
+				return true
+			}
+		}
+	}
+	return false
+}

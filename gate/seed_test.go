@@ -146,7 +146,7 @@ func TestPolicySpecCapabilityMatrix(t *testing.T) {
 		// Shell Execution: Blocked | Allowlist Only | Policy-Filtered
 		{"shell, allowlisted", shell("go test ./..."), D, A, A},
 		{"shell, not allowlisted", shell("make-release --now"), D, C, A},
-		{"shell, blocklisted", shell("mkfs /dev/sda1"), D, D, D},
+		{"shell, blocklisted", shell("shutdown -h now"), D, D, D},
 		// Network Access: AI APIs Only | + Package Managers | + Configured Hosts
 		{"network, AI API", fetch("api.model.example"), A, A, A},
 		{"network, package manager", fetch("eu.mirror.example"), D, A, A},

@@ -108,8 +108,12 @@ type Action struct {
 	// Targets are the paths the action reads, writes or deletes, absolute or relative to the
 	// workspace root. The gate resolves them (symlinks followed) before any rule sees them.
 	Targets []string `json:"targets,omitempty"`
-	// Command is the shell command line, for shell actions.
+	// Command is the shell command line, for shell actions. The gate analyses it (see the
+	// risk/shell package): what it reads, writes, runs and reaches becomes part of the action.
 	Command string `json:"command,omitempty"`
+	// WorkDir is the directory the command runs in: absolute, or relative to the first workspace
+	// root. Empty means the first workspace root.
+	WorkDir string `json:"workdir,omitempty"`
 	// Host is the network host the action reaches ("api.example.com"), for network actions.
 	Host string `json:"host,omitempty"`
 	// Provider is the model provider the agent runs on, for rules that filter by provider.

@@ -45,9 +45,14 @@ type Condition struct {
 	// CommandPattern is an RE2 regular expression searched in the text of one simple command
 	// (unanchored: use ^ and $ to anchor).
 	CommandPattern string `json:"command_pattern,omitempty"`
-	// Commands lists command prefixes matched on argument tokens with word boundaries: "go test"
-	// matches `go test ./...` and `go test -run X`, not `go testify`. The program may be written
-	// with a directory (`/bin/rm` matches "rm").
+	// Commands lists command prefixes matched on the argument tokens of one simple command, with
+	// word boundaries: "go test" matches `go test ./...` and `go test -run X`, not `go testify`.
+	// In a DENY or CONFIRM rule the program may be written with a directory (`./rm` and `/bin/rm`
+	// match "rm"); in an ALLOW rule it must be spelled as the entry spells it, so "cat" does not
+	// cover a local script `./cat` (the shell analysis reports `/bin/cat` as "cat"). In an ALLOW rule an
+	// entry never covers a command that redirects its output to a file or contains a command
+	// substitution, unless the entry ends with the token ">" (redirections allowed) or "$()"
+	// (substitutions allowed): "go test >" allows `go test ./... > out.txt`.
 	Commands []string `json:"commands,omitempty"`
 	// Tools lists glob patterns over the tool name.
 	Tools []string `json:"tools,omitempty"`

@@ -35,6 +35,11 @@ type Subject struct {
 
 	Command string   // the text of one simple command ("" when none)
 	Argv    []string // its literal arguments, argv[0] the program; nil when not known
+	// Redirects and Substitution report that the simple command redirects output to a file or
+	// contains a command substitution: an ALLOW rule's commands entries do not cover it unless
+	// the entry says so (see Condition.Commands).
+	Redirects    bool
+	Substitution bool
 }
 
 // HasTarget reports whether the subject has a target path.
@@ -75,7 +80,7 @@ type crule struct {
 	outside  bool
 	target   *glob
 	cmd      *cmdRegex
-	commands [][]string
+	commands []cmdEntry
 	tools    []*glob
 	hosts    []*glob
 	provs    []*glob
@@ -205,17 +210,17 @@ func compileCondition(r Rule, env *Env, home string) (crule, []error) {
 		fail("commands", err)
 	}
 	for _, e := range entries {
-		toks := strings.Fields(e)
-		if len(toks) == 0 {
-			fail("commands", errors.New("empty command entry"))
+		ce, err := parseCmdEntry(e)
+		if err != nil {
+			fail("commands", err)
 			continue
 		}
-		cr.commands = append(cr.commands, toks)
+		cr.commands = append(cr.commands, ce)
 	}
 	if len(c.Commands) > 0 && len(cr.commands) == 0 && len(errs) == 0 {
 		// All references expanded to empty lists: the condition can never hold. That is
 		// well defined (an empty blocklist blocks nothing), so keep a marker that matches nothing.
-		cr.commands = [][]string{}
+		cr.commands = []cmdEntry{}
 	}
 	globList := func(field string, list []string, lower bool) []*glob {
 		names, err := expandRefs(list, env)
@@ -282,8 +287,8 @@ func (rs *RuleSet) buildIndex() {
 		case r.cmd != nil && r.cmd.word != "":
 			add(&ix.word, r.cmd.word, i)
 		case r.commands != nil && len(r.commands) > 0:
-			for _, toks := range r.commands {
-				add(&ix.prog, path.Base(toks[0]), i)
+			for _, ce := range r.commands {
+				add(&ix.prog, path.Base(ce.toks[0]), i)
 			}
 		case r.commands != nil && len(r.commands) == 0:
 			// Matches nothing; keep it out of every list.
@@ -647,7 +652,7 @@ func (r *crule) check(s *Subject, pc *pathCache) int {
 			return condCommandPattern
 		}
 	}
-	if r.commands != nil && !matchCommands(r.commands, s.Argv) {
+	if r.commands != nil && !matchCommands(r.commands, s, r.verdict == Allow) {
 		return condCommands
 	}
 	if r.tools != nil && !matchAny(r.tools, s.Tool) {
@@ -715,18 +720,53 @@ func matchAny(gs []*glob, name string) bool {
 	return false
 }
 
-func matchCommands(entries [][]string, argv []string) bool {
+// cmdEntry is one commands entry: argument tokens, plus what an ALLOW rule may cover.
+type cmdEntry struct {
+	toks      []string
+	redirects bool // trailing ">": the entry also covers output redirected to a file
+	subst     bool // trailing "$()": the entry also covers command substitutions
+}
+
+func parseCmdEntry(e string) (cmdEntry, error) {
+	toks := strings.Fields(e)
+	var ce cmdEntry
+	for len(toks) > 0 {
+		switch toks[len(toks)-1] {
+		case ">":
+			ce.redirects = true
+		case "$()":
+			ce.subst = true
+		default:
+			ce.toks = toks
+			return ce, nil
+		}
+		toks = toks[:len(toks)-1]
+	}
+	return ce, fmt.Errorf("command entry %q names no command", e)
+}
+
+// matchCommands reports whether an entry is a token prefix of the subject's arguments. For an
+// ALLOW rule an entry never covers a command that redirects to a file or contains a
+// substitution, unless the entry ends with ">" or "$()", and its program must be spelled as the
+// entry spells it (the shell analysis reports system programs by name: "/bin/cat" is "cat").
+func matchCommands(entries []cmdEntry, s *Subject, allow bool) bool {
+	argv := s.Argv
 	if len(argv) == 0 {
 		return false
 	}
-	for _, toks := range entries {
-		if len(toks) > len(argv) {
+	for _, ce := range entries {
+		if len(ce.toks) > len(argv) {
+			continue
+		}
+		if allow && (s.Redirects && !ce.redirects || s.Substitution && !ce.subst) {
 			continue
 		}
 		ok := true
-		for k, tok := range toks {
+		for k, tok := range ce.toks {
 			a := argv[k]
-			if k == 0 && !strings.Contains(tok, "/") {
+			if k == 0 && !allow && !strings.Contains(tok, "/") {
+				// A deny entry "rm" also stops "/bin/rm" and "./rm". An allow entry "cat" does
+				// not cover "./cat", a local file that runs whatever it holds.
 				a = path.Base(a)
 			}
 			if a != tok {

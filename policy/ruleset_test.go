@@ -80,7 +80,7 @@ func TestCompileErrorsNameTheRule(t *testing.T) {
 		{"unknown list", policy.Rule{ID: "l", Condition: policy.Condition{Commands: []string{"@nope"}}}, `rule "l" (#1): condition.commands: unknown list "@nope"`},
 		{"bad tool glob", policy.Rule{ID: "t", Condition: policy.Condition{Tools: []string{"mcp_{a"}}}, `rule "t" (#1): condition.tools`},
 		{"bad verdict", policy.Rule{ID: "v", Action: policy.Verdict(5)}, `rule "v" (#1): action: invalid verdict 5`},
-		{"empty command entry", policy.Rule{ID: "c", Condition: policy.Condition{Commands: []string{"  "}}}, `rule "c" (#1): condition.commands: empty command entry`},
+		{"empty command entry", policy.Rule{ID: "c", Condition: policy.Condition{Commands: []string{"  "}}}, `rule "c" (#1): condition.commands: command entry "  " names no command`},
 		{"trailing slash", policy.Rule{ID: "s", Condition: policy.Condition{TargetPattern: "build/"}}, `use "build/**"`},
 	} {
 		_, err := policy.Compile([]policy.Rule{tc.rule}, nil)
@@ -288,4 +288,31 @@ func randomSubject(rng *rand.Rand) policy.Subject {
 		s.Argv = strings.Fields(s.Command)
 	}
 	return s
+}
+
+func TestAllowEntriesDoNotCoverRedirectsOrSubstitutions(t *testing.T) {
+	t.Parallel()
+	compile := func(v policy.Verdict, entries ...string) *policy.RuleSet {
+		return policy.MustCompile([]policy.Rule{{ID: "r", Action: v, Condition: policy.Condition{Commands: entries}}}, nil)
+	}
+	argv := []string{"go", "test", "./..."}
+	for _, tc := range []struct {
+		name      string
+		rs        *policy.RuleSet
+		sub       policy.Subject
+		wantMatch bool
+	}{
+		{"plain", compile(policy.Allow, "go test"), policy.Subject{Argv: argv}, true},
+		{"redirect not covered", compile(policy.Allow, "go test"), policy.Subject{Argv: argv, Redirects: true}, false},
+		{"redirect covered by >", compile(policy.Allow, "go test >"), policy.Subject{Argv: argv, Redirects: true}, true},
+		{"substitution not covered", compile(policy.Allow, "go test"), policy.Subject{Argv: argv, Substitution: true}, false},
+		{"substitution covered by $()", compile(policy.Allow, "go test $()"), policy.Subject{Argv: argv, Substitution: true}, true},
+		{"both flags", compile(policy.Allow, "go test > $()"), policy.Subject{Argv: argv, Substitution: true, Redirects: true}, true},
+		{"deny entries cover everything", compile(policy.Deny, "go test"), policy.Subject{Argv: argv, Redirects: true, Substitution: true}, true},
+	} {
+		_, ok := tc.rs.Evaluate(&tc.sub)
+		assert.Equal(t, tc.wantMatch, ok, tc.name)
+	}
+	_, err := policy.Compile([]policy.Rule{{ID: "x", Condition: policy.Condition{Commands: []string{"> $()"}}}}, nil)
+	assert.ErrorContains(t, err, "names no command")
 }

@@ -147,6 +147,11 @@ type Profile struct {
 	// "configured-hosts"), referenced as "@name". reins ships no host names: the built-in groups
 	// are empty until the host fills them.
 	HostGroups map[string][]string
+	// Registries name, per package ecosystem ("npm", "pypi", "go", "cargo", "rubygems",
+	// "composer", "apt", "docker", ...), the hosts its installs reach, so the shell analysis can
+	// tell which host "npm install" contacts. Empty by default: reins ships no registry hosts, and
+	// an install to an unconfigured ecosystem reaches an unknown host.
+	Registries map[string][]string
 	// ExternalWrites says whether a write outside the workspace halts the run (the default) or
 	// is left to the rules.
 	ExternalWrites ExternalWrites
@@ -172,13 +177,20 @@ func (p Profile) Clone() Profile {
 	q.NetworkAllowlist = slices.Clone(p.NetworkAllowlist)
 	q.AllowedTools = slices.Clone(p.AllowedTools)
 	q.AutoApprovePatterns = slices.Clone(p.AutoApprovePatterns)
-	if p.HostGroups != nil {
-		q.HostGroups = make(map[string][]string, len(p.HostGroups))
-		for k, v := range p.HostGroups {
-			q.HostGroups[k] = slices.Clone(v)
-		}
-	}
+	q.HostGroups = cloneMap(p.HostGroups)
+	q.Registries = cloneMap(p.Registries)
 	return q
+}
+
+func cloneMap(m map[string][]string) map[string][]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string][]string, len(m))
+	for k, v := range m {
+		out[k] = slices.Clone(v)
+	}
+	return out
 }
 
 func cloneRules(rules []policy.Rule) []policy.Rule {
@@ -312,6 +324,9 @@ func (c *Compiled) TrustedPaths() []string { return slices.Clone(c.profile.Trust
 
 // ExternalWrites returns the profile's external-write setting.
 func (c *Compiled) ExternalWrites() ExternalWrites { return c.profile.ExternalWrites }
+
+// Registries returns the package registry hosts per ecosystem (a copy).
+func (c *Compiled) Registries() map[string][]string { return cloneMap(c.profile.Registries) }
 
 // Limits returns the resource limits.
 func (c *Compiled) Limits() Limits { return c.profile.Limits }

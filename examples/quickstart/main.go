@@ -15,7 +15,6 @@ import (
 	"github.com/reins-go/reins/gate"
 	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
-	"github.com/reins-go/reins/risk"
 )
 
 type step struct {
@@ -50,10 +49,10 @@ func run() error {
 		{"read a file", policy.Action{Tool: "read_file", Operation: policy.OpRead, Targets: []string{"cmd/app/main.go"}}},
 		{"edit a file", policy.Action{Tool: "edit_file", Operation: policy.OpWrite, Targets: []string{"cmd/app/main.go"}}},
 		{"go test ./...", policy.Action{Tool: "bash", Operation: policy.OpShell, Command: "go test ./..."}},
-		{"rm -rf build", policy.Action{Tool: "bash", Operation: policy.OpShell, Command: "rm -rf build",
-			Risk: risk.Of(risk.Destructive), Targets: []string{"build"}}},
-		{"git push --force", policy.Action{Tool: "bash", Operation: policy.OpShell, Command: "git push --force",
-			Risk: risk.Of(risk.Destructive, risk.Network), Host: "github.com"}},
+		{"rm -rf build", policy.Action{Tool: "bash", Operation: policy.OpShell, Command: "rm -rf build"}},
+		{"git push --force", policy.Action{Tool: "bash", Operation: policy.OpShell, Command: "git push --force https://github.com/acme/app main"}},
+		{"test, then rm -rf ~", policy.Action{Tool: "bash", Operation: policy.OpShell, Command: "go test ./... && rm -rf ~"}},
+		{"cat .env", policy.Action{Tool: "bash", Operation: policy.OpShell, Command: `V=.env; cat "$V"`}},
 		{"write .env", policy.Action{Tool: "write_file", Operation: policy.OpWrite, Targets: []string{".env"}}},
 		{"write outside", policy.Action{Tool: "write_file", Operation: policy.OpWrite, Targets: []string{outside}}},
 		{"fetch a URL", policy.Action{Tool: "web_fetch", Operation: policy.OpNetwork, Host: "example.com"}},

@@ -1,0 +1,429 @@
+package shell
+
+import (
+	"path"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/reins-go/reins/risk"
+)
+
+// arg is one argument after expansion: its literal value when known.
+type arg struct {
+	val  string
+	lit  bool
+	glob bool
+	word *syntax.Word // the word it came from, for source positions
+}
+
+func (a arg) is(s ...string) bool {
+	if !a.lit {
+		return false
+	}
+	for _, x := range s {
+		if a.val == x {
+			return true
+		}
+	}
+	return false
+}
+
+// call is one simple command being classified. A wrapper (sudo, timeout, xargs) re-dispatches
+// the same call on the command it runs, so the wrapped command is what the entry describes.
+type call struct {
+	w    *walker
+	sc   *scope
+	cx   ctx
+	cmd  *Command
+	name string // base name of the program
+	args []arg  // the arguments after the program
+	end  int    // source offset where the simple command ends
+	hops int
+}
+
+// dangerousEnv names environment variables that change what a program runs or loads.
+var dangerousEnv = map[string]bool{
+	"LD_PRELOAD": true, "LD_LIBRARY_PATH": true, "LD_AUDIT": true, "DYLD_INSERT_LIBRARIES": true,
+	"DYLD_LIBRARY_PATH": true, "PATH": true, "BASH_ENV": true, "ENV": true, "PROMPT_COMMAND": true,
+	"PYTHONPATH": true, "PYTHONSTARTUP": true, "PYTHONHOME": true, "NODE_OPTIONS": true, "NODE_PATH": true,
+	"PERL5OPT": true, "PERL5LIB": true, "RUBYOPT": true, "RUBYLIB": true, "GIT_SSH_COMMAND": true,
+	"GIT_SSH": true, "GIT_EXTERNAL_DIFF": true, "GIT_EXEC_PATH": true, "GIT_CONFIG": true,
+	"GIT_CONFIG_GLOBAL": true, "GIT_CONFIG_SYSTEM": true, "GIT_CONFIG_PARAMETERS": true, "GIT_CONFIG_COUNT": true,
+	"GIT_DIR": true, "GIT_WORK_TREE": true, "EDITOR": true, "VISUAL": true, "PAGER": true, "GIT_PAGER": true,
+	"SHELLOPTS": true, "BASHOPTS": true, "IFS": true,
+}
+
+func (w *walker) call(ce *syntax.CallExpr, st *syntax.Stmt, sc *scope, cx ctx) {
+	cmd := w.newCommand(text(cx, st), cx)
+	var risky []string
+	for _, as := range ce.Assigns {
+		if len(ce.Args) == 0 {
+			w.assign(as, sc, cx)
+			continue
+		}
+		if as.Value != nil {
+			if v := w.word(as.Value, sc, cx, true); v.subst {
+				cmd.Substitution = true
+			}
+		} else {
+			w.substitutionsIn(as, sc, cx)
+		}
+		if as.Name != nil && dangerousEnv[as.Name.Value] {
+			risky = append(risky, as.Name.Value)
+		}
+	}
+	args, subst := w.args(ce.Args, sc, cx)
+	cmd.Substitution = cmd.Substitution || subst
+	w.redirects(cmd, st.Redirs, sc, cx)
+	if len(args) == 0 {
+		if len(cmd.Writes) > 0 || len(cmd.Reads) > 0 || cmd.Opaque || cmd.Substitution && len(ce.Assigns) == 0 {
+			if len(cmd.Writes) > 0 {
+				cmd.Risk = cmd.Risk.With(risk.Mutating)
+			} else {
+				cmd.Risk = cmd.Risk.With(risk.ReadOnly)
+			}
+			w.cmds = append(w.cmds, *cmd)
+		}
+		return
+	}
+	c := &call{w: w, sc: sc, cx: cx, cmd: cmd, end: int(ce.End().Offset())}
+	for _, name := range risky {
+		c.opaque("sets " + name + ", which changes what runs")
+		c.risk(risk.Exec)
+	}
+	slot := len(w.cmds)
+	c.dispatch(args)
+	w.insert(slot, *cmd)
+}
+
+// insert places a command at its position in source order, before the nested commands it ran.
+func (w *walker) insert(slot int, cmd Command) {
+	w.cmds = append(w.cmds, Command{})
+	copy(w.cmds[slot+1:], w.cmds[slot:])
+	w.cmds[slot] = cmd
+}
+
+// args expands words into arguments.
+func (w *walker) args(words []*syntax.Word, sc *scope, cx ctx) ([]arg, bool) {
+	var out []arg
+	subst := false
+	for _, wd := range words {
+		v := w.word(wd, sc, cx, false)
+		subst = subst || v.subst
+		if !v.lit {
+			out = append(out, arg{word: wd})
+			continue
+		}
+		for _, s := range v.vals {
+			out = append(out, arg{val: s, lit: true, glob: v.glob, word: wd})
+		}
+	}
+	return out, subst
+}
+
+func literalPrefix(args []arg) []string {
+	var out []string
+	for _, a := range args {
+		if !a.lit {
+			break
+		}
+		out = append(out, a.val)
+	}
+	return out
+}
+
+// systemBinDirs hold programs whose base name says what they are. A program named by any other
+// path ("./cat", "bin/rm") is a local file: it runs whatever it contains.
+var systemBinDirs = map[string]bool{
+	"/bin": true, "/usr/bin": true, "/usr/local/bin": true, "/sbin": true, "/usr/sbin": true,
+	"/usr/local/sbin": true, "/opt/homebrew/bin": true, "/run/current-system/sw/bin": true,
+}
+
+func (c *call) dispatch(args []arg) {
+	prog := args[0]
+	c.args = args[1:]
+	c.cmd.Argv = literalPrefix(args)
+	if !prog.lit {
+		c.cmd.Program = ""
+		c.opaque("the program is not literal")
+		c.risk(risk.Exec)
+		return
+	}
+	c.cmd.Program = prog.val
+	c.name = path.Base(prog.val)
+	if prog.glob {
+		c.opaque("the program name is a glob")
+	}
+	if c.sc.funcs[prog.val] {
+		c.opaque("calls the shell function " + prog.val + " (its body is analysed where it is defined)")
+		c.risk(risk.Exec)
+		return
+	}
+	if strings.Contains(prog.val, "/") && !systemBinDirs[path.Dir(prog.val)] {
+		c.risk(risk.Exec)
+		c.read(prog)
+		return
+	}
+	if strings.Contains(prog.val, "/") && len(c.cmd.Argv) > 0 {
+		// A system program named by its path: rules see its name ("/bin/rm" is "rm").
+		c.cmd.Argv[0] = c.name
+	}
+	if h, ok := programs[c.name]; ok {
+		h(c)
+		return
+	}
+	c.risk(risk.Exec) // unknown programs run code
+}
+
+// rewrap re-dispatches on the command a wrapper runs.
+func (c *call) rewrap(args []arg, via string) {
+	c.hops++
+	if c.hops > 16 || len(args) == 0 {
+		if len(args) == 0 {
+			return
+		}
+		c.opaque("too many nested wrappers")
+		c.risk(risk.Exec)
+		return
+	}
+	if c.cmd.Via == "" || c.cmd.Via == c.cx.via {
+		c.cmd.Via = via
+	} else {
+		c.cmd.Via += " > " + via
+	}
+	if args[0].word != nil {
+		if start := int(args[0].word.Pos().Offset()); start >= 0 && start <= c.end && c.end <= len(c.cx.src) {
+			c.cmd.Text = c.cx.src[start:c.end]
+		}
+	}
+	c.dispatch(args)
+}
+
+// spawn analyses a separate command run by this one (find -exec).
+func (c *call) spawn(args []arg, via string) {
+	if len(args) == 0 {
+		return
+	}
+	var b strings.Builder
+	for i, a := range args {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if a.lit {
+			b.WriteString(a.val)
+		} else {
+			b.WriteString("?")
+		}
+	}
+	sub := &call{w: c.w, sc: c.sc, cx: c.cx, cmd: &Command{Text: b.String(), Via: via, Depth: c.cx.depth}, end: c.end}
+	slot := len(c.w.cmds)
+	sub.dispatch(args)
+	c.w.insert(slot, *sub.cmd)
+}
+
+func (c *call) risk(levels ...risk.Level) {
+	for _, l := range levels {
+		c.cmd.Risk = c.cmd.Risk.With(l)
+	}
+}
+
+func (c *call) severity(s risk.Severity) {
+	if s > c.cmd.Severity {
+		c.cmd.Severity = s
+	}
+}
+
+func (c *call) opaque(why string) {
+	c.cmd.Opaque = true
+	c.cmd.Why = append(c.cmd.Why, why)
+}
+
+func (c *call) note(why string) { c.cmd.Why = append(c.cmd.Why, why) }
+
+// read and write record a path argument; "-" (stdin/stdout) and device sinks are not paths.
+func (c *call) read(a arg)  { c.path(a, false) }
+func (c *call) write(a arg) { c.path(a, true) }
+
+func (c *call) path(a arg, write bool) {
+	if !a.lit {
+		c.opaque("a path argument is not literal")
+		return
+	}
+	if a.val == "-" || a.val == "" || isDevSink(a.val) {
+		return
+	}
+	addPath(c.cmd, c.sc, a.val, a.glob, write)
+}
+
+func (c *call) readAll(args []arg) {
+	for _, a := range args {
+		c.read(a)
+	}
+}
+
+func (c *call) writeAll(args []arg) {
+	for _, a := range args {
+		c.write(a)
+	}
+}
+
+// cwd records a write to the working directory (an install, an extraction without -C).
+func (c *call) cwd(write bool) {
+	c.path(arg{val: ".", lit: true}, write)
+}
+
+func (c *call) net(hosts ...string) {
+	c.cmd.Network = true
+	c.risk(risk.Network)
+	for _, h := range hosts {
+		if h = strings.ToLower(strings.TrimSuffix(h, ".")); h != "" {
+			c.cmd.Hosts = append(c.cmd.Hosts, h)
+		}
+	}
+}
+
+// registry records the network use of a package install: the hosts configured for its ecosystem.
+func (c *call) registry(ecosystem string) {
+	c.net(c.w.opts.Registries[ecosystem]...)
+}
+
+// code records that the command runs code it was handed. Shell code is analysed as a nested
+// script; any other language is opaque.
+func (c *call) code(src string, shell bool, via string) {
+	c.cmd.ExecutesCode = true
+	c.risk(risk.Exec)
+	if !shell {
+		c.opaque(via + " runs code the analysis does not read")
+		return
+	}
+	if c.cx.depth+1 > c.w.maxDepth {
+		c.opaque("nested scripts deeper than the analysis follows")
+		return
+	}
+	if err := c.w.script(src, c.sc.clone(), c.cx.depth+1, via); err != nil {
+		c.opaque(via + " script does not parse: " + err.Error())
+		c.risk(risk.Mutating, risk.Destructive, risk.Network)
+		c.severity(risk.High)
+	}
+}
+
+// stdinCode handles an interpreter that reads its program from standard input.
+func (c *call) stdinCode(shell bool) {
+	switch c.cx.stdin {
+	case stdinText:
+		c.code(c.cx.text, shell, c.name+" reading a heredoc")
+	case stdinPipe:
+		c.cmd.ExecutesCode = true
+		c.risk(risk.Exec)
+		c.opaque(c.name + " runs code piped into it")
+	case stdinFile:
+		c.cmd.ExecutesCode = true
+		c.risk(risk.Exec)
+		c.opaque(c.name + " runs a script from a redirected file")
+	default:
+		c.cmd.ExecutesCode = true
+		c.risk(risk.Exec)
+		c.opaque(c.name + " without a script runs whatever reaches its input")
+	}
+}
+
+// opts is a parsed argument list: flags (with values where the spec says so) and positionals.
+type opts struct {
+	flags []flagArg
+	pos   []arg
+	rest  []arg // after "--" (also in pos)
+}
+
+type flagArg struct {
+	name string // "-x" or "--name"
+	val  arg
+	has  bool
+}
+
+// parseOpts splits args into flags and positionals. shortVal lists the short flags that take a
+// value; longVal the long ones (without "--"). Options may follow positionals (GNU style) unless
+// stopAtPos is set, in which case the first positional ends the options (the rest are a command).
+func parseOpts(args []arg, shortVal string, stopAtPos bool, longVal ...string) (o opts, restIdx int) {
+	restIdx = len(args)
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case !a.lit || a.val == "-" || !strings.HasPrefix(a.val, "-"):
+			if stopAtPos {
+				return o, i
+			}
+			o.pos = append(o.pos, a)
+		case a.val == "--":
+			o.rest = args[i+1:]
+			if stopAtPos {
+				return o, i + 1
+			}
+			o.pos = append(o.pos, args[i+1:]...)
+			return o, len(args)
+		case strings.HasPrefix(a.val, "--"):
+			name, val, hasEq := strings.Cut(a.val[2:], "=")
+			f := flagArg{name: "--" + name}
+			if hasEq {
+				f.val, f.has = arg{val: val, lit: true, word: a.word}, true
+			} else if contains(longVal, name) && i+1 < len(args) {
+				i++
+				f.val, f.has = args[i], true
+			}
+			o.flags = append(o.flags, f)
+		default:
+			cluster := a.val[1:]
+			for j := 0; j < len(cluster); j++ {
+				f := flagArg{name: "-" + cluster[j:j+1]}
+				if strings.IndexByte(shortVal, cluster[j]) >= 0 {
+					if j+1 < len(cluster) {
+						f.val, f.has = arg{val: cluster[j+1:], lit: true, word: a.word}, true
+					} else if i+1 < len(args) {
+						i++
+						f.val, f.has = args[i], true
+					}
+					o.flags = append(o.flags, f)
+					break
+				}
+				o.flags = append(o.flags, f)
+			}
+		}
+	}
+	return o, restIdx
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (o opts) has(names ...string) bool {
+	for _, f := range o.flags {
+		if contains(names, f.name) {
+			return true
+		}
+	}
+	return false
+}
+
+func (o opts) values(names ...string) []arg {
+	var out []arg
+	for _, f := range o.flags {
+		if f.has && contains(names, f.name) {
+			out = append(out, f.val)
+		}
+	}
+	return out
+}
+
+func (o opts) value(names ...string) (arg, bool) {
+	v := o.values(names...)
+	if len(v) == 0 {
+		return arg{}, false
+	}
+	return v[len(v)-1], true
+}

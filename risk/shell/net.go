@@ -1,0 +1,531 @@
+package shell
+
+import (
+	"net"
+	"net/url"
+	"strings"
+
+	"github.com/reins-go/reins/risk"
+)
+
+// hostOf extracts the host of a URL or of a bare "host[:port][/path]"; "" when there is none.
+func hostOf(s string) string {
+	if s == "" {
+		return ""
+	}
+	if strings.Contains(s, "://") {
+		u, err := url.Parse(s)
+		if err != nil {
+			return ""
+		}
+		return strings.ToLower(u.Hostname())
+	}
+	if at := strings.LastIndexByte(s, '@'); at >= 0 {
+		s = s[at+1:]
+	}
+	if i := strings.IndexAny(s, "/?#"); i >= 0 {
+		s = s[:i]
+	}
+	if h, _, err := net.SplitHostPort(s); err == nil {
+		s = h
+	}
+	s = strings.Trim(s, "[]")
+	if s == "" || strings.HasPrefix(s, "-") || strings.ContainsAny(s, " \t*") {
+		return ""
+	}
+	if net.ParseIP(s) != nil || s == "localhost" || strings.Contains(s, ".") {
+		return strings.ToLower(s)
+	}
+	return ""
+}
+
+// urlArgs records the hosts (and local files) named by URL positionals.
+func urlArgs(c *call, pos []arg) {
+	for _, p := range pos {
+		if !p.lit {
+			c.opaque("a URL is not literal")
+			c.cmd.Network = true
+			continue
+		}
+		if strings.HasPrefix(p.val, "file://") {
+			if u, err := url.Parse(p.val); err == nil {
+				c.read(arg{val: u.Path, lit: true})
+			}
+			continue
+		}
+		if h := hostOf(p.val); h != "" {
+			c.net(h)
+		} else {
+			c.net()
+		}
+	}
+}
+
+// atFile reads the file behind a curl-style "@file" or "name=@file" value.
+func atFile(c *call, v arg) {
+	if !v.lit {
+		return
+	}
+	s := v.val
+	if i := strings.Index(s, "=@"); i >= 0 {
+		s = s[i+1:]
+	} else if i := strings.Index(s, "=<"); i >= 0 {
+		s = "@" + s[i+2:]
+	}
+	if strings.HasPrefix(s, "@") && s != "@-" {
+		c.read(arg{val: strings.SplitN(s[1:], ";", 2)[0], lit: true})
+	}
+}
+
+func curl(c *call) {
+	c.risk(risk.Network)
+	o, _ := parseOpts(c.args, "oTdFHXuAebcKxwmrEzDYyCQtP", false, "output", "upload-file", "data", "data-binary", "data-raw",
+		"data-urlencode", "data-ascii", "form", "form-string", "header", "request", "user", "user-agent", "referer", "cookie",
+		"cookie-jar", "config", "proxy", "write-out", "max-time", "range", "cert", "key", "cacert", "capath", "time-cond",
+		"dump-header", "trace", "trace-ascii", "stderr", "url", "output-dir", "json", "resolve", "connect-to", "retry",
+		"connect-timeout", "limit-rate", "oauth2-bearer", "proxy-user", "netrc-file", "unix-socket", "abstract-unix-socket")
+	urlArgs(c, append(o.pos, o.values("--url")...))
+	for _, p := range o.values("-x", "--proxy") {
+		c.net(hostOf(p.val))
+	}
+	for _, w := range o.values("-o", "--output", "-c", "--cookie-jar", "-D", "--dump-header", "--trace", "--trace-ascii", "--stderr") {
+		c.risk(risk.Mutating)
+		c.write(w)
+	}
+	if d, ok := o.value("--output-dir"); ok {
+		c.risk(risk.Mutating)
+		c.write(d)
+	}
+	if o.has("-O", "--remote-name", "--remote-name-all", "-J") {
+		c.risk(risk.Mutating)
+		c.cwd(true)
+	}
+	c.readAll(o.values("-T", "--upload-file", "-E", "--cert", "--key", "--cacert", "--netrc-file"))
+	for _, d := range o.values("-d", "--data", "--data-binary", "--data-raw", "--data-urlencode", "--data-ascii", "-F", "--form", "--json") {
+		atFile(c, d)
+	}
+	for _, b := range o.values("-b", "--cookie") {
+		if b.lit && !strings.Contains(b.val, "=") {
+			c.read(b)
+		}
+	}
+	if cfg, ok := o.value("-K", "--config"); ok {
+		c.read(cfg)
+		c.opaque("curl reads more options from a config file")
+	}
+	if o.has("--unix-socket", "--abstract-unix-socket") {
+		c.note("talks to a local UNIX socket")
+	}
+}
+
+func wget(c *call) {
+	c.risk(risk.Network)
+	o, _ := parseOpts(c.args, "OPoaiUetTQlAR", false, "output-document", "directory-prefix", "output-file", "append-output",
+		"input-file", "post-file", "post-data", "user-agent", "execute", "header", "user", "password", "load-cookies",
+		"save-cookies", "tries", "timeout", "quota", "level", "accept", "reject", "body-file", "method", "referer", "ca-certificate", "certificate")
+	urlArgs(c, o.pos)
+	if out, ok := o.value("-O", "--output-document"); ok {
+		if !out.is("-") {
+			c.risk(risk.Mutating)
+			c.write(out)
+		}
+	} else if d, ok := o.value("-P", "--directory-prefix"); ok {
+		c.risk(risk.Mutating)
+		c.write(d)
+	} else if !o.has("--spider") {
+		c.risk(risk.Mutating)
+		c.cwd(true)
+	}
+	for _, w := range o.values("-o", "--output-file", "-a", "--append-output", "--save-cookies") {
+		c.risk(risk.Mutating)
+		c.write(w)
+	}
+	c.readAll(o.values("--post-file", "--body-file", "--load-cookies", "--ca-certificate", "--certificate"))
+	if in, ok := o.value("-i", "--input-file"); ok {
+		c.read(in)
+		c.opaque("wget reads the URLs to fetch from a file")
+	}
+	if o.has("-e", "--execute") {
+		c.opaque("wget -e runs wgetrc commands")
+	}
+}
+
+var sshExecOptions = []string{"proxycommand", "localcommand", "permitlocalcommand", "knownhostscommand", "remotecommand", "proxyjump", "match"}
+
+func sshOptions(c *call, o opts) {
+	for _, v := range o.values("-o") {
+		if !v.lit {
+			c.opaque("an ssh -o option is not literal")
+			continue
+		}
+		key := strings.ToLower(strings.FieldsFunc(v.val, func(r rune) bool { return r == '=' || r == ' ' })[0])
+		if contains(sshExecOptions, key) && key != "proxyjump" {
+			c.cmd.ExecutesCode = true
+			c.risk(risk.Exec)
+			c.opaque("ssh -o " + key + " runs a local command")
+		}
+		if key == "proxyjump" {
+			if _, hop, ok := strings.Cut(v.val, "="); ok {
+				c.net(hostOf(hop))
+			}
+		}
+	}
+	if cfg, ok := o.value("-F"); ok {
+		c.read(cfg)
+		c.opaque("ssh reads options (possibly commands) from another config file")
+	}
+	c.readAll(o.values("-i", "-S", "-E"))
+	for _, j := range o.values("-J") {
+		for _, hop := range strings.Split(j.val, ",") {
+			c.net(hostOf(hop))
+		}
+	}
+}
+
+func ssh(c *call) {
+	c.risk(risk.Network)
+	o, idx := parseOpts(c.args, "BbcDEeFIiJLlmOoPpQRSWw", true)
+	sshOptions(c, o)
+	if idx >= len(c.args) {
+		return
+	}
+	dest := c.args[idx]
+	if !dest.lit {
+		c.opaque("the ssh destination is not literal")
+		c.net()
+	} else {
+		h := dest.val
+		if !strings.Contains(h, "://") {
+			h = "ssh://" + h
+		}
+		c.net(hostOf(h))
+	}
+	if idx+1 < len(c.args) {
+		c.risk(risk.Exec)
+		c.note("runs a command on the remote host")
+	}
+}
+
+func scpLike(c *call) {
+	shortVal := "cFiJloPS"
+	if c.name == "rsync" {
+		shortVal = "eBfMTS"
+	}
+	o, _ := parseOpts(c.args, shortVal, false, "rsh", "rsync-path", "files-from", "exclude-from", "include-from", "backup-dir",
+		"log-file", "temp-dir", "partial-dir", "password-file", "exclude", "include", "filter", "compare-dest", "copy-dest", "link-dest", "chmod", "chown")
+	sshOptions(c, o)
+	if sh, ok := o.value("-S", "-e", "--rsh"); ok {
+		c.risk(risk.Exec)
+		if sh.lit {
+			c.note(c.name + " connects through " + sh.val)
+			if !strings.HasPrefix(sh.val, "ssh") {
+				c.opaque(c.name + " runs " + sh.val + " as its transport")
+				c.cmd.ExecutesCode = true
+			}
+		}
+	}
+	if o.has("--rsync-path") {
+		c.risk(risk.Exec)
+		c.opaque("--rsync-path runs a command on the remote side")
+	}
+	c.readAll(o.values("--files-from", "--exclude-from", "--include-from", "--password-file"))
+	for _, w := range o.values("--log-file", "--backup-dir") {
+		c.write(w)
+	}
+	pos := o.pos
+	if c.name == "sftp" {
+		if len(pos) > 0 && pos[0].lit {
+			c.net(hostOf("ssh://" + strings.SplitN(pos[0].val, ":", 2)[0]))
+		} else {
+			c.net()
+		}
+		return
+	}
+	for i, p := range pos {
+		last := i == len(pos)-1 && len(pos) > 1
+		if !p.lit {
+			c.opaque("a transfer path is not literal")
+			continue
+		}
+		if h := remoteHost(p.val); h != "" {
+			c.net(h)
+			continue
+		}
+		if last {
+			c.risk(risk.Mutating)
+			c.write(p)
+			if o.has("--delete", "--delete-before", "--delete-after", "--delete-during", "--delete-excluded", "--del") {
+				c.risk(risk.Destructive)
+			}
+		} else {
+			c.read(p)
+			if o.has("--remove-source-files") {
+				c.risk(risk.Destructive)
+				c.write(p)
+			}
+		}
+	}
+}
+
+// remoteHost returns the host of an scp/rsync remote path (host:path, user@host:path,
+// rsync://host/..., host::module), or "" for a local path.
+func remoteHost(s string) string {
+	if strings.HasPrefix(s, "rsync://") || strings.HasPrefix(s, "ssh://") || strings.HasPrefix(s, "scp://") {
+		return hostOf(s)
+	}
+	if strings.HasPrefix(s, "/") || strings.HasPrefix(s, ".") {
+		return ""
+	}
+	i := strings.IndexByte(s, ':')
+	if i <= 0 || strings.Contains(s[:i], "/") {
+		return ""
+	}
+	h := s[:i]
+	if at := strings.LastIndexByte(h, '@'); at >= 0 {
+		h = h[at+1:]
+	}
+	return strings.ToLower(h)
+}
+
+func netcat(c *call) {
+	c.risk(risk.Network)
+	o, _ := parseOpts(c.args, "ecpsiwqIOPTVXxbgGMmsW", false, "exec", "sh-exec", "lua-exec", "source", "proxy")
+	if o.has("-e", "-c", "--exec", "--sh-exec", "--lua-exec") {
+		c.cmd.ExecutesCode = true
+		c.risk(risk.Exec)
+		c.opaque(c.name + " connects a program to the network")
+	}
+	if o.has("-l", "--listen") {
+		c.note("listens for connections")
+	}
+	if len(o.pos) > 0 && o.pos[0].lit {
+		c.net(hostOf(o.pos[0].val))
+	} else {
+		c.net()
+	}
+}
+
+func socat(c *call) {
+	c.risk(risk.Network)
+	for _, a := range c.args {
+		if !a.lit {
+			c.opaque("a socat address is not literal")
+			continue
+		}
+		kind, rest, _ := strings.Cut(a.val, ":")
+		switch strings.ToUpper(kind) {
+		case "EXEC", "SYSTEM":
+			c.cmd.ExecutesCode = true
+			c.risk(risk.Exec)
+			c.opaque("socat runs a program")
+		case "TCP", "TCP4", "TCP6", "UDP", "UDP4", "UDP6", "SSL", "OPENSSL", "SCTP":
+			c.net(hostOf(strings.SplitN(rest, ",", 2)[0]))
+		case "OPEN", "CREATE", "GOPEN", "FILE":
+			c.risk(risk.Mutating)
+			c.write(arg{val: strings.SplitN(rest, ",", 2)[0], lit: true})
+		}
+	}
+}
+
+func lookup(c *call) {
+	c.risk(risk.Network, risk.ReadOnly)
+	o, _ := parseOpts(c.args, "cfiIlmMpqstTwWxbkyrg", false)
+	for _, p := range o.pos {
+		if p.lit {
+			c.net(hostOf(strings.TrimPrefix(p.val, "@")))
+		}
+	}
+	c.cmd.Network = true
+}
+
+func httpie(c *call) {
+	c.risk(risk.Network)
+	o, _ := parseOpts(c.args, "oaA", false, "output", "auth", "auth-type", "session", "verify", "cert", "cert-key")
+	for _, p := range o.pos {
+		if p.lit && !p.is("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS") && !strings.ContainsAny(p.val, "=:@") || (p.lit && strings.Contains(p.val, "://")) {
+			urlArgs(c, []arg{p})
+			break
+		}
+	}
+	if out, ok := o.value("-o", "--output"); ok {
+		c.risk(risk.Mutating)
+		c.write(out)
+	}
+	if o.has("-d", "--download") {
+		c.risk(risk.Mutating)
+		c.cwd(true)
+	}
+}
+
+// docker handles docker, podman and nerdctl.
+func docker(c *call) {
+	sub, lit, rest := subcommand(c, "cHl", "context", "host", "config", "log-level")
+	if !lit {
+		c.opaque("the " + c.name + " subcommand is not literal")
+		c.risk(risk.Exec)
+		return
+	}
+	if sub == "compose" || sub == "container" || sub == "image" || sub == "volume" || sub == "network" || sub == "system" || sub == "builder" || sub == "buildx" {
+		if len(rest) > 0 && rest[0].lit {
+			sub, rest = sub+" "+rest[0].val, rest[1:]
+		}
+	}
+	o, _ := parseOpts(rest, "vewplmhuitcaNf", false, "volume", "mount", "env", "env-file", "workdir", "publish", "label", "memory",
+		"hostname", "user", "name", "network", "entrypoint", "cpus", "platform", "file", "tag", "build-arg", "target", "output", "input", "cap-add", "device", "pid", "ipc", "security-opt")
+	switch sub {
+	case "run", "create", "container run", "container create", "compose run", "compose up", "compose create":
+		c.risk(risk.Exec, risk.Network)
+		c.readAll(o.values("--env-file"))
+		for _, v := range append(o.values("-v", "--volume"), o.values("--mount")...) {
+			bindMount(c, v)
+		}
+		if o.has("--privileged") || len(o.values("--cap-add", "--device")) > 0 {
+			c.severity(risk.High)
+			c.note("the container gets host privileges or devices")
+		}
+		for _, f := range o.values("--pid", "--ipc", "--network", "--net") {
+			if f.is("host") {
+				c.severity(risk.High)
+				c.note("the container shares a host namespace")
+			}
+		}
+		imageHost(c, o.pos)
+	case "build", "buildx build", "image build", "compose build":
+		c.risk(risk.Exec, risk.Network)
+		c.readAll(o.pos)
+		c.readAll(o.values("-f", "--file"))
+		if out, ok := o.value("-o", "--output"); ok {
+			c.risk(risk.Mutating)
+			c.write(out)
+		}
+		c.net()
+	case "pull", "push", "login", "logout", "search", "image pull", "image push", "compose pull", "compose push":
+		c.risk(risk.Network)
+		if strings.HasSuffix(sub, "push") {
+			c.risk(risk.Destructive)
+		}
+		imageHost(c, o.pos)
+	case "exec", "container exec", "compose exec", "attach", "start", "restart", "compose start", "compose restart", "unpause", "container start":
+		c.risk(risk.Exec)
+	case "rm", "rmi", "kill", "stop", "prune", "container rm", "container prune", "container stop", "container kill", "image rm", "image prune",
+		"volume rm", "volume prune", "network rm", "network prune", "system prune", "builder prune", "compose down", "compose rm", "compose kill", "compose stop":
+		c.risk(risk.Destructive)
+	case "cp", "container cp":
+		c.risk(risk.Mutating)
+		for _, p := range o.pos {
+			if p.lit && !strings.Contains(p.val, ":") {
+				c.write(p)
+			}
+		}
+	case "save", "image save":
+		c.risk(risk.Mutating)
+		if out, ok := o.value("-o", "--output"); ok {
+			c.write(out)
+		}
+	case "load", "image load":
+		c.risk(risk.Mutating)
+		c.readAll(o.values("-i", "--input"))
+	case "ps", "images", "inspect", "logs", "version", "info", "stats", "top", "port", "history", "events", "diff",
+		"container ls", "container inspect", "container logs", "image ls", "image inspect", "image history", "volume ls",
+		"volume inspect", "network ls", "network inspect", "system df", "system info", "compose ps", "compose logs",
+		"compose config", "compose ls", "compose top", "context", "buildx ls":
+		c.risk(risk.ReadOnly)
+	default:
+		c.risk(risk.Exec)
+	}
+}
+
+// bindMount records the host side of a bind mount: the container may write it.
+func bindMount(c *call, v arg) {
+	if !v.lit {
+		c.opaque("a volume is not literal")
+		return
+	}
+	src := ""
+	if strings.Contains(v.val, "type=") || strings.Contains(v.val, "source=") || strings.Contains(v.val, "src=") {
+		for _, kv := range strings.Split(v.val, ",") {
+			k, val, _ := strings.Cut(kv, "=")
+			if k == "source" || k == "src" {
+				src = val
+			}
+		}
+	} else {
+		src = strings.SplitN(v.val, ":", 2)[0]
+	}
+	if strings.HasPrefix(src, "/") || strings.HasPrefix(src, ".") || strings.HasPrefix(src, "~") {
+		c.risk(risk.Mutating)
+		c.write(arg{val: src, lit: true})
+		if src == "/var/run/docker.sock" || src == "/run/docker.sock" {
+			c.severity(risk.High)
+			c.note("the container controls the host's docker daemon")
+		}
+	}
+}
+
+// imageHost records the registry host of an image reference when it names one.
+func imageHost(c *call, pos []arg) {
+	if len(pos) == 0 || !pos[0].lit {
+		c.net()
+		return
+	}
+	ref := pos[0].val
+	if first, _, ok := strings.Cut(ref, "/"); ok && (strings.ContainsAny(first, ".:") || first == "localhost") {
+		c.net(hostOf(first))
+		return
+	}
+	c.net(c.w.opts.Registries["docker"]...)
+}
+
+// cloudCLI handles clis that act on remote infrastructure: network, and destructive for their
+// delete-like verbs.
+func cloudCLI(c *call) {
+	c.risk(risk.Network, risk.Exec)
+	c.net(c.w.opts.Registries[c.name]...)
+	for _, a := range c.args {
+		if !a.lit {
+			continue
+		}
+		switch a.val {
+		case "delete", "destroy", "rm", "remove", "terminate", "purge", "drain", "uninstall", "rb", "delete-stack",
+			"delete-bucket", "delete-object", "cordon", "scale", "rollout", "apply", "replace", "patch", "taint":
+			c.risk(risk.Destructive)
+			return
+		case "get", "describe", "list", "ls", "show", "plan", "version", "status", "logs", "whoami", "validate", "explain", "diff", "top":
+			c.risk(risk.ReadOnly)
+		}
+	}
+}
+
+func registerNetwork() {
+	register(curl, "curl")
+	register(wget, "wget")
+	register(ssh, "ssh", "mosh", "autossh")
+	register(scpLike, "scp", "rsync", "sftp")
+	register(netcat, "nc", "ncat", "netcat", "telnet", "ftp", "tftp")
+	register(socat, "socat")
+	register(lookup, "ping", "ping6", "traceroute", "traceroute6", "tracepath", "mtr", "dig", "host", "nslookup", "whois", "nmap", "drill")
+	register(httpie, "http", "https", "xh", "xhs")
+	register(func(c *call) {
+		c.risk(risk.Network, risk.Mutating)
+		o, _ := parseOpts(c.args, "doi", false, "dir", "out", "input-file")
+		urlArgs(c, o.pos)
+		if d, ok := o.value("-d", "--dir"); ok {
+			c.write(d)
+		} else {
+			c.cwd(true)
+		}
+	}, "aria2c", "axel")
+	register(docker, "docker", "podman", "nerdctl")
+	register(cloudCLI, "kubectl", "oc", "helm", "terraform", "tofu", "pulumi", "aws", "gcloud", "gsutil", "az", "doctl",
+		"heroku", "fly", "flyctl", "vercel", "netlify", "firebase", "wrangler", "serverless", "sls", "ansible",
+		"ansible-playbook", "eksctl", "argocd", "vault", "consul", "nomad", "packer", "cdk", "sam", "gh", "glab", "hub", "railway", "supabase")
+	register(func(c *call) { c.risk(risk.Network); c.net() }, "mail", "mailx", "sendmail", "mutt", "msmtp")
+	register(func(c *call) {
+		c.risk(risk.Exec)
+		for _, a := range c.args {
+			if a.lit && strings.Contains(a.val, "://") {
+				urlArgs(c, []arg{a})
+			}
+		}
+	}, "open", "xdg-open", "start", "sensible-browser", "x-www-browser")
+}

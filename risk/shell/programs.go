@@ -1,0 +1,976 @@
+package shell
+
+import (
+	"strings"
+
+	"github.com/reins-go/reins/risk"
+)
+
+// handler classifies one program's arguments.
+type handler func(c *call)
+
+var programs map[string]handler
+
+func register(h handler, names ...string) {
+	for _, n := range names {
+		programs[n] = h
+	}
+}
+
+// reader returns a handler for a program that only reads: its positionals after the first skip
+// (a pattern, a script) are files it reads.
+func reader(skip int, shortVal string, longVal ...string) handler {
+	return func(c *call) {
+		c.risk(risk.ReadOnly)
+		o, _ := parseOpts(c.args, shortVal, false, longVal...)
+		pos := o.pos
+		if len(pos) >= skip {
+			pos = pos[skip:]
+		} else {
+			pos = nil
+		}
+		c.readAll(pos)
+	}
+}
+
+// lister is a reader that reads the working directory when it names no path (ls, tree, du).
+func lister(shortVal string, longVal ...string) handler {
+	return func(c *call) {
+		c.risk(risk.ReadOnly)
+		o, _ := parseOpts(c.args, shortVal, false, longVal...)
+		if len(o.pos) == 0 {
+			c.cwd(false)
+		}
+		c.readAll(o.pos)
+	}
+}
+
+// quiet is a program that reads no files and changes nothing.
+func quiet(c *call) { c.risk(risk.ReadOnly) }
+
+// writer is a program that creates or modifies its positionals.
+func writer(shortVal string, longVal ...string) handler {
+	return func(c *call) {
+		c.risk(risk.Mutating)
+		o, _ := parseOpts(c.args, shortVal, false, longVal...)
+		c.writeAll(o.pos)
+	}
+}
+
+// destroyer is a program that destroys its positionals.
+func destroyer(shortVal string, longVal ...string) handler {
+	return func(c *call) {
+		c.risk(risk.Destructive)
+		o, _ := parseOpts(c.args, shortVal, false, longVal...)
+		c.writeAll(o.pos)
+	}
+}
+
+// grepLike reads files after a pattern, unless the pattern comes from -e or -f.
+func grepLike(shortVal string, longVal ...string) handler {
+	return func(c *call) {
+		c.risk(risk.ReadOnly)
+		o, _ := parseOpts(c.args, shortVal, false, longVal...)
+		c.readAll(o.values("-f", "--file"))
+		pos := o.pos
+		if !o.has("-e", "--regexp", "-f", "--file") && len(pos) > 0 {
+			pos = pos[1:]
+		}
+		c.readAll(pos)
+	}
+}
+
+// sedRisky reports whether a sed script has a command that writes a file (w, W, the s///w flag),
+// reads one into the output (r, R) or runs a command (e, the s///e flag).
+func sedRisky(s string) bool {
+	skipDelimited := func(i int, delim byte) int { // returns the index after the closing delimiter
+		for i < len(s) && s[i] != delim {
+			if s[i] == '\\' {
+				i++
+			}
+			i++
+		}
+		return i + 1
+	}
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == ';' || c == '{' || c == '}' || c == '!' || c == ',' || c == '$' || c == '~' || c == '+' || (c >= '0' && c <= '9'):
+			i++
+		case c == '/':
+			i = skipDelimited(i+1, '/')
+		case c == '\\' && i+1 < len(s):
+			i = skipDelimited(i+2, s[i+1])
+		case c == 's' || c == 'y':
+			if i+1 >= len(s) {
+				return false
+			}
+			d := s[i+1]
+			i = skipDelimited(i+2, d)
+			i = skipDelimited(i, d)
+			for i < len(s) && s[i] != ';' && s[i] != '\n' && s[i] != '}' {
+				if c == 's' && (s[i] == 'w' || s[i] == 'e') {
+					return true
+				}
+				i++
+			}
+		case c == 'e' || c == 'w' || c == 'W' || c == 'r' || c == 'R':
+			return true
+		case c == 'a' || c == 'i' || c == 'c' || c == 'b' || c == 't' || c == 'T' || c == ':' || c == '#':
+			for i < len(s) && s[i] != '\n' && (s[i] != ';' || c == 'a' || c == 'i' || c == 'c' || c == '#') {
+				i++
+			}
+		default:
+			i++
+		}
+	}
+	return false
+}
+
+func init() {
+	programs = map[string]handler{}
+
+	// Read only, files as positionals.
+	register(reader(0, ""), "cat", "tac", "less", "more", "wc", "nl", "rev", "strings", "file", "stat",
+		"md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum",
+		"diff", "cmp", "comm", "paste", "fold", "fmt", "column", "expand", "unexpand", "base64", "base32",
+		"zcat", "bzcat", "xzcat", "zless", "lsattr", "readlink", "realpath", "df", "bat", "view", "pr", "tsort", "ptx", "look")
+	register(lister("IwTLP", "ignore", "width", "tabsize", "hide", "block-size", "time-style", "format", "sort", "color", "indicator-style", "quoting-style", "max-depth", "exclude", "threshold"),
+		"ls", "dir", "vdir", "exa", "eza", "tree", "du")
+	register(reader(0, "ncs", "lines", "bytes", "sleep-interval", "pid"), "head", "tail")
+	register(reader(0, "tjwAN", "format", "address-radix", "width", "skip-bytes", "read-bytes"), "od", "hexdump", "hd", "xxd")
+	register(reader(0, "dfcbs", "delimiter", "fields", "characters", "bytes", "output-delimiter"), "cut")
+	register(reader(0, "12j", "t"), "join")
+	register(grepLike("efmABCdDg", "regexp", "file", "max-count", "after-context", "before-context", "context",
+		"include", "exclude", "exclude-dir", "label", "glob", "type", "type-not", "threads", "max-depth", "color", "colors"),
+		"grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack", "ugrep", "git-grep")
+	register(reader(1, "fL", "arg", "argjson", "slurpfile", "rawfile", "args", "jsonargs", "indent", "from-file"), "jq", "yq", "gojq")
+	register(quiet, "echo", "printf", "true", "false", ":", "test", "[", "[[", "which", "type", "whoami", "id",
+		"date", "uname", "uptime", "nproc", "free", "ps", "printenv", "seq", "yes", "sleep", "tty", "locale",
+		"groups", "logname", "arch", "getconf", "expr", "cal", "history", "jobs", "wait", "umask", "ulimit",
+		"shopt", "set", "unalias", "alias", "hash", "help", "times", "getopts", "shift", "return", "exit",
+		"break", "continue", "basename", "dirname", "pwd", "tput", "clear", "reset", "stty", "bc", "dc",
+		"lsof", "pgrep", "pidof", "top", "htop", "vmstat", "iostat", "who", "w", "last", "lscpu", "lsblk",
+		"lsusb", "lspci", "dmesg", "env-check", "tr", "numfmt", "factor", "shuf", "mktemp-dry", "hostnamectl-status")
+	programs["unset"] = func(c *call) {
+		c.risk(risk.ReadOnly)
+		for _, a := range c.args {
+			if a.lit && !strings.HasPrefix(a.val, "-") {
+				c.sc.set(a.val, "", false)
+			}
+		}
+	}
+	programs["read"] = func(c *call) {
+		c.risk(risk.ReadOnly)
+		o, _ := parseOpts(c.args, "adinpstu", false)
+		for _, a := range o.pos {
+			if a.lit {
+				c.sc.set(a.val, "", false)
+			}
+		}
+		for _, a := range o.values("-a") {
+			if a.lit {
+				c.sc.set(a.val, "", false)
+			}
+		}
+	}
+	register(func(c *call) {
+		c.risk(risk.ReadOnly)
+		o, _ := parseOpts(c.args, "dnOsuCc", false)
+		for _, a := range o.pos {
+			if a.lit {
+				c.sc.set(a.val, "", false)
+			}
+		}
+	}, "mapfile", "readarray")
+	register(func(c *call) {
+		c.risk(risk.ReadOnly)
+		o, _ := parseOpts(c.args, "", false)
+		target, known := "", true
+		if len(o.pos) > 0 {
+			target, known = o.pos[0].val, o.pos[0].lit
+		}
+		if c.name == "popd" {
+			known = false
+		}
+		cd(c.sc, target, known, c.w.opts.Home)
+	}, "cd", "pushd", "popd", "chdir")
+
+	// Writers.
+	register(writer("dtr", "date", "reference"), "touch")
+	register(writer("m", "mode", "context"), "mkdir")
+	register(writer(""), "tee")
+	register(copier(false), "cp")
+	register(copier(true), "mv")
+	register(copier(false), "install")
+	programs["ln"] = func(c *call) {
+		c.risk(risk.Mutating)
+		o, _ := parseOpts(c.args, "tS", false, "target-directory", "suffix")
+		if t, ok := o.value("-t", "--target-directory"); ok {
+			c.write(t)
+			c.readAll(o.pos)
+			return
+		}
+		switch len(o.pos) {
+		case 0:
+		case 1:
+			c.read(o.pos[0])
+			c.cwd(true)
+		default:
+			c.readAll(o.pos[:len(o.pos)-1]) // a link to a file is a way to reach it: it is checked like a read
+			c.write(o.pos[len(o.pos)-1])
+		}
+	}
+	register(destroyer("sr", "size", "reference"), "truncate")
+	register(destroyer("ns", "iterations", "size"), "shred")
+	register(destroyer(""), "rm", "rmdir", "unlink", "srm")
+	programs["rm"] = func(c *call) {
+		c.risk(risk.Destructive)
+		o, _ := parseOpts(c.args, "", false)
+		if o.has("-r", "-R", "--recursive") {
+			c.note("recursive delete")
+		}
+		if o.has("-f", "--force") {
+			c.note("forced delete")
+		}
+		c.writeAll(o.pos)
+	}
+	programs["dd"] = func(c *call) {
+		c.risk(risk.ReadOnly)
+		for _, a := range c.args {
+			if !a.lit {
+				c.opaque("a dd operand is not literal")
+				continue
+			}
+			k, v, _ := strings.Cut(a.val, "=")
+			switch k {
+			case "if":
+				c.read(arg{val: v, lit: true})
+			case "of":
+				c.risk(risk.Destructive)
+				c.write(arg{val: v, lit: true})
+			}
+		}
+	}
+	register(modeChanger, "chmod", "chown", "chgrp", "chattr", "setfacl")
+	register(func(c *call) {
+		c.risk(risk.Destructive)
+		c.severity(risk.High)
+		o, _ := parseOpts(c.args, "tLbcCEmNgOGi", false)
+		c.writeAll(o.pos)
+	}, "mkfs", "mkfs.ext2", "mkfs.ext3", "mkfs.ext4", "mkfs.xfs", "mkfs.btrfs", "mkfs.vfat", "mkfs.fat", "mkfs.ntfs",
+		"mke2fs", "mkswap", "wipefs", "fdisk", "sfdisk", "cfdisk", "parted", "gdisk", "sgdisk", "blkdiscard", "badblocks")
+	programs["sed"] = func(c *call) {
+		c.risk(risk.ReadOnly)
+		o, _ := parseOpts(c.args, "efl", false, "expression", "file", "line-length")
+		scripts := o.values("-e", "--expression")
+		pos := o.pos
+		if len(scripts) == 0 && !o.has("-f", "--file") && len(pos) > 0 {
+			scripts, pos = pos[:1], pos[1:]
+		}
+		c.readAll(o.values("-f", "--file"))
+		for _, s := range scripts {
+			if !s.lit || sedRisky(s.val) {
+				c.opaque("the sed script may write files or run commands (w, e, r)")
+				c.risk(risk.Exec)
+			}
+		}
+		if o.has("-i", "--in-place") {
+			c.risk(risk.Mutating)
+			c.writeAll(pos)
+			return
+		}
+		c.readAll(pos)
+	}
+	programs["awk"] = awk
+	programs["gawk"], programs["mawk"], programs["nawk"] = awk, awk, awk
+	programs["sort"] = func(c *call) {
+		c.risk(risk.ReadOnly)
+		o, _ := parseOpts(c.args, "ktoST", false, "key", "field-separator", "output", "buffer-size", "temporary-directory", "files0-from")
+		if out, ok := o.value("-o", "--output"); ok {
+			c.risk(risk.Mutating)
+			c.write(out)
+		}
+		c.readAll(o.pos)
+	}
+	programs["uniq"] = func(c *call) {
+		c.risk(risk.ReadOnly)
+		o, _ := parseOpts(c.args, "fsw", false, "skip-fields", "skip-chars", "check-chars")
+		if len(o.pos) > 0 {
+			c.read(o.pos[0])
+		}
+		if len(o.pos) > 1 {
+			c.risk(risk.Mutating)
+			c.write(o.pos[1])
+		}
+	}
+	register(func(c *call) {
+		c.risk(risk.ReadOnly)
+		o, _ := parseOpts(c.args, "SoS", false, "suffix")
+		if o.has("-c", "--stdout", "--to-stdout", "-l", "--list", "-t", "--test") || c.name == "zcat" {
+			c.readAll(o.pos)
+			return
+		}
+		c.risk(risk.Mutating)
+		c.writeAll(o.pos)
+	}, "gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "lzma", "unlzma", "zstd", "unzstd", "lz4", "compress", "uncompress")
+	programs["tar"] = tar
+	programs["bsdtar"] = tar
+	programs["unzip"] = func(c *call) {
+		c.risk(risk.ReadOnly)
+		o, _ := parseOpts(c.args, "dxP", false)
+		if len(o.pos) > 0 {
+			c.read(o.pos[0])
+		}
+		if o.has("-l", "-t", "-v", "-Z", "-p") {
+			return
+		}
+		c.risk(risk.Mutating)
+		if d, ok := o.value("-d"); ok {
+			c.write(d)
+		} else {
+			c.cwd(true)
+		}
+	}
+	register(func(c *call) {
+		c.risk(risk.Mutating)
+		o, _ := parseOpts(c.args, "bnPt", false)
+		if len(o.pos) > 0 {
+			c.write(o.pos[0])
+			c.readAll(o.pos[1:])
+		}
+	}, "zip", "7z", "7za", "rar")
+	register(func(c *call) {
+		c.risk(risk.Mutating)
+		o, _ := parseOpts(c.args, "abdlnptC", false)
+		c.readAll(o.pos[:min(1, len(o.pos))])
+		c.cwd(true)
+	}, "split", "csplit")
+	programs["patch"] = func(c *call) {
+		c.risk(risk.Mutating)
+		o, _ := parseOpts(c.args, "iodpBrDFVYzg", false, "input", "output", "directory", "strip", "reject-file")
+		c.readAll(o.values("-i", "--input"))
+		if out, ok := o.value("-o", "--output"); ok {
+			c.write(out)
+		}
+		if len(o.pos) > 0 {
+			c.writeAll(o.pos[:1])
+		} else {
+			c.cwd(true)
+		}
+	}
+	programs["mktemp"] = func(c *call) {
+		o, _ := parseOpts(c.args, "p", false, "tmpdir", "suffix")
+		if o.has("-u", "--dry-run") {
+			c.risk(risk.ReadOnly)
+			return
+		}
+		c.risk(risk.Mutating)
+		dir := c.w.opts.TempDir
+		if dir == "" {
+			dir = "/tmp"
+		}
+		if d, ok := o.value("-p", "--tmpdir"); ok {
+			c.write(d)
+			return
+		}
+		if len(o.pos) > 0 && o.pos[0].lit && strings.Contains(o.pos[0].val, "/") && !o.has("-t") {
+			c.write(arg{val: o.pos[0].val[:strings.LastIndexByte(o.pos[0].val, '/')+1] + ".", lit: true})
+			return
+		}
+		c.write(arg{val: dir, lit: true})
+	}
+	register(func(c *call) {
+		c.risk(risk.Mutating, risk.Exec)
+		c.opaque(c.name + " is interactive: it can write any file and run commands")
+		o, _ := parseOpts(c.args, "cSoOpu", false)
+		c.writeAll(o.pos)
+	}, "vi", "vim", "nvim", "nano", "emacs", "pico", "ed", "ex", "code", "subl", "joe", "micro", "hx", "kak")
+
+	// Build and test runners: they run the project's code.
+	register(func(c *call) {
+		c.risk(risk.Exec)
+		o, _ := parseOpts(c.args, "CfIjlo", false, "directory", "file", "makefile", "include-dir", "jobs", "load-average")
+		c.readAll(o.values("-f", "--file", "--makefile"))
+		if d, ok := o.value("-C", "--directory"); ok {
+			c.read(d)
+		}
+	}, "make", "gmake", "bmake", "ninja", "cmake", "meson", "scons", "bazel", "bazelisk", "buck", "buck2",
+		"gradle", "gradlew", "mvn", "mvnw", "ant", "sbt", "just", "task", "rake", "pytest", "py.test", "tox", "nox",
+		"jest", "vitest", "mocha", "ava", "karma", "playwright", "cypress", "tsc", "eslint", "tslint", "stylelint",
+		"ruff", "mypy", "pyright", "flake8", "pylint", "golangci-lint", "staticcheck", "govulncheck", "clippy-driver",
+		"rustc", "gcc", "g++", "cc", "c++", "clang", "clang++", "ld", "javac", "java", "kotlinc", "dotnet", "swift",
+		"swiftc", "xcodebuild", "zig", "nim", "ghc", "cabal", "stack", "elixir", "mix", "erl", "rebar3", "dart",
+		"flutter", "hugo", "jekyll", "webpack", "vite", "rollup", "esbuild", "parcel", "turbo", "nx", "lerna")
+	register(func(c *call) {
+		c.risk(risk.Exec)
+		o, _ := parseOpts(c.args, "", false)
+		if o.has("-w", "--write", "-i", "--fix", "--in-place", "-l") || c.name == "rustfmt" {
+			c.risk(risk.Mutating)
+			c.writeAll(o.pos)
+			return
+		}
+		c.readAll(o.pos)
+	}, "gofmt", "goimports", "prettier", "black", "isort", "rustfmt", "clang-format", "shfmt", "yapf", "autopep8", "standard")
+	register(goTool, "go")
+	register(cargo, "cargo")
+	register(nodePM, "npm", "pnpm", "yarn", "bun", "cnpm")
+	register(func(c *call) {
+		c.risk(risk.Exec)
+		c.registry("npm")
+		c.note(c.name + " downloads and runs a package")
+	}, "npx", "pnpx", "bunx")
+	register(pip, "pip", "pip3", "pip2", "pipx")
+	register(pyPM, "uv", "poetry", "pipenv", "pdm", "conda", "mamba", "micromamba", "hatch", "rye")
+	programs["uvx"] = func(c *call) { c.risk(risk.Exec); c.registry("pypi") }
+	register(rubyPM, "gem", "bundle", "bundler")
+	programs["composer"] = func(c *call) { simplePM(c, "composer", []string{"install", "require", "update", "upgrade", "create-project"}, []string{"remove"}) }
+	register(systemPM, "apt", "apt-get", "aptitude", "dnf", "yum", "apk", "pacman", "zypper", "brew", "port",
+		"snap", "flatpak", "nix-env", "emerge", "pkg", "choco", "winget", "scoop")
+
+	// Interpreters and shells.
+	register(shellProg, "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "busybox")
+	register(foreignShell, "fish", "csh", "tcsh", "nu", "elvish", "xonsh", "pwsh", "powershell", "cmd")
+	register(interpreter("c", "m"), "python", "python3", "python2", "pypy", "pypy3")
+	register(interpreter("ep", "r"), "node", "nodejs", "deno")
+	register(interpreter("eE", "Ir"), "perl", "ruby")
+	register(interpreter("rB", "dfc"), "php")
+	register(interpreter("e", "l"), "lua", "luajit", "Rscript", "julia", "tclsh", "wish", "osascript", "guile", "racket", "sbcl", "clisp", "groovy", "scala", "kotlin", "jshell")
+	programs["eval"] = func(c *call) {
+		c.cmd.ExecutesCode = true
+		c.risk(risk.Exec)
+		var parts []string
+		for _, a := range c.args {
+			if !a.lit {
+				c.opaque("eval of a value the line does not spell out")
+				return
+			}
+			parts = append(parts, a.val)
+		}
+		c.code(strings.Join(parts, " "), true, "eval")
+	}
+	register(func(c *call) {
+		c.cmd.ExecutesCode = true
+		c.risk(risk.Exec)
+		c.opaque(c.name + " runs a script in this shell")
+		if len(c.args) > 0 {
+			c.read(c.args[0])
+		}
+	}, "source", ".")
+	programs["trap"] = func(c *call) {
+		c.risk(risk.ReadOnly)
+		if len(c.args) > 0 && c.args[0].lit && !strings.HasPrefix(c.args[0].val, "-") {
+			c.code(c.args[0].val, true, "trap")
+		} else if len(c.args) > 0 && !c.args[0].lit {
+			c.opaque("a trap handler the line does not spell out")
+		}
+	}
+
+	// Wrappers that run another command.
+	programs["exec"] = func(c *call) {
+		o, idx := parseOpts(c.args, "a", true)
+		_ = o
+		if idx >= len(c.args) {
+			c.risk(risk.ReadOnly)
+			return
+		}
+		c.rewrap(c.args[idx:], "exec")
+	}
+	programs["command"] = func(c *call) {
+		o, idx := parseOpts(c.args, "", true)
+		if o.has("-v", "-V") {
+			c.risk(risk.ReadOnly)
+			return
+		}
+		c.rewrap(c.args[idx:], "command")
+	}
+	programs["builtin"] = func(c *call) { c.rewrap(c.args, "builtin") }
+	register(privileged, "sudo", "doas", "pkexec", "run0")
+	programs["su"] = func(c *call) {
+		c.risk(risk.Exec, risk.Destructive)
+		c.severity(risk.High)
+		o, _ := parseOpts(c.args, "cgGs", false, "command", "group", "shell", "session-command")
+		if code, ok := o.value("-c", "--command", "--session-command"); ok && code.lit {
+			c.code(code.val, true, "su -c")
+			return
+		}
+		c.opaque("su without a command starts an interactive root shell")
+	}
+	programs["env"] = envProg
+	programs["timeout"] = wrapper("ks", []string{"kill-after", "signal"}, 1)
+	programs["nice"] = wrapper("n", []string{"adjustment"}, 0)
+	programs["ionice"] = wrapper("cnp", []string{"class", "classdata", "pid"}, 0)
+	programs["nohup"] = wrapper("", nil, 0)
+	programs["setsid"] = wrapper("", nil, 0)
+	programs["stdbuf"] = wrapper("ioe", []string{"input", "output", "error"}, 0)
+	programs["time"] = func(c *call) {
+		o, idx := parseOpts(c.args, "fo", true, "format", "output")
+		if out, ok := o.value("-o", "--output"); ok {
+			c.risk(risk.Mutating)
+			c.write(out)
+		}
+		c.rewrap(c.args[idx:], "time")
+	}
+	programs["taskset"] = wrapper("", nil, 1)
+	programs["chrt"] = wrapper("", nil, 1)
+	programs["numactl"] = wrapper("CNmpi", []string{"cpunodebind", "membind", "physcpubind", "interleave", "preferred"}, 0)
+	register(wrapper("", nil, 0), "unbuffer", "caffeinate", "chronic", "catchsegv", "xvfb-run", "dbus-run-session", "proxychains", "proxychains4", "torsocks", "tsocks", "rlwrap", "entr", "with-contenv")
+	register(wrapper("oepsEbuU", []string{"output", "expr", "signal"}, 0), "strace", "ltrace")
+	programs["valgrind"] = wrapper("", nil, 0)
+	programs["flock"] = func(c *call) {
+		o, idx := parseOpts(c.args, "cEw", true, "command", "conflict-exit-code", "timeout")
+		if code, ok := o.value("-c", "--command"); ok {
+			if code.lit {
+				c.code(code.val, true, "flock -c")
+			} else {
+				c.opaque("flock -c runs a command the line does not spell out")
+			}
+			return
+		}
+		if idx < len(c.args) {
+			c.risk(risk.Mutating)
+			c.write(c.args[idx]) // the lock file
+			c.rewrap(c.args[idx+1:], "flock")
+			return
+		}
+		c.risk(risk.ReadOnly)
+	}
+	register(func(c *call) {
+		c.risk(risk.Exec)
+		c.severity(risk.High)
+		c.opaque(c.name + " sets up its own isolation and runs a command under options the analysis does not follow")
+	}, "chroot", "unshare", "nsenter", "firejail", "bwrap", "systemd-run", "runuser", "setpriv", "capsh", "sg", "newgrp", "script", "expect", "tmux", "screen", "gdb", "lldb", "parallel", "ssh-agent")
+	programs["xargs"] = xargs
+	programs["watch"] = func(c *call) {
+		o, idx := parseOpts(c.args, "nqd", true, "interval", "differences")
+		if o.has("-x", "--exec") {
+			c.rewrap(c.args[idx:], "watch")
+			return
+		}
+		var parts []string
+		for _, a := range c.args[idx:] {
+			if !a.lit {
+				c.opaque("watch runs a command the line does not spell out")
+				c.risk(risk.Exec)
+				return
+			}
+			parts = append(parts, a.val)
+		}
+		c.risk(risk.Exec)
+		c.code(strings.Join(parts, " "), true, "watch")
+	}
+	programs["find"] = find
+
+	// Processes and the system.
+	register(func(c *call) { c.risk(risk.Destructive) }, "kill", "pkill", "killall", "killall5", "xkill", "skill")
+	register(func(c *call) { c.risk(risk.Destructive); c.severity(risk.High) },
+		"shutdown", "reboot", "halt", "poweroff", "init", "telinit", "mount", "umount", "losetup", "swapon", "swapoff",
+		"modprobe", "insmod", "rmmod", "iptables", "ip6tables", "nft", "ufw", "firewall-cmd", "useradd", "userdel",
+		"usermod", "groupadd", "groupdel", "passwd", "chpasswd", "visudo", "sysctl", "hwclock", "timedatectl", "hostnamectl")
+	register(func(c *call) {
+		if len(c.args) > 0 && c.args[0].is("status", "show", "list-units", "list-unit-files", "is-active", "is-enabled", "cat", "list-timers", "--version") {
+			c.risk(risk.ReadOnly)
+			return
+		}
+		c.risk(risk.Destructive, risk.Exec)
+	}, "systemctl", "service", "launchctl", "rc-service", "sv")
+	programs["crontab"] = func(c *call) {
+		o, _ := parseOpts(c.args, "u", false)
+		switch {
+		case o.has("-l"):
+			c.risk(risk.ReadOnly)
+		case o.has("-r"):
+			c.risk(risk.Destructive)
+		default:
+			c.risk(risk.Mutating, risk.Exec)
+			c.readAll(o.pos)
+		}
+	}
+	programs["ssh-keygen"] = func(c *call) {
+		c.risk(risk.Mutating)
+		o, _ := parseOpts(c.args, "bCfNtZaEIjmnOrsuVzDFgKPQRSwY", false)
+		if f, ok := o.value("-f"); ok {
+			c.write(f)
+		}
+	}
+	programs["openssl"] = func(c *call) {
+		c.risk(risk.ReadOnly)
+		for i := 0; i+1 < len(c.args); i++ {
+			switch {
+			case c.args[i].is("-in", "-key", "-CAfile", "-inkey", "-signkey", "-certfile"):
+				c.read(c.args[i+1])
+			case c.args[i].is("-out", "-keyout"):
+				c.risk(risk.Mutating)
+				c.write(c.args[i+1])
+			case c.args[i].is("-connect"):
+				c.net(hostOf(c.args[i+1].val))
+			}
+		}
+	}
+	register(gitCmd, "git")
+	registerNetwork()
+}
+
+// copier is cp, mv and install: sources are read (mv removes them: a write), the destination is
+// written (the last positional, or -t DIR).
+func copier(move bool) handler {
+	return func(c *call) {
+		c.risk(risk.Mutating)
+		o, _ := parseOpts(c.args, "tSmogT", false, "target-directory", "suffix", "mode", "owner", "group", "backup", "reflink", "sparse")
+		srcs := o.pos
+		if t, ok := o.value("-t", "--target-directory"); ok {
+			c.write(t)
+		} else if len(srcs) > 0 {
+			if c.name == "install" && o.has("-d", "--directory") {
+				c.writeAll(srcs)
+				return
+			}
+			c.write(srcs[len(srcs)-1])
+			srcs = srcs[:len(srcs)-1]
+		}
+		if move {
+			c.writeAll(srcs)
+		} else {
+			c.readAll(srcs)
+		}
+	}
+}
+
+// modeChanger is chmod, chown, chgrp: the first positional is the mode or owner, the rest are
+// changed; recursively, it is destructive.
+func modeChanger(c *call) {
+	c.risk(risk.Mutating)
+	o, _ := parseOpts(c.args, "", false, "reference", "from")
+	pos := o.pos
+	if _, ref := o.value("--reference"); !ref && len(pos) > 0 {
+		pos = pos[1:]
+	}
+	if o.has("-R", "--recursive") {
+		c.risk(risk.Destructive)
+		c.note("recursive " + c.name)
+	}
+	c.writeAll(pos)
+}
+
+func awk(c *call) {
+	c.risk(risk.ReadOnly)
+	o, _ := parseOpts(c.args, "fvFE", false, "file", "assign", "field-separator", "exec", "include", "load")
+	c.readAll(o.values("-f", "--file", "-E", "--exec", "--include"))
+	pos := o.pos
+	scripts := pos
+	if !o.has("-f", "--file", "-E", "--exec") && len(pos) > 0 {
+		scripts, pos = pos[:1], pos[1:]
+	} else {
+		scripts = nil
+	}
+	for _, s := range scripts {
+		if !s.lit || strings.Contains(s.val, "system") || strings.Contains(s.val, "|") || strings.Contains(s.val, ">") || strings.Contains(s.val, "getline") {
+			c.cmd.ExecutesCode = true
+			c.risk(risk.Exec)
+			c.opaque("the awk program may run commands or write files")
+		}
+	}
+	if len(o.values("-f", "--file", "-E", "--exec")) > 0 {
+		c.cmd.ExecutesCode = true
+		c.risk(risk.Exec)
+		c.opaque("the awk program is in a file")
+	}
+	for _, a := range pos {
+		if a.lit && strings.Contains(a.val, "=") && !strings.Contains(a.val, "/") {
+			continue // a var=value assignment operand
+		}
+		c.read(a)
+	}
+}
+
+func tar(c *call) {
+	c.risk(risk.ReadOnly)
+	args := c.args
+	// The first argument may be a bundle of letters without a dash ("xzf archive").
+	if len(args) > 0 && args[0].lit && !strings.HasPrefix(args[0].val, "-") {
+		args = append([]arg{{val: "-" + args[0].val, lit: true, word: args[0].word}}, args[1:]...)
+	}
+	o, _ := parseOpts(args, "fCbLTXNgKV", false, "file", "directory", "exclude", "files-from", "exclude-from", "transform", "strip-components", "use-compress-program", "to-command", "checkpoint-action", "owner", "group", "mode", "newer", "after-date")
+	archive, hasArchive := o.value("-f", "--file")
+	if o.has("--to-command", "--checkpoint-action", "-I", "--use-compress-program", "--info-script", "--new-volume-script", "-F") {
+		c.cmd.ExecutesCode = true
+		c.risk(risk.Exec)
+		c.opaque("tar runs a command given in its options")
+	}
+	c.readAll(o.values("-T", "--files-from", "-X", "--exclude-from"))
+	switch {
+	case o.has("-x", "--extract", "--get"):
+		c.risk(risk.Mutating)
+		if hasArchive {
+			c.read(archive)
+		}
+		if d, ok := o.value("-C", "--directory"); ok {
+			c.write(d)
+		} else {
+			c.cwd(true)
+		}
+	case o.has("-c", "--create", "-r", "--append", "-u", "--update", "-A", "--concatenate"):
+		c.risk(risk.Mutating)
+		if hasArchive {
+			c.write(archive)
+		}
+		if d, ok := o.value("-C", "--directory"); ok && len(o.pos) > 0 {
+			// Members are relative to -C.
+			sub := c.sc.clone()
+			cd(sub, d.val, d.lit, c.w.opts.Home)
+			for _, p := range o.pos {
+				if !p.lit {
+					c.opaque("a path argument is not literal")
+					continue
+				}
+				addPath(c.cmd, sub, p.val, p.glob, false)
+			}
+			return
+		}
+		c.readAll(o.pos)
+	case o.has("-t", "--list", "-d", "--diff", "--compare"):
+		if hasArchive {
+			c.read(archive)
+		}
+	default:
+		c.risk(risk.Mutating)
+		c.opaque("tar without a known mode")
+		if hasArchive {
+			c.read(archive)
+		}
+		c.cwd(true)
+	}
+}
+
+func wrapper(shortVal string, longVal []string, skip int) handler {
+	return func(c *call) {
+		_, idx := parseOpts(c.args, shortVal, true, longVal...)
+		rest := c.args[idx:]
+		if len(rest) < skip {
+			c.risk(risk.ReadOnly)
+			return
+		}
+		rest = rest[skip:]
+		if len(rest) == 0 {
+			c.risk(risk.ReadOnly)
+			return
+		}
+		c.rewrap(rest, c.name)
+	}
+}
+
+func privileged(c *call) {
+	c.risk(risk.Exec, risk.Destructive)
+	c.severity(risk.High)
+	c.note(c.name + " runs the command with raised privileges")
+	o, idx := parseOpts(c.args, "uUgpCDhrtTRc", true, "user", "group", "prompt", "close-from", "chdir", "host", "role", "type", "command-timeout", "other-user", "chroot")
+	if o.has("-i", "--login", "-s", "--shell") && idx >= len(c.args) {
+		c.opaque(c.name + " starts an interactive root shell")
+		return
+	}
+	if o.has("-e", "--edit") {
+		c.risk(risk.Mutating)
+		c.writeAll(c.args[idx:])
+		return
+	}
+	if d, ok := o.value("-D", "--chdir"); ok {
+		cd(c.sc, d.val, d.lit, c.w.opts.Home)
+	}
+	if o.has("-i", "--login", "-s", "--shell") {
+		// "sudo -s cmd args" runs the command through a shell.
+		var parts []string
+		for _, a := range c.args[idx:] {
+			if !a.lit {
+				c.opaque("a root shell command the line does not spell out")
+				return
+			}
+			parts = append(parts, a.val)
+		}
+		c.code(strings.Join(parts, " "), true, c.name+" -s")
+		return
+	}
+	c.rewrap(c.args[idx:], c.name)
+}
+
+func envProg(c *call) {
+	args := c.args
+	for len(args) > 0 {
+		a := args[0]
+		if !a.lit {
+			c.opaque("env with an argument the line does not spell out")
+			c.risk(risk.Exec)
+			return
+		}
+		switch {
+		case a.val == "--":
+			args = args[1:]
+			goto command
+		case a.val == "-i" || a.val == "-" || a.val == "--ignore-environment" || a.val == "-0" || a.val == "--null" || a.val == "-v" || a.val == "--debug":
+			args = args[1:]
+		case a.val == "-u" || a.val == "--unset" || a.val == "-P":
+			if len(args) < 2 {
+				return
+			}
+			args = args[2:]
+		case strings.HasPrefix(a.val, "--unset=") || strings.HasPrefix(a.val, "-u"):
+			args = args[1:]
+		case a.val == "-C" || a.val == "--chdir" || strings.HasPrefix(a.val, "--chdir="):
+			dir := strings.TrimPrefix(a.val, "--chdir=")
+			if a.val == "-C" || a.val == "--chdir" {
+				if len(args) < 2 {
+					return
+				}
+				dir, args = args[1].val, args[2:]
+			} else {
+				args = args[1:]
+			}
+			cd(c.sc, dir, true, c.w.opts.Home)
+		case a.val == "-S" || a.val == "--split-string" || strings.HasPrefix(a.val, "--split-string=") || strings.HasPrefix(a.val, "-S"):
+			// env -S splits one string into a command line.
+			s := strings.TrimPrefix(strings.TrimPrefix(a.val, "--split-string="), "-S")
+			rest := args[1:]
+			if a.val == "-S" || a.val == "--split-string" {
+				if len(args) < 2 {
+					return
+				}
+				s, rest = args[1].val, args[2:]
+			}
+			for _, r := range rest {
+				if !r.lit {
+					c.opaque("env -S with an argument the line does not spell out")
+					return
+				}
+				s += " " + r.val
+			}
+			c.risk(risk.Exec)
+			c.code(s, true, "env -S")
+			return
+		case strings.HasPrefix(a.val, "-"):
+			c.opaque("env flag " + a.val + " is not understood")
+			c.risk(risk.Exec)
+			return
+		case strings.Contains(a.val, "="):
+			name := a.val[:strings.IndexByte(a.val, '=')]
+			if dangerousEnv[name] {
+				c.opaque("sets " + name + ", which changes what runs")
+				c.risk(risk.Exec)
+			}
+			args = args[1:]
+		default:
+			goto command
+		}
+	}
+command:
+	if len(args) == 0 {
+		c.risk(risk.ReadOnly)
+		return
+	}
+	c.rewrap(args, "env")
+}
+
+func xargs(c *call) {
+	o, idx := parseOpts(c.args, "aEdIiLlnPs", true, "arg-file", "eof", "delimiter", "replace", "max-lines", "max-args", "max-procs", "max-chars")
+	c.readAll(o.values("-a", "--arg-file"))
+	rest := append([]arg(nil), c.args[idx:]...)
+	if len(rest) == 0 {
+		rest = []arg{{val: "echo", lit: true}}
+	}
+	unknown := arg{} // an argument read from input
+	if repl, ok := o.value("-I", "--replace", "-i"); ok && repl.lit {
+		for i := range rest {
+			if rest[i].lit && strings.Contains(rest[i].val, repl.val) {
+				rest[i] = unknown
+			}
+		}
+	} else {
+		rest = append(rest, unknown)
+	}
+	c.note("xargs supplies arguments from its input")
+	c.rewrap(rest, "xargs")
+}
+
+// find reads its starting points; -delete destroys what it finds, -exec and friends run a
+// command on it, -fprint writes a file.
+func find(c *call) {
+	c.risk(risk.ReadOnly)
+	var roots []arg
+	i := 0
+	for ; i < len(c.args); i++ {
+		a := c.args[i]
+		if a.lit && (strings.HasPrefix(a.val, "-") || a.val == "(" || a.val == "!" || a.val == ",") {
+			if a.is("-H", "-L", "-P") || strings.HasPrefix(a.val, "-O") || a.is("-D") {
+				if a.is("-D") {
+					i++
+				}
+				continue
+			}
+			break
+		}
+		roots = append(roots, a)
+	}
+	if len(roots) == 0 {
+		roots = []arg{{val: ".", lit: true}}
+	}
+	c.readAll(roots)
+	// What -exec or -delete acts on: anything under the roots.
+	under := make([]arg, 0, len(roots))
+	for _, r := range roots {
+		if !r.lit {
+			under = append(under, arg{})
+			continue
+		}
+		under = append(under, arg{val: strings.TrimSuffix(r.val, "/") + "/**", lit: true, glob: true})
+	}
+	valued := map[string]bool{"-name": true, "-iname": true, "-path": true, "-ipath": true, "-regex": true, "-iregex": true,
+		"-type": true, "-xtype": true, "-size": true, "-mtime": true, "-mmin": true, "-atime": true, "-amin": true, "-ctime": true,
+		"-cmin": true, "-user": true, "-group": true, "-perm": true, "-maxdepth": true, "-mindepth": true, "-printf": true,
+		"-wholename": true, "-iwholename": true, "-lname": true, "-ilname": true, "-links": true, "-inum": true, "-uid": true,
+		"-gid": true, "-used": true, "-fstype": true, "-context": true, "-regextype": true, "-samefile": true,
+		"-newer": true, "-anewer": true, "-cnewer": true}
+	for ; i < len(c.args); i++ {
+		a := c.args[i]
+		if !a.lit {
+			continue
+		}
+		switch {
+		case a.val == "-delete":
+			c.risk(risk.Destructive)
+			c.writeAll(under)
+		case a.is("-exec", "-execdir", "-ok", "-okdir"):
+			var sub []arg
+			j := i + 1
+			for ; j < len(c.args); j++ {
+				if c.args[j].is(";", "+") {
+					break
+				}
+				s := c.args[j]
+				if s.lit && strings.Contains(s.val, "{}") {
+					if len(under) == 1 && under[0].lit && s.val == "{}" {
+						s = under[0]
+					} else {
+						s = arg{}
+					}
+				}
+				sub = append(sub, s)
+			}
+			i = j
+			c.spawn(sub, "find "+a.val)
+		case a.is("-fprint", "-fprint0", "-fls", "-fprintf"):
+			if i+1 < len(c.args) {
+				c.risk(risk.Mutating)
+				c.write(c.args[i+1])
+				i++
+				if a.val == "-fprintf" {
+					i++
+				}
+			}
+		case a.is("-newer", "-anewer", "-cnewer", "-samefile"):
+			if i+1 < len(c.args) {
+				c.read(c.args[i+1])
+				i++
+			}
+		case valued[a.val]:
+			i++
+		}
+	}
+}

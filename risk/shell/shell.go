@@ -1,0 +1,177 @@
+package shell
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/reins-go/reins/risk"
+)
+
+// Options describe the environment a command line will run in. A nil *Options means an unknown
+// working directory and home directory: relative paths are reported relative to where the line
+// starts, and "~" and $HOME are opaque.
+type Options struct {
+	// Dir is the directory the line starts in; relative paths are joined to it (and to every
+	// literal cd the line makes). "" leaves them relative.
+	Dir string
+	// Home is what "~" and $HOME expand to; "" makes them opaque.
+	Home string
+	// TempDir is what mktemp writes under; "" means "/tmp".
+	TempDir string
+	// Registries maps a package ecosystem ("npm", "pypi", "go", "cargo", "rubygems", "composer",
+	// "maven", "apt", "brew", ...) to the hosts its installs reach. reins ships none; an install
+	// whose ecosystem has no entry reports network use with an unknown host.
+	Registries map[string][]string
+	// MaxDepth bounds nested scripts (bash -c, eval, heredocs into a shell); deeper ones are
+	// opaque. Zero means 8.
+	MaxDepth int
+}
+
+// Path is a path a command reads or writes, as written and as joined to the working directory.
+type Path struct {
+	// Path is Raw joined to the working directory the command runs in (not cleaned: ".." must be
+	// applied after symbolic links, which the gate resolves).
+	Path string
+	// Raw is the path as the command line spells it after quote removal.
+	Raw string
+	// Glob reports unquoted pattern characters (*, ?, [): the shell expands the path to whatever
+	// matches.
+	Glob bool
+}
+
+// Command is one simple command of a line, with its effects.
+type Command struct {
+	// Text is the command's source text (for command_pattern rules).
+	Text string
+	// Program is argv[0] when it is literal, else "".
+	Program string
+	// Argv is the literal prefix of the arguments (all of them when every word is literal).
+	Argv []string
+	// Via names the wrapper that runs it ("sudo", "xargs", "find -exec", "bash -c", "function f").
+	Via string
+	// Depth is how deep in nested scripts it sits (0 for the line itself).
+	Depth int
+
+	Reads  []Path
+	Writes []Path // writes and deletions, redirection targets included
+	Hosts  []string
+	// Network reports that the command reaches other hosts (Hosts lists the literal ones).
+	Network bool
+	// ExecutesCode reports that the command runs code it was handed (an interpreter's -c/-e, eval,
+	// source, a shell reading a pipe or heredoc).
+	ExecutesCode bool
+	// Redirects reports an output redirection to a file; Substitution a $( ), backquote or <( ) in
+	// its words. Allowlist entries do not cover either unless they say so.
+	Redirects    bool
+	Substitution bool
+	// Opaque reports that the analysis cannot see what the command does (Why says why): a
+	// non-literal program or path argument, code it was handed, an unknown wrapper flag, a glob.
+	Opaque bool
+	Why    []string
+
+	Risk     risk.Set
+	Severity risk.Severity
+}
+
+// Analysis is what a whole command line does.
+type Analysis struct {
+	// Commands lists every simple command, nested ones included, in the order they appear.
+	Commands []Command
+	// Risk is the union of the commands' risk levels; Severity the strictest severity.
+	Risk     risk.Set
+	Severity risk.Severity
+	// Reads, Writes and Hosts collect every command's.
+	Reads  []Path
+	Writes []Path
+	Hosts  []string
+	// Network, ExecutesCode and Opaque are true when any command's is.
+	Network      bool
+	ExecutesCode bool
+	Opaque       bool
+}
+
+// ErrEmpty is returned for a line with no commands.
+var ErrEmpty = errors.New("shell: empty command line")
+
+var parsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }}
+
+// Analyze parses a command line (bash syntax; POSIX is a subset) and reports what it does.
+//
+// A line that does not parse is an error, and the returned analysis fails closed: one opaque
+// command carrying every risk level but ReadOnly, at High severity. Analyze never returns a nil
+// Analysis.
+func Analyze(line string, opts *Options) (*Analysis, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	w := &walker{opts: opts, maxDepth: opts.MaxDepth}
+	if w.maxDepth <= 0 {
+		w.maxDepth = 8
+	}
+	if err := w.script(line, newScope(opts.Dir), 0, ""); err != nil {
+		return failClosed(line, err), err
+	}
+	if len(w.cmds) == 0 {
+		if strings.TrimSpace(line) == "" {
+			return failClosed(line, ErrEmpty), ErrEmpty
+		}
+		// Comments, empty blocks, bare assignments: nothing runs.
+	}
+	return w.result(), nil
+}
+
+func failClosed(line string, err error) *Analysis {
+	all := risk.Of(risk.Mutating, risk.Exec, risk.Destructive, risk.Network)
+	c := Command{Text: line, Opaque: true, Why: []string{"does not parse: " + err.Error()}, Risk: all, Severity: risk.High, Network: true, ExecutesCode: true}
+	return &Analysis{Commands: []Command{c}, Risk: all, Severity: risk.High, Opaque: true, Network: true, ExecutesCode: true}
+}
+
+func (w *walker) result() *Analysis {
+	a := &Analysis{Commands: w.cmds}
+	for i := range a.Commands {
+		c := &a.Commands[i]
+		if c.Risk.Empty() {
+			c.Risk = risk.Of(risk.Exec)
+		}
+		if c.Severity < c.Risk.Severity() {
+			c.Severity = c.Risk.Severity()
+		}
+		a.Risk = a.Risk.Union(c.Risk)
+		if c.Severity > a.Severity {
+			a.Severity = c.Severity
+		}
+		a.Reads = append(a.Reads, c.Reads...)
+		a.Writes = append(a.Writes, c.Writes...)
+		a.Hosts = append(a.Hosts, c.Hosts...)
+		a.Network = a.Network || c.Network
+		a.ExecutesCode = a.ExecutesCode || c.ExecutesCode
+		a.Opaque = a.Opaque || c.Opaque
+	}
+	return a
+}
+
+// String renders a command for explanations: its text, risk and effects.
+func (c *Command) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%q [%s/%s]", c.Text, c.Risk, c.Severity)
+	if c.Via != "" {
+		fmt.Fprintf(&b, " via %s", c.Via)
+	}
+	for _, p := range c.Reads {
+		fmt.Fprintf(&b, " read:%s", p.Path)
+	}
+	for _, p := range c.Writes {
+		fmt.Fprintf(&b, " write:%s", p.Path)
+	}
+	for _, h := range c.Hosts {
+		fmt.Fprintf(&b, " host:%s", h)
+	}
+	if c.Opaque {
+		fmt.Fprintf(&b, " opaque(%s)", strings.Join(c.Why, "; "))
+	}
+	return b.String()
+}
