@@ -21,7 +21,7 @@ func gitCmd(c *call) {
 		case a.val == "-C":
 			if i+1 < len(args) {
 				i++
-				c.read(args[i]) // git works on the repository there
+				c.read(args[i])     // git works on the repository there
 				c.sc = c.sc.clone() // -C applies to this command only
 				cd(c.sc, args[i].val, args[i].lit, c.w.opts.Home)
 			}

@@ -424,7 +424,9 @@ func init() {
 	register(pyPM, "uv", "poetry", "pipenv", "pdm", "conda", "mamba", "micromamba", "hatch", "rye")
 	programs["uvx"] = func(c *call) { c.risk(risk.Exec); c.registry("pypi") }
 	register(rubyPM, "gem", "bundle", "bundler")
-	programs["composer"] = func(c *call) { simplePM(c, "composer", []string{"install", "require", "update", "upgrade", "create-project"}, []string{"remove"}) }
+	programs["composer"] = func(c *call) {
+		simplePM(c, "composer", []string{"install", "require", "update", "upgrade", "create-project"}, []string{"remove"})
+	}
 	register(systemPM, "apt", "apt-get", "aptitude", "dnf", "yum", "apk", "pacman", "zypper", "brew", "port",
 		"snap", "flatpak", "nix-env", "emerge", "pkg", "choco", "winget", "scoop")
 

@@ -78,10 +78,10 @@ func (w *walker) wordMode(word *syntax.Word, sc *scope, cx ctx, mode wordMode) w
 }
 
 type evaluator struct {
-	w    *walker
-	sc   *scope
-	mode wordMode
-	b    strings.Builder
+	w       *walker
+	sc      *scope
+	mode    wordMode
+	b       strings.Builder
 	ok      bool
 	glob    bool
 	bracket bool // an unquoted "[" waits for its "]" to make a pattern
