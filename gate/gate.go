@@ -73,6 +73,7 @@ type state struct {
 	ws         *workspace
 	prot       *protector
 	registries map[string][]string
+	hash       string // the profile's content hash, for audit records
 	shellCache analysisCache
 }
 
@@ -148,7 +149,7 @@ func (g *Gate) compile(p profile.Profile) (*state, error) {
 		return nil, fmt.Errorf("gate: profile %q: %w", c.Name(), err)
 	}
 	return &state{prof: c, name: c.Name(), band: c.Band(), mode: c.Mode(), rules: c.Rules(),
-		external: c.ExternalWrites(), ws: ws, prot: prot, registries: c.Registries()}, nil
+		external: c.ExternalWrites(), ws: ws, prot: prot, registries: c.Registries(), hash: c.Profile().Hash()}, nil
 }
 
 // Profile returns the active compiled profile.
@@ -179,7 +180,8 @@ func (g *Gate) Check(ctx context.Context, a policy.Action) (Decision, error) {
 	rec := audit.Record{
 		Time: now, CorrelationID: d.CorrelationID, Profile: st.name, Operation: string(a.Operation),
 		Decision: d.Verdict, RuleMatched: d.RuleID, Kind: audit.KindDecision, DecisionID: d.DecisionID,
-		Layer: d.Layer.String(), Reason: d.Reason, Obligations: d.Obligations, Risk: d.Risk,
+		Layer: d.Layer.String(), DecidedBy: audit.DecidedByLayer(d.Layer.String()), Reason: d.Reason,
+		Obligations: d.Obligations, Risk: d.Risk, ProfileHash: st.hash,
 		Tool: a.Tool, Command: a.Command, Host: a.Host, Targets: a.Targets,
 	}
 	if len(a.Targets) > 0 {

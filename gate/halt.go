@@ -46,7 +46,8 @@ func (g *Gate) latch(ctx context.Context, h *Halt, profileName string) {
 		return
 	}
 	rec := audit.Record{Time: h.Time, Kind: audit.KindHalt, DecisionID: newV7(h.Time), Profile: profileName,
-		Decision: policy.Deny, RuleMatched: "hard-stop:" + string(h.Cause), Layer: LayerHardStop.String(), Reason: h.Reason}
+		Decision: policy.Deny, RuleMatched: "hard-stop:" + string(h.Cause), Layer: LayerHardStop.String(),
+		DecidedBy: audit.DecidedByHardStop, Reason: h.Reason}
 	rec.CorrelationID = rec.DecisionID
 	if err := g.sink.Write(ctx, rec); err != nil {
 		// The halt holds regardless: failing to record it must not un-halt the run.
@@ -70,7 +71,8 @@ func (g *Gate) Reset(ctx context.Context, reason string) error {
 	g.failMu.Unlock()
 	now := g.clock()
 	rec := audit.Record{Time: now, Kind: audit.KindReset, DecisionID: newV7(now), Profile: g.st.Load().name,
-		Decision: policy.Allow, RuleMatched: "reset", Layer: LayerHalted.String(), Reason: reason, UserOverride: true}
+		Decision: policy.Allow, RuleMatched: "reset", Layer: LayerHalted.String(), DecidedBy: audit.DecidedByUser,
+		Reason: reason, UserOverride: true}
 	rec.CorrelationID = rec.DecisionID
 	if prev != nil {
 		rec.Reason = fmt.Sprintf("%s (was halted: %s)", reason, prev.Reason)

@@ -109,3 +109,30 @@ func TestProtectedPathsUnderEveryProfile(t *testing.T) {
 		}
 	}
 }
+
+// TestBuiltinOrderIsBehavioural: the documented order of built-in profiles holds for decisions:
+// along each family's chain, the stricter profile never gives a more permissive verdict.
+func TestBuiltinOrderIsBehavioural(t *testing.T) {
+	t.Parallel()
+	outside := t.TempDir()
+	rng := rand.New(rand.NewPCG(21, 22))
+	for _, chain := range [][]string{
+		{profile.ProfileSafe, profile.ProfileDev, profile.ProfileFullAuto},
+		{profile.ModeEmergencyStop, profile.ModePlan, profile.ModeReadOnly, profile.ModeSupervised, profile.ModeTrusted, profile.ModeAutonomous},
+		{profile.ApprovalAsk, profile.ApprovalSafe, profile.ApprovalAuto, profile.ApprovalYolo},
+	} {
+		fixtures := make([]*fixture, len(chain))
+		for i, name := range chain {
+			p := builtin(name).WithHostGroup(profile.GroupAIAPIs, "api.model.example")
+			p.ExternalWrites = profile.ExternalWritesByPolicy // compare decisions, not latches
+			fixtures[i] = newFixture(t, p)
+		}
+		for k := 0; k < 300; k++ {
+			a := randomAction(rng, outside)
+			for i := 1; i < len(chain); i++ {
+				stricter, looser := fixtures[i-1].check(t, a), fixtures[i].check(t, a)
+				require.False(t, looser.Verdict.StricterThan(stricter.Verdict), "%s gives %s but %s gives %s for %+v", chain[i-1], stricter, chain[i], looser, a)
+			}
+		}
+	}
+}

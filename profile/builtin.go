@@ -163,7 +163,8 @@ func policySafe() Profile {
 }
 
 // policyDev: the spec's default DEV rules plus the capability matrix's DEV column: shell commands
-// run automatically only from the allowlist, network reaches AI APIs and package managers,
+// run automatically only from the allowlist, network reaches AI APIs and package managers (and
+// nothing else, whatever the severity: the network rules come before confirm-high-risk),
 // self-upgrade is blocked.
 func policyDev() Profile {
 	p := policySpecBase(ProfileDev, "semi-autonomous: low and medium risk actions run automatically; high risk asks", policy.Trusted.Dial(),
@@ -173,10 +174,10 @@ func policyDev() Profile {
 	p.Rules = []policy.Rule{
 		dev[0], dev[1],
 		rule("deny-self-upgrade", 2, policy.Deny, "self-upgrade is blocked in PROFILE-DEV", policy.Condition{OperationType: onSelfUpgrade}),
-		dev[2], dev[3],
-		rule("allow-network-hosts", 4, policy.Allow, "AI API and package-manager hosts are reachable",
+		rule("allow-network-hosts", 2, policy.Allow, "AI API and package-manager hosts are reachable",
 			policy.Condition{RiskLevel: networkRisk, Hosts: []string{"@" + GroupAIAPIs, "@" + GroupPackageManagers, "@" + policy.ListNetworkAllowlist}}),
-		rule("deny-network", 4, policy.Deny, "PROFILE-DEV reaches AI APIs and package managers only", policy.Condition{RiskLevel: networkRisk}),
+		rule("deny-network", 2, policy.Deny, "PROFILE-DEV reaches AI APIs and package managers only", policy.Condition{RiskLevel: networkRisk}),
+		dev[2], dev[3],
 		rule("allow-shell-allowlist", 4, policy.Allow, "the command is on the shell allowlist",
 			policy.Condition{OperationType: onShell, Commands: []string{"@" + policy.ListShellAllowlist}}),
 		rule("confirm-shell", 4, policy.Confirm, "PROFILE-DEV runs only allowlisted commands without asking", policy.Condition{OperationType: onShell}),

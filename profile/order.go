@@ -1,0 +1,177 @@
+package profile
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/reins-go/reins/policy"
+)
+
+// Hash returns a SHA-256 of the profile's content ("sha256:" and 64 hex digits). Two profiles
+// with the same settings have the same hash whatever their history; audit records carry it so a
+// decision can be tied to the exact settings that made it.
+func (p Profile) Hash() string {
+	b, err := json.Marshal(p)
+	if err != nil {
+		// Profile holds only strings, numbers, slices and maps of them: it always marshals.
+		panic("profile: bug: " + err.Error())
+	}
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// modeRank orders permission modes from most to least restrictive.
+func modeRank(m Mode) int {
+	switch m {
+	case EmergencyStop:
+		return 0
+	case Plan:
+		return 1
+	case ReadOnly:
+		return 2
+	}
+	return 3
+}
+
+// builtinFamily returns the family of an unmodified built-in profile, or "".
+func builtinFamily(p Profile) string {
+	b, err := Builtin(p.Name)
+	if err != nil || b.Hash() != p.Hash() {
+		return ""
+	}
+	return b.Family
+}
+
+// AtLeastAsRestrictive reports whether switching from profile from to profile to makes nothing
+// more permissive. The profile-switching rules use it: such a switch is always allowed; any other
+// needs confirmation. When the answer is no, why names the first setting that loosens.
+//
+// The order is a partial one, documented setting by setting (incomparable profiles count as
+// looser, so a switch between them needs confirmation):
+//
+//   - A profile that denies everything is at least as restrictive as any, emergency-stop before
+//     plan: leaving an emergency stop always needs confirmation.
+//   - Between unmodified built-in profiles of one family, the family's own order holds:
+//     PROFILE-SAFE < PROFILE-DEV < PROFILE-FULL-AUTO; emergency-stop < plan < read-only <
+//     supervised < trusted < autonomous; ask < safe < auto < yolo.
+//   - Otherwise every setting must be at least as restrictive: the mode (read-only is stricter
+//     than default), the autonomy dial (lower is stricter, and the matrix is monotonic in it),
+//     external writes (halt is stricter), protected paths and the shell blocklist (a superset is
+//     stricter), the allow-side lists (shell allowlist, network allowlist, allowed tools,
+//     auto-approve patterns, trusted paths, host groups, registries: a subset is stricter), and
+//     the rules: every ALLOW rule of to is in from unchanged, every DENY or CONFIRM rule of from
+//     is in to with the same condition and priority and an action at least as strict, and the
+//     rules to adds are DENY rules. (An added CONFIRM rule could win over a DENY and loosen.)
+func AtLeastAsRestrictive(to, from Profile) (ok bool, why string) {
+	// Modes that deny everything: emergency-stop, then plan.
+	for _, m := range []Mode{EmergencyStop, Plan} {
+		switch {
+		case to.Mode == m:
+			return true, ""
+		case from.Mode == m:
+			return false, "leaves " + m.String() + ", which denies everything"
+		}
+	}
+	if fam := builtinFamily(to); fam != "" && fam == builtinFamily(from) {
+		if modeRank(to.Mode) < modeRank(from.Mode) || modeRank(to.Mode) == modeRank(from.Mode) && to.Autonomy <= from.Autonomy {
+			return true, ""
+		}
+		return false, fmt.Sprintf("%s is more autonomous than %s", to.Name, from.Name)
+	}
+	switch {
+	case modeRank(to.Mode) > modeRank(from.Mode):
+		return false, fmt.Sprintf("permission mode %s is looser than %s", to.Mode, from.Mode)
+	case to.Autonomy > from.Autonomy:
+		return false, fmt.Sprintf("autonomy %v is higher than %v", to.Autonomy, from.Autonomy)
+	case to.ExternalWrites > from.ExternalWrites:
+		return false, "external writes are left to the rules instead of halting the run"
+	}
+	if missing := notIn(from.ProtectedPaths, to.ProtectedPaths, true); missing != "" {
+		return false, "no longer protects " + missing
+	}
+	if missing := notIn(from.ShellBlocklist, to.ShellBlocklist, false); missing != "" {
+		return false, "no longer blocks " + missing
+	}
+	for _, l := range []struct {
+		name     string
+		to, from []string
+	}{
+		{"shell_allowlist", to.ShellAllowlist, from.ShellAllowlist},
+		{"network_allowlist", to.NetworkAllowlist, from.NetworkAllowlist},
+		{"allowed_tools", to.AllowedTools, from.AllowedTools},
+		{"auto_approve_patterns", to.AutoApprovePatterns, from.AutoApprovePatterns},
+		{"trusted_paths", to.TrustedPaths, from.TrustedPaths},
+	} {
+		if extra := notIn(l.to, l.from, false); extra != "" {
+			return false, fmt.Sprintf("%s adds %s", l.name, extra)
+		}
+	}
+	for _, m := range []struct {
+		name     string
+		to, from map[string][]string
+	}{{"host group", to.HostGroups, from.HostGroups}, {"registry", to.Registries, from.Registries}} {
+		for _, k := range slices.Sorted(maps.Keys(m.to)) {
+			if extra := notIn(m.to[k], m.from[k], false); extra != "" {
+				return false, fmt.Sprintf("%s %q adds %s", m.name, k, extra)
+			}
+		}
+	}
+	return rulesAtLeastAsStrict(to.Rules, from.Rules)
+}
+
+func rulesAtLeastAsStrict(to, from []policy.Rule) (bool, string) {
+	byID := func(rules []policy.Rule) map[string]policy.Rule {
+		m := make(map[string]policy.Rule, len(rules))
+		for _, r := range rules {
+			m[r.ID] = r
+		}
+		return m
+	}
+	toByID, fromByID := byID(to), byID(from)
+	for _, r := range to {
+		old, had := fromByID[r.ID]
+		switch {
+		case r.Action == policy.Allow && (!had || !reflect.DeepEqual(r, old)):
+			return false, fmt.Sprintf("rule %q allows where the current profile does not", r.ID)
+		case !had && r.Action != policy.Deny:
+			return false, fmt.Sprintf("added rule %q asks instead of denying, which can override a denial", r.ID)
+		}
+	}
+	for _, r := range from {
+		if r.Action == policy.Allow {
+			continue
+		}
+		nr, kept := toByID[r.ID]
+		switch {
+		case !kept:
+			return false, fmt.Sprintf("drops the %s rule %q", r.Action, r.ID)
+		case nr.Priority != r.Priority || !reflect.DeepEqual(nr.Condition, r.Condition):
+			return false, fmt.Sprintf("changes the %s rule %q", r.Action, r.ID)
+		case r.Action.StricterThan(nr.Action):
+			return false, fmt.Sprintf("rule %q now says %s instead of %s", r.ID, nr.Action, r.Action)
+		}
+	}
+	return true, ""
+}
+
+// notIn returns the first entry of a that is not in b, or "".
+func notIn(a, b []string, fold bool) string {
+	for _, x := range a {
+		found := slices.ContainsFunc(b, func(y string) bool {
+			if fold {
+				return strings.EqualFold(x, y)
+			}
+			return x == y
+		})
+		if !found {
+			return x
+		}
+	}
+	return ""
+}
