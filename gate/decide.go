@@ -298,6 +298,10 @@ func (g *Gate) decide(st *state, a *policy.Action, tr *tracer) (Decision, *Halt)
 		d.Verdict, d.RuleID = policy.Confirm, "opaque-command"
 		d.Reason = "part of the command cannot be analysed, so it is never auto-approved (" + d.Reason + ")"
 	}
+	if max := st.limits.MaxFilesPerPlan; d.Verdict == policy.Allow && op == policy.OpPlan && max > 0 && len(a.Targets) > max {
+		d.Verdict, d.RuleID = policy.Confirm, "max-files-per-plan"
+		d.Reason = fmt.Sprintf("the plan touches %d files, more than the profile's %d", len(a.Targets), max)
+	}
 	if d.Verdict != policy.Deny {
 		d.Obligations = obl
 	}

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/sync/semaphore"
+
 	"github.com/reins-go/reins/audit"
 	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
@@ -40,12 +42,19 @@ type Options struct {
 	// Logger receives diagnostics the gate cannot return (a halt record that could not be
 	// written). Default: discard; the gate never writes to the global logger.
 	Logger *slog.Logger
+	// Profiles are named profiles, besides the built-in ones, that SwitchTo can select (loaded
+	// from files, say). A name here shadows a built-in profile of the same name.
+	Profiles []profile.Profile
+	// ConfirmSwitch is asked before a switch to a profile that is not at least as restrictive
+	// as the active one (see profile.AtLeastAsRestrictive). Nil means such switches are refused.
+	ConfirmSwitch func(ctx context.Context, req SwitchRequest) (bool, error)
 }
 
 // Gate decides whether an agent may take an action: ALLOW, DENY or CONFIRM, with obligations.
 // It is safe for concurrent use. New starts no goroutines and holds no resources, so a Gate needs
 // no Close.
 type Gate struct {
+	opts     Options
 	sink     audit.Sink
 	clock    func() time.Time
 	log      *slog.Logger
@@ -60,6 +69,12 @@ type Gate struct {
 	spent    atomic.Uint64 // float64 bits
 	failMu   sync.Mutex
 	failures map[string]int
+
+	// Operation boundaries and pending profile switches (not on Check's path).
+	opMu     sync.Mutex
+	inflight int
+	pending  *pendingSwitch
+	drained  chan struct{} // closed when a pending switch is applied
 }
 
 // state is everything a decision needs from the active profile, derived once per profile.
@@ -74,6 +89,8 @@ type state struct {
 	prot       *protector
 	registries map[string][]string
 	hash       string // the profile's content hash, for audit records
+	limits     profile.Limits
+	sem        *semaphore.Weighted // operations in flight; nil means no limit
 	shellCache analysisCache
 }
 
@@ -83,7 +100,8 @@ func New(p profile.Profile, opts *Options) (*Gate, error) {
 	if opts != nil {
 		o = *opts
 	}
-	g := &Gate{sink: o.Audit, clock: o.Clock, log: o.Logger, maxFail: o.MaxConsecutiveFailures, failures: map[string]int{}}
+	o.Profiles = append([]profile.Profile(nil), o.Profiles...)
+	g := &Gate{opts: o, sink: o.Audit, clock: o.Clock, log: o.Logger, maxFail: o.MaxConsecutiveFailures, failures: map[string]int{}}
 	if g.sink == nil {
 		g.sink = audit.Discard
 	}
@@ -148,8 +166,13 @@ func (g *Gate) compile(p profile.Profile) (*state, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gate: profile %q: %w", c.Name(), err)
 	}
-	return &state{prof: c, name: c.Name(), band: c.Band(), mode: c.Mode(), rules: c.Rules(),
-		external: c.ExternalWrites(), ws: ws, prot: prot, registries: c.Registries(), hash: c.Profile().Hash()}, nil
+	st := &state{prof: c, name: c.Name(), band: c.Band(), mode: c.Mode(), rules: c.Rules(),
+		external: c.ExternalWrites(), ws: ws, prot: prot, registries: c.Registries(), hash: c.Profile().Hash(),
+		limits: c.Limits()}
+	if n := st.limits.MaxConcurrentOps; n > 0 {
+		st.sem = semaphore.NewWeighted(int64(n))
+	}
+	return st, nil
 }
 
 // Profile returns the active compiled profile.
@@ -163,7 +186,10 @@ func (g *Gate) Profile() *profile.Compiled { return g.st.Load().prof }
 // A non-nil error always comes with a Deny: the context was done, or the decision could not be
 // recorded. A Deny for policy reasons is a decision, not an error.
 func (g *Gate) Check(ctx context.Context, a policy.Action) (Decision, error) {
-	st := g.st.Load()
+	return g.check(ctx, g.st.Load(), a)
+}
+
+func (g *Gate) check(ctx context.Context, st *state, a policy.Action) (Decision, error) {
 	now := g.clock()
 	id := newV7(now)
 	if err := ctx.Err(); err != nil {
