@@ -1,0 +1,374 @@
+package profile
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"maps"
+	"path"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/reins-go/reins/policy"
+)
+
+// fileConfig is the content of one profile file, after schema validation. Absent keys are nil.
+type fileConfig struct {
+	Schema          string              `json:"$schema"`
+	Comment         string              `json:"$comment"`
+	ActiveProfile   *string             `json:"active_profile"`
+	Autonomy        *float64            `json:"autonomy"`
+	PermissionMode  *string             `json:"permission_mode"`
+	ExternalWrites  *string             `json:"external_writes"`
+	CustomRules     []policy.Rule       `json:"custom_rules"`
+	ShellAllowlist  []string            `json:"shell_allowlist"`
+	ShellBlocklist  []string            `json:"shell_blocklist"`
+	NetworkAllow    []string            `json:"network_allowlist"`
+	DeniedPaths     []string            `json:"denied_paths"`
+	TrustedPaths    []string            `json:"trusted_paths"`
+	AllowedTools    []string            `json:"allowed_tools"`
+	AutoApprove     []string            `json:"auto_approve_patterns"`
+	HostGroups      map[string][]string `json:"host_groups"`
+	Registries      map[string][]string `json:"registries"`
+	ResourceLimits  *fileLimits         `json:"resource_limits"`
+	TrustedProjects []trustedProject    `json:"trusted_projects"`
+	Approval        *approvalBlock      `json:"approval"`
+}
+
+type fileLimits struct {
+	MaxConcurrentOps *int `json:"max_concurrent_ops"`
+	MaxFilesPerPlan  *int `json:"max_files_per_plan"`
+	TimeoutSeconds   *int `json:"timeout_seconds"`
+}
+
+type trustedProject struct {
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
+}
+
+// approvalBlock is the approval-mode seed's YAML block.
+type approvalBlock struct {
+	Mode         *string  `json:"mode"`
+	TrustedPaths []string `json:"trusted_paths"`
+	DeniedPaths  []string `json:"denied_paths"`
+	AllowedTools []string `json:"allowed_tools"`
+	AutoApprove  []string `json:"auto_approve_patterns"`
+}
+
+// parsedFile is one validated profile file.
+type parsedFile struct {
+	layer  Layer
+	path   string
+	digest string // hex SHA-256 of the raw content
+	doc    *document
+	cfg    fileConfig
+}
+
+// src returns the Source of the value at ptr.
+func (f *parsedFile) src(ptr string) Source {
+	return Source{Layer: f.layer, File: f.path, Pointer: ptr, Line: f.doc.line(ptr)}
+}
+
+// isYAML reports whether a file name says YAML.
+func isYAML(name string) bool {
+	ext := strings.ToLower(path.Ext(strings.ReplaceAll(name, "\\", "/")))
+	return ext == ".yaml" || ext == ".yml"
+}
+
+// parseFile decodes, validates and checks one file's content. Errors are *LoadErrors joined.
+func parseFile(layer Layer, name string, data []byte) (*parsedFile, error) {
+	sum := sha256.Sum256(data)
+	doc, err := decode(name, data, isYAML(name))
+	if err != nil {
+		return nil, err
+	}
+	if errs := validateSchema(doc); len(errs) > 0 {
+		return nil, joinLoadErrors(errs)
+	}
+	f := &parsedFile{layer: layer, path: name, digest: hex.EncodeToString(sum[:]), doc: doc}
+	// The schema has checked every key and type; decode the same value into the model.
+	raw, err := json.Marshal(doc.value)
+	if err == nil {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		err = dec.Decode(&f.cfg)
+	}
+	if err != nil {
+		return nil, doc.errorf("", "cannot decode: %v", err)
+	}
+	if errs := f.check(); len(errs) > 0 {
+		return nil, joinLoadErrors(errs)
+	}
+	return f, nil
+}
+
+func joinLoadErrors(errs []*LoadError) error {
+	if len(errs) == 1 {
+		return errs[0]
+	}
+	out := make([]error, len(errs))
+	for i, e := range errs {
+		out[i] = e
+	}
+	return joinErrors(out)
+}
+
+// check runs the checks the schema cannot express: globs, regular expressions, command
+// entries, literal paths, references, and settings that contradict each other.
+func (f *parsedFile) check() []*LoadError {
+	var errs []*LoadError
+	fail := func(ptr, format string, args ...any) { errs = append(errs, f.doc.errorf(ptr, format, args...)) }
+	c := &f.cfg
+
+	checkStrings(f.doc.value, "", fail)
+
+	if c.ActiveProfile != nil && c.Approval != nil && c.Approval.Mode != nil {
+		fail("/approval/mode", "conflicts with active_profile %q: set the profile once", *c.ActiveProfile)
+	}
+	if c.PermissionMode != nil && c.Autonomy != nil {
+		if b, err := policy.ParseBand(*c.PermissionMode); err == nil {
+			if got, _ := policy.BandOf(*c.Autonomy); got != b {
+				fail("/autonomy", "%v lies in the %s band, but permission_mode %q puts the dial in the %s band", *c.Autonomy, got, *c.PermissionMode, b)
+			}
+		}
+	}
+	if c.ResourceLimits != nil {
+		// Checked by the schema; repeated so the model never holds a value it did not allow.
+		for _, l := range []struct {
+			name string
+			v    *int
+		}{{"max_concurrent_ops", c.ResourceLimits.MaxConcurrentOps}, {"max_files_per_plan", c.ResourceLimits.MaxFilesPerPlan}, {"timeout_seconds", c.ResourceLimits.TimeoutSeconds}} {
+			if l.v != nil && *l.v < 1 {
+				fail("/resource_limits/"+l.name, "out of range: %d is not >= 1", *l.v)
+			}
+		}
+	}
+
+	commands := func(ptr string, list []string) {
+		for i, e := range list {
+			p := ptr + "/" + strconv.Itoa(i)
+			if strings.HasPrefix(e, "@") {
+				fail(p, "%q: @references are allowed in rule conditions only", e)
+				continue
+			}
+			if why := checkCondition("commands", policy.Condition{Commands: []string{e}}); why != "" {
+				fail(p, "%s", why)
+			}
+		}
+	}
+	globs := func(ptr, field string, list []string) {
+		for i, e := range list {
+			p := ptr + "/" + strconv.Itoa(i)
+			if strings.HasPrefix(e, "@") {
+				fail(p, "%q: @references are allowed in rule conditions only", e)
+				continue
+			}
+			var cond policy.Condition
+			if field == "hosts" {
+				cond.Hosts = []string{e}
+			} else {
+				cond.Tools = []string{e}
+			}
+			if why := checkCondition(field, cond); why != "" {
+				fail(p, "bad glob: %s", why)
+			}
+		}
+	}
+	denied := func(ptr string, list []string) {
+		for i, e := range list {
+			if why := checkProtectedPath(e); why != "" {
+				fail(ptr+"/"+strconv.Itoa(i), "%q: %s", e, why)
+			}
+		}
+	}
+	trusted := func(ptr string, list []string) {
+		for i, e := range list {
+			if !isAbsOrHome(e) {
+				fail(ptr+"/"+strconv.Itoa(i), "%q: a trusted path is absolute or starts with ~/", e)
+			}
+		}
+	}
+
+	commands("/shell_allowlist", c.ShellAllowlist)
+	commands("/shell_blocklist", c.ShellBlocklist)
+	commands("/auto_approve_patterns", c.AutoApprove)
+	globs("/network_allowlist", "hosts", c.NetworkAllow)
+	globs("/allowed_tools", "tools", c.AllowedTools)
+	denied("/denied_paths", c.DeniedPaths)
+	trusted("/trusted_paths", c.TrustedPaths)
+	if a := c.Approval; a != nil {
+		commands("/approval/auto_approve_patterns", a.AutoApprove)
+		globs("/approval/allowed_tools", "tools", a.AllowedTools)
+		denied("/approval/denied_paths", a.DeniedPaths)
+		trusted("/approval/trusted_paths", a.TrustedPaths)
+	}
+	for _, g := range slices.Sorted(maps.Keys(c.HostGroups)) {
+		p := pointerOf("host_groups", g)
+		if isListName(g) {
+			fail(p, "%q is the name of a profile list, not a host group", g)
+		}
+		globs(p, "hosts", c.HostGroups[g])
+	}
+	for _, eco := range slices.Sorted(maps.Keys(c.Registries)) {
+		for i, h := range c.Registries[eco] {
+			if !hostRe.MatchString(h) {
+				fail(pointerOf("registries", eco, strconv.Itoa(i)), "%q is not a host name (registry hosts are literal names, optionally with :port)", h)
+			}
+		}
+	}
+	for i, tp := range c.TrustedProjects {
+		p := "/trusted_projects/" + strconv.Itoa(i)
+		if f.layer == LayerProject {
+			fail(p, "only the user file may list trusted projects")
+			break
+		}
+		if !isAbsOrHome(tp.Path) {
+			fail(p+"/path", "%q: a project path is absolute or starts with ~/", tp.Path)
+		}
+	}
+	seen := map[string]int{}
+	for i, r := range c.CustomRules {
+		p := "/custom_rules/" + strconv.Itoa(i)
+		if j, dup := seen[r.ID]; dup {
+			fail(p+"/id", "duplicate rule id %q (also /custom_rules/%d)", r.ID, j)
+		} else {
+			seen[r.ID] = i
+		}
+		errs = append(errs, f.checkRule(p, r)...)
+	}
+	sortErrors(errs)
+	return errs
+}
+
+var hostRe = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*(:[0-9]{1,5})?$`)
+
+func (f *parsedFile) checkRule(p string, r policy.Rule) []*LoadError {
+	var errs []*LoadError
+	fail := func(ptr, format string, args ...any) { errs = append(errs, f.doc.errorf(ptr, format, args...)) }
+	c := r.Condition
+	cp := p + "/condition"
+	if c.TargetPattern != "" {
+		if why := checkCondition("target_pattern", policy.Condition{TargetPattern: c.TargetPattern}); why != "" {
+			fail(cp+"/target_pattern", "bad glob: %s", why)
+		}
+	}
+	if c.CommandPattern != "" {
+		if why := checkCondition("command_pattern", policy.Condition{CommandPattern: c.CommandPattern}); why != "" {
+			fail(cp+"/command_pattern", "bad regular expression (RE2 syntax): %s", why)
+		}
+	}
+	for _, l := range []struct {
+		field string
+		list  []string
+		cond  func(string) policy.Condition
+	}{
+		{"commands", c.Commands, func(e string) policy.Condition { return policy.Condition{Commands: []string{e}} }},
+		{"tools", c.Tools, func(e string) policy.Condition { return policy.Condition{Tools: []string{e}} }},
+		{"hosts", c.Hosts, func(e string) policy.Condition { return policy.Condition{Hosts: []string{e}} }},
+		{"providers", c.Providers, func(e string) policy.Condition { return policy.Condition{Providers: []string{e}} }},
+		{"surfaces", c.Surfaces, func(e string) policy.Condition { return policy.Condition{Surfaces: []string{e}} }},
+	} {
+		for i, e := range l.list {
+			ep := cp + "/" + l.field + "/" + strconv.Itoa(i)
+			if name, ok := strings.CutPrefix(e, "@"); ok {
+				if name == "" {
+					fail(ep, "%q names no list", e)
+				}
+				continue // resolved against the layers when the files are merged
+			}
+			if why := checkCondition(l.field, l.cond(e)); why != "" {
+				if l.field == "commands" {
+					fail(ep, "%s", why)
+				} else {
+					fail(ep, "bad glob: %s", why)
+				}
+			}
+		}
+	}
+	return errs
+}
+
+// checkCondition compiles a one-field condition with the real rule compiler and returns the
+// reason it fails, without the compiler's rule prefix, or "".
+func checkCondition(field string, c policy.Condition) string {
+	_, err := policy.Compile([]policy.Rule{{ID: "check", Action: policy.Deny, Condition: c}}, &policy.Env{Home: "/home"})
+	if err == nil {
+		return ""
+	}
+	msg := err.Error()
+	if i := strings.Index(msg, "condition."+field+": "); i >= 0 {
+		return msg[i+len("condition."+field+": "):]
+	}
+	return msg
+}
+
+// checkProtectedPath returns why e cannot be a protected path entry, or "".
+func checkProtectedPath(e string) string {
+	if strings.ContainsAny(e, "*?[{\\") {
+		return "protected paths are literal paths, not patterns"
+	}
+	if isAbsOrHome(e) {
+		return ""
+	}
+	if strings.HasPrefix(e, "~") {
+		return "only ~/ is expanded (not ~user)"
+	}
+	n := 0
+	for _, c := range strings.Split(e, "/") {
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			return `".." is not allowed in a relative entry`
+		}
+		n++
+	}
+	if n == 0 {
+		return "names no path component"
+	}
+	return ""
+}
+
+func isAbsOrHome(p string) bool {
+	return strings.HasPrefix(p, "/") || p == "~" || strings.HasPrefix(p, "~/")
+}
+
+func isListName(name string) bool {
+	switch name {
+	case policy.ListShellAllowlist, policy.ListShellBlocklist, policy.ListNetworkAllowlist,
+		policy.ListAllowedTools, policy.ListAutoApprovePatterns:
+		return true
+	}
+	return false
+}
+
+// checkStrings rejects NUL characters anywhere in the file.
+func checkStrings(v any, ptr string, fail func(ptr, format string, args ...any)) {
+	switch x := v.(type) {
+	case string:
+		if strings.ContainsRune(x, 0) {
+			fail(ptr, "contains a NUL character")
+		}
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			p := ptr + "/" + escapeToken(k)
+			if strings.ContainsRune(k, 0) {
+				fail(p, "the key contains a NUL character")
+			}
+			checkStrings(x[k], p, fail)
+		}
+	case []any:
+		for i, e := range x {
+			checkStrings(e, ptr+"/"+strconv.Itoa(i), fail)
+		}
+	}
+}
+
+// digestOf returns the hex SHA-256 of data, the form trusted_projects records.
+func digestOf(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}

@@ -1,0 +1,411 @@
+package profile
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/reins-go/reins/policy"
+)
+
+// Skipped is a setting of a project file that was not applied because it loosens the profile
+// and the project is not trusted (see [Loaded.Trust]).
+type Skipped struct {
+	// Source is where the setting is in the project file.
+	Source Source
+	// Setting is the setting it would have changed.
+	Setting Setting
+	// Reason says how it loosens the profile ("raises autonomy from 0.5 to 1").
+	Reason string
+}
+
+// String returns "FILE:LINE POINTER: not applied: REASON".
+func (s Skipped) String() string {
+	loc := s.Source.File
+	if s.Source.Line > 0 {
+		loc += ":" + strconv.Itoa(s.Source.Line)
+	}
+	return loc + " " + s.Source.Pointer + ": not applied: " + s.Reason
+}
+
+// builder applies the layers to a built-in profile.
+type builder struct {
+	p            Profile
+	prov         Provenance
+	skipped      []Skipped
+	errs         []*LoadError
+	allowProject bool // the project is trusted: its loosenings apply
+}
+
+// build computes the effective profile: the base built-in (override if set, else the highest
+// layer's active_profile, else def), then the user file, then the project file. Project
+// loosenings apply only when allowProject.
+func build(def, override string, user, project *parsedFile, allowProject bool) (*builder, error) {
+	b := &builder{prov: Provenance{m: map[Setting]Source{}}, allowProject: allowProject}
+	name, src := def, Source{Layer: LayerBuiltin, Profile: def}
+	if override != "" {
+		name, src = override, Source{Layer: LayerOverride, Profile: override}
+	} else {
+		if n, ptr := activeOf(user); n != "" {
+			name, src = n, user.src(ptr)
+		}
+		if n, ptr := activeOf(project); n != "" {
+			cur, err1 := Builtin(name)
+			cand, err2 := Builtin(n)
+			if err := errors.Join(err1, err2); err != nil {
+				return nil, err
+			}
+			ok, why := AtLeastAsRestrictive(cand, cur)
+			if b.gate(project, ptr, Setting{Field: "active_profile"}, fmt.Sprintf("switches the active profile from %s to %s: %s", cur.Name, cand.Name, why), !ok) {
+				name, src = cand.Name, project.src(ptr)
+			}
+		}
+	}
+	base, err := Builtin(name)
+	if err != nil {
+		return nil, err
+	}
+	b.p = base.Clone()
+	b.recordBase(base, src)
+	for _, f := range []*parsedFile{user, project} {
+		if f != nil {
+			b.apply(f)
+		}
+	}
+	if len(b.errs) > 0 {
+		sortErrors(b.errs)
+		return nil, joinLoadErrors(b.errs)
+	}
+	if b.p.Hash() != base.Hash() {
+		b.p.Family = FamilyCustom
+	}
+	return b, nil
+}
+
+// activeOf returns the built-in profile a file selects and the pointer of the setting.
+func activeOf(f *parsedFile) (string, string) {
+	switch {
+	case f == nil:
+	case f.cfg.ActiveProfile != nil:
+		return *f.cfg.ActiveProfile, "/active_profile"
+	case f.cfg.Approval != nil && f.cfg.Approval.Mode != nil:
+		return *f.cfg.Approval.Mode, "/approval/mode"
+	}
+	return "", ""
+}
+
+func (b *builder) recordBase(p Profile, src Source) {
+	b.prov.set("active_profile", "", src)
+	bs := Source{Layer: LayerBuiltin, Profile: p.Name}
+	for _, f := range []string{"autonomy", "permission_mode", "external_writes",
+		"resource_limits.max_concurrent_ops", "resource_limits.max_files_per_plan", "resource_limits.timeout_seconds"} {
+		b.prov.set(f, "", bs)
+	}
+	for _, r := range p.Rules {
+		b.prov.set("rules", r.ID, bs)
+	}
+	for field, list := range b.lists(&p) {
+		for _, e := range list {
+			b.prov.set(field, e, bs)
+		}
+	}
+	for prefix, m := range map[string]map[string][]string{"host_groups.": p.HostGroups, "registries.": p.Registries} {
+		for k, hosts := range m {
+			b.prov.set(prefix+k, "", bs)
+			for _, h := range hosts {
+				b.prov.set(prefix+k, h, bs)
+			}
+		}
+	}
+}
+
+func (b *builder) lists(p *Profile) map[string][]string {
+	return map[string][]string{
+		"denied_paths": p.ProtectedPaths, "trusted_paths": p.TrustedPaths,
+		"shell_allowlist": p.ShellAllowlist, "shell_blocklist": p.ShellBlocklist,
+		"network_allowlist": p.NetworkAllowlist, "allowed_tools": p.AllowedTools,
+		"auto_approve_patterns": p.AutoApprovePatterns,
+	}
+}
+
+// gate decides whether a setting of f applies: always for the user file, and for the project
+// file unless it loosens (loosens is true) and the project is not trusted, in which case it is
+// recorded as skipped.
+func (b *builder) gate(f *parsedFile, ptr string, s Setting, reason string, loosens bool) bool {
+	if !loosens || f.layer != LayerProject || b.allowProject {
+		return true
+	}
+	b.skipped = append(b.skipped, Skipped{Source: f.src(ptr), Setting: s, Reason: reason})
+	return false
+}
+
+func (b *builder) apply(f *parsedFile) {
+	c := &f.cfg
+	p := &b.p
+
+	if c.PermissionMode != nil {
+		mode, dial := p.Mode, p.Autonomy
+		if band, err := policy.ParseBand(*c.PermissionMode); err == nil {
+			mode = Default
+			if cur, _ := policy.BandOf(dial); cur != band && c.Autonomy == nil {
+				dial = band.Dial()
+			}
+		} else if m, err := ParseMode(*c.PermissionMode); err == nil {
+			mode = m
+		}
+		reason, loosens := "", false
+		switch {
+		case modeRank(mode) > modeRank(p.Mode):
+			reason, loosens = fmt.Sprintf("loosens the permission mode from %s to %s", p.Mode, mode), true
+		case dial > p.Autonomy:
+			reason, loosens = fmt.Sprintf("raises autonomy from %v to %v", p.Autonomy, dial), true
+		}
+		if b.gate(f, "/permission_mode", Setting{Field: "permission_mode"}, reason, loosens) {
+			p.Mode = mode
+			b.prov.set("permission_mode", "", f.src("/permission_mode"))
+			if dial != p.Autonomy {
+				p.Autonomy = dial
+				b.prov.set("autonomy", "", f.src("/permission_mode"))
+			}
+		}
+	}
+	if c.Autonomy != nil {
+		v := *c.Autonomy
+		if b.gate(f, "/autonomy", Setting{Field: "autonomy"}, fmt.Sprintf("raises autonomy from %v to %v", p.Autonomy, v), v > p.Autonomy) {
+			p.Autonomy = v
+			b.prov.set("autonomy", "", f.src("/autonomy"))
+		}
+	}
+	if c.ExternalWrites != nil {
+		v := ExternalWritesHalt
+		if *c.ExternalWrites == "policy" {
+			v = ExternalWritesByPolicy
+		}
+		if b.gate(f, "/external_writes", Setting{Field: "external_writes"}, "leaves writes outside the workspace to the rules instead of halting the run", v > p.ExternalWrites) {
+			p.ExternalWrites = v
+			b.prov.set("external_writes", "", f.src("/external_writes"))
+		}
+	}
+	if l := c.ResourceLimits; l != nil {
+		limit := func(name string, v *int, cur int, set func(int)) {
+			if v == nil {
+				return
+			}
+			ptr := "/resource_limits/" + name
+			if b.gate(f, ptr, Setting{Field: "resource_limits." + name}, fmt.Sprintf("raises %s from %d to %d", name, cur, *v), *v > cur) {
+				set(*v)
+				b.prov.set("resource_limits."+name, "", f.src(ptr))
+			}
+		}
+		limit("max_concurrent_ops", l.MaxConcurrentOps, p.Limits.MaxConcurrentOps, func(v int) { p.Limits.MaxConcurrentOps = v })
+		limit("max_files_per_plan", l.MaxFilesPerPlan, p.Limits.MaxFilesPerPlan, func(v int) { p.Limits.MaxFilesPerPlan = v })
+		limit("timeout_seconds", l.TimeoutSeconds, int(p.Limits.Timeout/time.Second), func(v int) { p.Limits.Timeout = time.Duration(v) * time.Second })
+	}
+
+	// Restrictions accumulate: they never loosen.
+	b.add(f, "denied_paths", "/denied_paths", c.DeniedPaths, &p.ProtectedPaths, false, true)
+	b.add(f, "shell_blocklist", "/shell_blocklist", c.ShellBlocklist, &p.ShellBlocklist, false, false)
+	// Allow-side lists widen what runs without asking: every new entry loosens.
+	b.add(f, "shell_allowlist", "/shell_allowlist", c.ShellAllowlist, &p.ShellAllowlist, true, false)
+	b.add(f, "network_allowlist", "/network_allowlist", c.NetworkAllow, &p.NetworkAllowlist, true, false)
+	b.add(f, "trusted_paths", "/trusted_paths", c.TrustedPaths, &p.TrustedPaths, true, false)
+	b.add(f, "allowed_tools", "/allowed_tools", c.AllowedTools, &p.AllowedTools, true, false)
+	b.add(f, "auto_approve_patterns", "/auto_approve_patterns", c.AutoApprove, &p.AutoApprovePatterns, true, false)
+	if a := c.Approval; a != nil {
+		b.add(f, "denied_paths", "/approval/denied_paths", a.DeniedPaths, &p.ProtectedPaths, false, true)
+		b.add(f, "trusted_paths", "/approval/trusted_paths", a.TrustedPaths, &p.TrustedPaths, true, false)
+		b.add(f, "allowed_tools", "/approval/allowed_tools", a.AllowedTools, &p.AllowedTools, true, false)
+		b.add(f, "auto_approve_patterns", "/approval/auto_approve_patterns", a.AutoApprove, &p.AutoApprovePatterns, true, false)
+	}
+
+	// Host groups are declared first (an empty group grants nothing), so rules can refer to
+	// them; their hosts are added after the rules, when it is known which rules use them.
+	groups := slices.Sorted(maps.Keys(c.HostGroups))
+	for _, g := range groups {
+		if p.HostGroups == nil {
+			p.HostGroups = map[string][]string{}
+		}
+		if _, ok := p.HostGroups[g]; !ok {
+			p.HostGroups[g] = []string{}
+			b.prov.set("host_groups."+g, "", f.src(pointerOf("host_groups", g)))
+		}
+	}
+	b.rules(f)
+	for _, g := range groups {
+		loosens := b.groupGrants(g)
+		for i, h := range c.HostGroups[g] {
+			if slices.Contains(p.HostGroups[g], h) {
+				continue
+			}
+			ptr := pointerOf("host_groups", g, strconv.Itoa(i))
+			if b.gate(f, ptr, Setting{"host_groups." + g, h}, fmt.Sprintf("adds %q to host group %q", h, g), loosens) {
+				p.HostGroups[g] = append(p.HostGroups[g], h)
+				b.prov.set("host_groups."+g, h, f.src(ptr))
+			}
+		}
+	}
+	for _, eco := range slices.Sorted(maps.Keys(c.Registries)) {
+		if p.Registries == nil {
+			p.Registries = map[string][]string{}
+		}
+		if _, ok := p.Registries[eco]; !ok {
+			b.prov.set("registries."+eco, "", f.src(pointerOf("registries", eco)))
+		}
+		for i, h := range c.Registries[eco] {
+			if slices.Contains(p.Registries[eco], h) {
+				continue
+			}
+			ptr := pointerOf("registries", eco, strconv.Itoa(i))
+			if b.gate(f, ptr, Setting{"registries." + eco, h}, fmt.Sprintf("adds %q to the %s registry hosts", h, eco), true) {
+				p.Registries[eco] = append(p.Registries[eco], h)
+				b.prov.set("registries."+eco, h, f.src(ptr))
+			}
+		}
+	}
+}
+
+// add appends a file's list entries to a profile list. Entries already present change nothing
+// and keep their source. For allow-side lists (loosens) every new entry loosens.
+func (b *builder) add(f *parsedFile, field, ptr string, list []string, dst *[]string, loosens, fold bool) {
+	for i, e := range list {
+		if slices.ContainsFunc(*dst, func(x string) bool { return x == e || fold && strings.EqualFold(x, e) }) {
+			continue
+		}
+		p := ptr + "/" + strconv.Itoa(i)
+		if b.gate(f, p, Setting{field, e}, fmt.Sprintf("adds %q to %s", e, field), loosens) {
+			*dst = append(*dst, e)
+			b.prov.set(field, e, f.src(p))
+		}
+	}
+}
+
+// groupGrants reports whether hosts added to group g can allow something: it is a group the
+// built-in profiles use, or a rule that is not a DENY rule refers to it.
+func (b *builder) groupGrants(g string) bool {
+	switch g {
+	case GroupAIAPIs, GroupPackageManagers, GroupConfiguredHosts:
+		return true
+	}
+	for _, r := range b.p.Rules {
+		if r.Action != policy.Deny && refersTo(r.Condition, g) {
+			return true
+		}
+	}
+	return false
+}
+
+func refersTo(c policy.Condition, name string) bool {
+	for _, l := range [][]string{c.Commands, c.Tools, c.Hosts, c.Providers, c.Surfaces} {
+		if slices.Contains(l, "@"+name) {
+			return true
+		}
+	}
+	return false
+}
+
+// rules merges a file's custom rules. A rule with a new id is added ahead of the rules of
+// lower layers (so at equal priority it is evaluated first); a rule with an existing id
+// replaces that rule in place.
+func (b *builder) rules(f *parsedFile) {
+	p := &b.p
+	var added []policy.Rule
+	for i, r := range f.cfg.CustomRules {
+		ptr := "/custom_rules/" + strconv.Itoa(i)
+		if bad := b.unknownRefs(f, ptr, r.Condition); bad {
+			continue
+		}
+		s := Setting{"rules", r.ID}
+		j := slices.IndexFunc(p.Rules, func(x policy.Rule) bool { return x.ID == r.ID })
+		if j < 0 {
+			reason := ""
+			switch r.Action {
+			case policy.Allow:
+				reason = fmt.Sprintf("adds the ALLOW rule %q", r.ID)
+			case policy.Confirm:
+				reason = fmt.Sprintf("adds the CONFIRM rule %q, which can override a denial (a DENY rule or the autonomy matrix)", r.ID)
+			}
+			if b.gate(f, ptr, s, reason, reason != "") {
+				added = append(added, r)
+				b.prov.set("rules", r.ID, f.src(ptr))
+			}
+			continue
+		}
+		old := p.Rules[j]
+		reason := replacementLoosens(old, r)
+		if b.gate(f, ptr, s, reason, reason != "") {
+			p.Rules[j] = r
+			b.prov.set("rules", r.ID, f.src(ptr))
+		}
+	}
+	p.Rules = append(added, p.Rules...)
+}
+
+// unknownRefs records a load error for every @reference in c that names neither a profile list
+// nor a host group known at this layer, and reports whether there was one.
+func (b *builder) unknownRefs(f *parsedFile, ptr string, c policy.Condition) bool {
+	bad := false
+	for _, l := range []struct {
+		field string
+		list  []string
+	}{{"commands", c.Commands}, {"tools", c.Tools}, {"hosts", c.Hosts}, {"providers", c.Providers}, {"surfaces", c.Surfaces}} {
+		for i, e := range l.list {
+			name, ok := strings.CutPrefix(e, "@")
+			if !ok || isListName(name) {
+				continue
+			}
+			if _, ok := b.p.HostGroups[name]; ok {
+				continue
+			}
+			bad = true
+			ep := ptr + "/condition/" + l.field + "/" + strconv.Itoa(i)
+			known := append([]string{policy.ListShellAllowlist, policy.ListShellBlocklist, policy.ListNetworkAllowlist,
+				policy.ListAllowedTools, policy.ListAutoApprovePatterns}, slices.Sorted(maps.Keys(b.p.HostGroups))...)
+			b.errs = append(b.errs, f.doc.errorf(ep, "unknown list %q: a rule may refer to %s, or to a host group this file or a lower layer defines",
+				e, "@"+strings.Join(known, ", @")))
+		}
+	}
+	return bad
+}
+
+// replacementLoosens says how replacing rule old by r loosens the rules, or "" if it does not.
+// Removing an ALLOW rule never loosens; a DENY rule loosens nothing wherever it stands; a
+// CONFIRM rule that matches where no CONFIRM or ALLOW rule matched before can override a
+// denial; a DENY or CONFIRM rule that moves or narrows lets actions through to later rules.
+func replacementLoosens(old, r policy.Rule) string {
+	same := old.Priority == r.Priority && sameCondition(old.Condition, r.Condition)
+	if old.Action == policy.Allow {
+		switch {
+		case r.Action == policy.Deny:
+			return ""
+		case r.Action == policy.Confirm && same:
+			return ""
+		case r.Action == policy.Confirm:
+			return fmt.Sprintf("replaces the ALLOW rule %q with a CONFIRM rule that matches elsewhere, which can override a denial", r.ID)
+		case same && r.Obligations.Has(old.Obligations):
+			return ""
+		}
+		return fmt.Sprintf("changes what the ALLOW rule %q allows", r.ID)
+	}
+	switch {
+	case !same:
+		return fmt.Sprintf("changes the condition or priority of the %s rule %q", old.Action, r.ID)
+	case old.Action.StricterThan(r.Action):
+		return fmt.Sprintf("turns the %s rule %q into %s", old.Action, r.ID, r.Action)
+	case r.Action != policy.Deny && !r.Obligations.Has(old.Obligations):
+		return fmt.Sprintf("drops obligations of the %s rule %q", old.Action, r.ID)
+	}
+	return ""
+}
+
+// sameCondition compares conditions by their JSON form, so an absent list and an empty one
+// are equal.
+func sameCondition(a, b policy.Condition) bool {
+	ja, err1 := json.Marshal(a)
+	jb, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && string(ja) == string(jb)
+}

@@ -1,0 +1,136 @@
+package profile
+
+import (
+	"cmp"
+	"fmt"
+	"iter"
+	"maps"
+	"slices"
+	"strconv"
+)
+
+// Layer is where a setting of an effective profile comes from. Later layers take precedence:
+// built-in < user file < project file, and a host override ([Loaded.Rebase]) over all.
+type Layer uint8
+
+// The layers, in order of precedence.
+const (
+	// LayerBuiltin is the built-in profile the files apply to (the host's default, or the one a
+	// file names in active_profile).
+	LayerBuiltin Layer = iota
+	// LayerUser is the user file, <user config dir>/reins/profile.json by default.
+	LayerUser
+	// LayerProject is the project file, <project>/.reins/project-profile.json by default.
+	LayerProject
+	// LayerOverride is the host choosing the active profile at run time ([Loaded.Rebase]).
+	LayerOverride
+)
+
+// String returns "built-in", "user file", "project file" or "host override".
+func (l Layer) String() string {
+	switch l {
+	case LayerBuiltin:
+		return "built-in"
+	case LayerUser:
+		return "user file"
+	case LayerProject:
+		return "project file"
+	case LayerOverride:
+		return "host override"
+	}
+	return fmt.Sprintf("Layer(%d)", uint8(l))
+}
+
+// Source says where one setting was set: the layer, and for a file the file's path, the JSON
+// pointer of the value in it and its line.
+type Source struct {
+	Layer Layer
+	// Profile is the built-in profile's name, for LayerBuiltin and LayerOverride.
+	Profile string
+	// File is the file's path, for LayerUser and LayerProject.
+	File string
+	// Pointer is the JSON pointer of the value in File ("/custom_rules/2").
+	Pointer string
+	// Line is the 1-based line of the value in File; 0 when unknown.
+	Line int
+}
+
+// String describes the source for humans: `built-in profile "PROFILE-DEV"`,
+// `project file /p/.reins/project-profile.json:3 /autonomy`.
+func (s Source) String() string {
+	switch s.Layer {
+	case LayerBuiltin:
+		return fmt.Sprintf("built-in profile %q", s.Profile)
+	case LayerOverride:
+		return fmt.Sprintf("host override to %q", s.Profile)
+	}
+	loc := s.File
+	if s.Line > 0 {
+		loc += ":" + strconv.Itoa(s.Line)
+	}
+	if s.Pointer != "" {
+		loc += " " + s.Pointer
+	}
+	return s.Layer.String() + " " + loc
+}
+
+// Setting names one setting of an effective profile, in the vocabulary of the file format.
+//
+// Field is a file key: "active_profile", "autonomy", "permission_mode", "external_writes",
+// "resource_limits.max_concurrent_ops", "resource_limits.max_files_per_plan",
+// "resource_limits.timeout_seconds"; a list whose entries are keys: "rules" (key: the rule id,
+// for built-in and custom rules alike), "denied_paths" (the profile's ProtectedPaths),
+// "trusted_paths", "shell_allowlist", "shell_blocklist", "network_allowlist", "allowed_tools",
+// "auto_approve_patterns" (key: the entry); or a named map entry: "host_groups.NAME" and
+// "registries.NAME" (key: the host, or "" for the group itself).
+type Setting struct {
+	Field string
+	Key   string
+}
+
+// String returns Field, or Field[Key] with the key quoted.
+func (s Setting) String() string {
+	if s.Key == "" {
+		return s.Field
+	}
+	return s.Field + "[" + strconv.Quote(s.Key) + "]"
+}
+
+// Provenance records, for every setting of an effective profile, the source that set it. For
+// an entry several layers add, the lowest layer that added it is recorded; for a value several
+// layers set, the highest that set it.
+type Provenance struct {
+	m map[Setting]Source
+}
+
+// Of returns the source of one setting: Of("autonomy", ""), Of("rules", "deny-rm"),
+// Of("denied_paths", "/etc"), Of("host_groups.package-managers", "registry.example").
+func (p Provenance) Of(field, key string) (Source, bool) {
+	s, ok := p.m[Setting{field, key}]
+	return s, ok
+}
+
+// Len returns the number of settings recorded.
+func (p Provenance) Len() int { return len(p.m) }
+
+// All yields every setting and its source, ordered by field, then key.
+func (p Provenance) All() iter.Seq2[Setting, Source] {
+	keys := slices.SortedFunc(maps.Keys(p.m), func(a, b Setting) int {
+		return cmp.Or(cmp.Compare(a.Field, b.Field), cmp.Compare(a.Key, b.Key))
+	})
+	return func(yield func(Setting, Source) bool) {
+		for _, k := range keys {
+			if !yield(k, p.m[k]) {
+				return
+			}
+		}
+	}
+}
+
+func (p Provenance) set(field, key string, s Source) {
+	p.m[Setting{field, key}] = s
+}
+
+func (p Provenance) clone() Provenance {
+	return Provenance{m: maps.Clone(p.m)}
+}
