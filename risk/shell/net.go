@@ -207,6 +207,7 @@ func ssh(c *call) {
 }
 
 func scpLike(c *call) {
+	c.risk(risk.ReadOnly) // a local copy reads at least; writes and remotes add to it
 	shortVal := "cFiJloPS"
 	if c.name == "rsync" {
 		shortVal = "eBfMTS"

@@ -165,8 +165,10 @@ func (w *walker) stmt(st *syntax.Stmt, sc *scope, cx ctx) {
 		if len(st.Redirs) > 0 {
 			cmd := w.newCommand(text(cx, st), cx)
 			w.redirects(cmd, st.Redirs, sc, cx)
-			if len(cmd.Writes) > 0 {
+			if len(cmd.Writes) > 0 || cmd.Redirects {
 				cmd.Risk = cmd.Risk.With(risk.Mutating)
+			} else {
+				cmd.Risk = cmd.Risk.With(risk.ReadOnly)
 			}
 			w.cmds = append(w.cmds, *cmd)
 		}
@@ -231,11 +233,22 @@ func (w *walker) stmt(st *syntax.Stmt, sc *scope, cx ctx) {
 		w.compoundRedirects(st, sc, cx)
 	case *syntax.FuncDecl:
 		// The body counts as if it ran: it may be called from anywhere, under any name.
-		sc.funcs[c.Name.Value] = true
-		body := sc.clone()
-		fcx := cx
-		fcx.via = "function " + c.Name.Value
-		w.stmt(c.Body, body, fcx)
+		names := c.Names
+		if c.Name != nil {
+			names = append([]*syntax.Lit{c.Name}, names...)
+		}
+		label := "function"
+		for _, n := range names {
+			if n != nil {
+				sc.funcs[n.Value] = true
+				label = "function " + n.Value
+			}
+		}
+		if c.Body != nil {
+			fcx := cx
+			fcx.via = label
+			w.stmt(c.Body, sc.clone(), fcx)
+		}
 	case *syntax.DeclClause:
 		for _, as := range c.Args {
 			w.assign(as, sc, cx)
