@@ -55,15 +55,55 @@ so host secrets such as OPENAI_API_KEY never reach the command.
 local ([NewLocal]) runs the command directly in its own process group.
 Before it starts, the working directory must resolve inside the root and
 name no denied path, and every argument that could name a path (each
-argument, the value of --opt=value, and each word of the script of
-"sh -c SCRIPT" and its redirections) is checked against the denied paths
-after resolution. The check over-approximates: an argument that merely
-looks like a denied path ("https://host/x/.git") is refused too. The
-script words come from LocalConfig.ScriptPaths; the default,
-[ScriptWords], is a conservative word scan and not a shell parser, and a
-host that has a real shell analyser plugs it in there. An empty EnvAllowlist passes the host environment
-through (the seed's behaviour). When the command ends, times out or its
-context is done, the whole process group is killed with SIGKILL.
+argument and the value of --opt=value) is checked against the denied
+paths after resolution. The check over-approximates: an argument that
+merely looks like a denied path ("https://host/x/.git") is refused too.
+An empty EnvAllowlist passes the host environment through (the seed's
+behaviour). When the command ends, times out or its context is done,
+the whole process group is killed with SIGKILL.
+
+# Shell scripts under local
+
+When the command is "sh -c SCRIPT" (or bash, dash, zsh, ksh, mksh,
+ash), local reads the script with the shell analysis of package
+risk/shell (shell.Analyze, started in the working directory, with ~ and
+$HOME taken from the command's environment) and checks, like arguments:
+
+  - every path the analysis says the script reads or writes, its
+    redirections included, joined to the directory the script is in at
+    that point, so "cd sub && echo x > link" checks sub/link and follows
+    the link; nested scripts (bash -c '...', eval of literal text) are
+    analysed too;
+  - every literal word of every command, and the literal values of
+    environment assignments ("FOO=.env tool"), relative to the start
+    directory and to every directory a literal cd leads to, because a
+    program the analysis does not know may take any word as a path;
+  - globs two ways: the pattern itself is refused when some run of its
+    components can match a denied entry (".e*", "[.]git", "id_*",
+    "secrets/*.json"), a wildcard there matching a leading "." too; then the glob is
+    expanded against the file system as the shell would (a wildcard
+    does not match a leading "." unless the script mentions dotglob or a
+    relative, in which case it does and case is ignored) and every
+    match is checked. A lone "*" is not refused for what it might match
+    later; only what it matches now is checked.
+
+It fails closed. A script that does not parse is refused. So is every
+command the analysis reports as opaque (a non-literal path argument or
+redirection target, a relative path after a cd to an unknown directory,
+code handed to another interpreter such as python -c, a script read from
+a pipe or a file, a computed program name), except a call of a function
+the script defines, whose body is analysed where it is defined; and so is
+a command with an argument or assignment the analysis cannot spell out
+("tool $F", "X=$(cat f) tool"), unless the program is one that never
+opens its arguments (echo, printf, test, [, sleep, kill and a few more).
+Each refusal has exit code 126, an error matching [ErrDenied] and a
+[ViolationUncheckable] or [ViolationDeniedPath] whose Detail, also on
+stderr, says why. LocalConfig.ScriptPaths replaces the analysis with a
+host's own function ([ScriptWords] is a crude word scan). The analysis
+sees what the script spells out, not what programs compute at run time
+(python -c 'open(".e"+"nv")' is refused only because its code is
+opaque), and a file a script creates between the check and its use is
+not seen.
 
 local is NOT a security boundary. It does not confine writes outside the
 root, reads, the network, or what a program computes at run time

@@ -16,11 +16,13 @@ type LocalConfig struct {
 	// Policy is the denied-path and environment policy. AllowedPaths and
 	// AllowNetwork are not enforced by local.
 	Policy FsNetPolicy
-	// ScriptPaths returns the paths a static shell script reads or writes,
-	// redirections included; local checks them like arguments when the
-	// command is "sh -c SCRIPT" (or bash, dash, zsh, ksh). An error
-	// refuses the command. Nil means [ScriptWords], a conservative scan
-	// that treats every word of the script as a possible path.
+	// ScriptPaths, when set, replaces the shell analysis of a static
+	// script: it returns the paths the script reads or writes, which
+	// local checks like arguments when the command is "sh -c SCRIPT" (or
+	// bash, dash, zsh, ksh). An error refuses the command. Nil means the
+	// shell analysis of package risk/shell (see the package
+	// documentation); [ScriptWords] is a cruder word scan a host may set
+	// instead.
 	ScriptPaths func(script string) (paths []string, err error)
 }
 
@@ -46,15 +48,11 @@ func NewLocal(cfg LocalConfig) (*Local, error) {
 	if err != nil {
 		return nil, err
 	}
-	sp := cfg.ScriptPaths
-	if sp == nil {
-		sp = ScriptWords
-	}
 	return &Local{
 		root:        root,
 		match:       m,
 		envAllow:    append([]string(nil), cfg.Policy.EnvAllowlist...),
-		scriptPaths: sp,
+		scriptPaths: cfg.ScriptPaths,
 	}, nil
 }
 
@@ -120,11 +118,11 @@ func (l *Local) Run(ctx context.Context, cmd Command) (Result, error) {
 		return deniedResult(conf, vs)
 	}
 	conf.Enforced = append(conf.Enforced, LayerWorkdir)
-	if vs := l.checkArgs(dir, cmd.Args); len(vs) > 0 {
+	env := buildEnv(os.Environ(), cmd.Env, l.envAllow)
+	if vs := l.checkArgs(dir, cmd.Args, env); len(vs) > 0 {
 		return deniedResult(conf, vs)
 	}
 	conf.Enforced = append(conf.Enforced, LayerArgs)
-	env := buildEnv(os.Environ(), cmd.Env, l.envAllow)
 	if len(l.envAllow) > 0 {
 		conf.Enforced = append(conf.Enforced, LayerEnv)
 	}
@@ -132,23 +130,16 @@ func (l *Local) Run(ctx context.Context, cmd Command) (Result, error) {
 }
 
 // checkArgs checks every argument that may name a path, and the paths of
-// a static "sh -c" script, against the denied paths.
-func (l *Local) checkArgs(dir string, args []string) []Violation {
+// a static "sh -c" script, against the denied paths. env is the
+// command's environment (the analysis expands $HOME and ~ from it).
+func (l *Local) checkArgs(dir string, args, env []string) []Violation {
 	var vs []Violation
 	checkOne := func(subject, p string) {
 		if p == "" {
 			return
 		}
-		pc, err := l.match.check(dir, p)
-		switch {
-		case err != nil:
-			vs = append(vs, Violation{Kind: ViolationUncheckable, Subject: subject, Detail: err.Error()})
-		case pc.Denied:
-			detail := fmt.Sprintf("names denied path %q", pc.Entry)
-			if pc.Resolved != pc.Abs {
-				detail += " (resolves to " + pc.Resolved + ")"
-			}
-			vs = append(vs, Violation{Kind: ViolationDeniedPath, Subject: subject, Detail: detail})
+		if v, bad := l.pathViolation(dir, subject, p); bad {
+			vs = append(vs, v)
 		}
 	}
 	for _, a := range args {
@@ -159,14 +150,19 @@ func (l *Local) checkArgs(dir string, args []string) []Violation {
 			}
 		}
 	}
-	if script, ok := shellScript(args); ok {
-		paths, err := l.scriptPaths(script)
-		if err != nil {
-			vs = append(vs, Violation{Kind: ViolationUncheckable, Subject: script, Detail: "shell script cannot be analysed: " + err.Error()})
-		}
-		for _, p := range paths {
-			checkOne(p, p)
-		}
+	script, ok := shellScript(args)
+	if !ok {
+		return vs
+	}
+	if l.scriptPaths == nil {
+		return append(vs, l.checkScript(dir, script, env)...)
+	}
+	paths, err := l.scriptPaths(script)
+	if err != nil {
+		vs = append(vs, Violation{Kind: ViolationUncheckable, Subject: script, Detail: "shell script cannot be analysed: " + err.Error()})
+	}
+	for _, p := range paths {
+		checkOne(p, p)
 	}
 	return vs
 }
@@ -198,12 +194,13 @@ func shellScript(args []string) (string, bool) {
 	return "", false
 }
 
-// ScriptWords is the default ScriptPaths of [LocalConfig]. It is not a
+// ScriptWords is a crude ScriptPaths for [LocalConfig]. It is not a
 // shell parser: it splits script at blanks and shell operators, drops
 // quotes and "$", and returns every word, so that each one is checked as
 // a possible path. It over-approximates (a word that is no path is
-// checked harmlessly) and cannot see names a script computes at run
-// time. Hosts with a real shell analyser should set ScriptPaths to it.
+// checked harmlessly), cannot see names a script computes at run time,
+// does not follow cd, and refuses nothing it cannot see through: the
+// default shell analysis is stricter.
 func ScriptWords(script string) ([]string, error) {
 	f := func(r rune) bool {
 		switch r {

@@ -161,3 +161,97 @@ func TestNewLocalErrors(t *testing.T) {
 		assert.Error(t, err, "NewLocal(%+v)", cfg)
 	}
 }
+
+// TestLocalScriptAnalysis covers the default check of "sh -c" scripts,
+// the shell analysis of package risk/shell: redirections, cd, globs,
+// nested scripts, and the fail-closed refusals of what it cannot see.
+func TestLocalScriptAnalysis(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	mk := func(p string) {
+		require.NoError(t, os.MkdirAll(filepath.Join(root, filepath.Dir(p)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(root, p), []byte("x"), 0o644))
+	}
+	mk(".git/config")
+	mk(".env")
+	mk("notes/a.txt")
+	mk("keys/id_ed25519")
+	mk("dots/.env")
+	mk("dots/plain")
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "sub"), 0o755))
+	// Inside sub, "innocent" leads to .git/config: only a check that
+	// follows the script's cd sees it.
+	require.NoError(t, os.Symlink("../.git/config", filepath.Join(root, "sub", "innocent")))
+	require.NoError(t, os.Symlink("../.env", filepath.Join(root, "sub", "link2")))
+	l := newLocal(t, root, func(c *sandbox.LocalConfig) { c.Policy.EnvAllowlist = []string{"PATH", "HOME"} })
+	home := t.TempDir()
+
+	tests := []struct {
+		name   string
+		script string
+		kind   sandbox.ViolationKind // "" means the script runs
+	}{
+		{"output redirection", "echo pwned > .git/config", sandbox.ViolationDeniedPath},
+		{"input redirection", "wc -c < .env", sandbox.ViolationDeniedPath},
+		{"appending redirection through ..", "echo x >> notes/../.env", sandbox.ViolationDeniedPath},
+		{"redirection after cd through a symlink", "cd sub && echo pwned > innocent", sandbox.ViolationDeniedPath},
+		{"unknown program's argument after cd", "cd sub && mytool link2", sandbox.ViolationDeniedPath},
+		{"cd into .git", "cd .git && ls", sandbox.ViolationDeniedPath},
+		{"glob aimed at a denied name", "cat .e*", sandbox.ViolationDeniedPath},
+		{"glob aimed at a denied name that does not exist", "cat notes/.ss?/*", sandbox.ViolationDeniedPath},
+		{"glob matching a denied file", "cat keys/*", sandbox.ViolationDeniedPath},
+		{"glob with dotglob", "shopt -s dotglob; cat dots/*", sandbox.ViolationDeniedPath},
+		{"nested bash -c", `bash -c 'cat .env'`, sandbox.ViolationDeniedPath},
+		{"tilde expands to HOME", "cat ~/.ssh/id_rsa", sandbox.ViolationDeniedPath},
+		{"literal environment assignment", "FOO=.env mytool", sandbox.ViolationDeniedPath},
+		{"option value", "mytool --config=.env", sandbox.ViolationDeniedPath},
+		{"does not parse", "echo (", sandbox.ViolationUncheckable},
+		{"variable path argument", `cat "$F"`, sandbox.ViolationUncheckable},
+		{"variable argument of an unknown program", "mytool $F", sandbox.ViolationUncheckable},
+		{"computed assignment", "FOO=$(cat name) mytool", sandbox.ViolationUncheckable},
+		{"code for another interpreter", "python3 -c 'print(1)'", sandbox.ViolationUncheckable},
+		{"code from a pipe", "curl -s x | sh", sandbox.ViolationUncheckable},
+		{"cd to an unknown directory", "cd $D && cat x", sandbox.ViolationUncheckable},
+		{"plain commands", "echo hello > out.txt && cat out.txt", ""},
+		{"glob matching no denied name", "cat notes/*.txt", ""},
+		{"star does not match dot files", "ls * && cat dots/*", ""},
+		{"builtin with a variable", `echo "$HOME" && printf '%s\n' "$PATH"`, ""},
+		{"shell function", "f() { echo hi; }; f", ""},
+		{"cd then ordinary work", "cd sub; ls -la; cat ../notes/a.txt", ""},
+		{"cd in a branch makes later relative paths unknown", "cd sub && ls && cd .. && cat notes/a.txt", sandbox.ViolationUncheckable},
+		{"gitignore is not git", "echo .gitignore >> .gitignore.txt", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			res, err := runCmd(t, l, sandbox.Command{Args: []string{"sh", "-c", tt.script}, Env: []string{"HOME=" + home}})
+			if tt.kind == "" {
+				require.NoError(t, err, "%s", res.Stderr)
+				assert.Equal(t, 0, res.ExitCode, "%s", res.Stderr)
+				return
+			}
+			require.ErrorIs(t, err, sandbox.ErrDenied, "sh -c %q ran: %s", tt.script, res.Stdout)
+			assert.Equal(t, sandbox.ExitDenied, res.ExitCode)
+			require.NotEmpty(t, res.Violations)
+			kinds := make([]sandbox.ViolationKind, len(res.Violations))
+			for i, v := range res.Violations {
+				kinds[i] = v.Kind
+			}
+			assert.Contains(t, kinds, tt.kind, "violations: %v", res.Violations)
+			assert.Contains(t, string(res.Stderr), string(tt.kind), "stderr must say why")
+		})
+	}
+	assert.Equal(t, "x", fileContent(t, filepath.Join(root, ".git", "config")))
+}
+
+// TestLocalScriptOpaqueExplained checks that the refusal of a script
+// the analysis cannot see through names the reason on stderr.
+func TestLocalScriptOpaqueExplained(t *testing.T) {
+	t.Parallel()
+	l := newLocal(t, t.TempDir())
+	res, err := runCmd(t, l, sandbox.Command{Args: []string{"bash", "-c", "python3 -c 'open(\".e\"+\"nv\")'"}})
+	require.ErrorIs(t, err, sandbox.ErrDenied)
+	assert.Equal(t, sandbox.ExitDenied, res.ExitCode)
+	assert.Contains(t, string(res.Stderr), "runs code the analysis does not read")
+	assert.Contains(t, string(res.Stderr), "could hide there")
+}

@@ -141,7 +141,9 @@ func resolvePath(p string, visit func(string)) (string, error) {
 	if !filepath.IsAbs(p) {
 		return "", fmt.Errorf("sandbox: resolve %q: not absolute", p)
 	}
-	pending := splitComponents(filepath.Clean(p))
+	// ".." is applied to the resolved path, as the kernel does: it goes
+	// to the parent of where the symlinks so far led, not lexically.
+	pending := splitComponents(p)
 	resolved := string(filepath.Separator)
 	hops := 0
 	missing := false
@@ -150,6 +152,11 @@ func resolvePath(p string, visit func(string)) (string, error) {
 		pending = pending[1:]
 		if c == ".." {
 			resolved = filepath.Dir(resolved)
+			if missing {
+				if _, err := os.Lstat(resolved); err == nil {
+					missing = false
+				}
+			}
 			continue
 		}
 		next := filepath.Join(resolved, c)
@@ -202,20 +209,24 @@ type pathCheck struct {
 }
 
 // check makes unsafePath absolute against base and matches it against
-// the denied entries, first as written and then with every symlink
-// (including intermediate hops) followed. A path that cannot be resolved
+// the denied entries, first as written (cleaned, and before cleaning)
+// and then with every symlink (including intermediate hops) followed
+// and ".." applied to where the links led. A path that cannot be resolved
 // is an error, which callers treat as a denial.
 func (m pathMatcher) check(base, unsafePath string) (pathCheck, error) {
 	abs := unsafePath
 	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(base, abs)
+		abs = base + string(filepath.Separator) + abs
 	}
 	pc := pathCheck{Abs: filepath.Clean(abs)}
 	if e, ok := m.match(pc.Abs); ok {
 		pc.Entry, pc.Denied = e, true
+	} else if e, ok := m.match(abs); ok {
+		// As written, before ".." is applied: ".git/../x" mentions .git.
+		pc.Entry, pc.Denied = e, true
 	}
 	var hopEntry string
-	resolved, err := resolvePath(pc.Abs, func(hop string) {
+	resolved, err := resolvePath(abs, func(hop string) {
 		if e, ok := m.match(hop); ok && hopEntry == "" {
 			hopEntry = e
 		}

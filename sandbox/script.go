@@ -1,0 +1,510 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/reins-go/reins/risk/shell"
+)
+
+// maxScriptDirs bounds the working directories a script's words are
+// checked against (the start directory and every literal cd); a script
+// that changes directory more often is refused as uncheckable.
+const maxScriptDirs = 32
+
+// maxGlobEntries bounds the directory entries a glob expansion visits
+// before the glob is refused as uncheckable.
+const maxGlobEntries = 20000
+
+// wordSafePrograms never open their arguments: a word they get that the
+// analysis cannot spell out ("echo $HOME") does not hide a path.
+var wordSafePrograms = map[string]bool{
+	"echo": true, "printf": true, "test": true, "[": true, "true": true, "false": true, ":": true,
+	"exit": true, "return": true, "shift": true, "sleep": true, "wait": true, "kill": true,
+	"expr": true, "seq": true, "let": true,
+}
+
+// globOptionWords are the words that let a shell's globs match names
+// starting with "." or ignore case; a script that mentions one is
+// expanded with both.
+var globOptionWords = []string{"dotglob", "globdots", "globignore", "fignore", "nocaseglob", "no_case_glob", "nocase_glob"}
+
+// scriptCheck holds what checking one script needs.
+type scriptCheck struct {
+	l       *Local
+	dir     string // resolved working directory the script starts in
+	vs      []Violation
+	checked map[string]bool
+}
+
+// checkScript checks a static "sh -c" script with the shell analysis of
+// package risk/shell: every path it reads or writes (redirections and
+// cd included, globs expanded), every literal word of every command,
+// and every command the analysis cannot see through, which is refused.
+func (l *Local) checkScript(dir, script string, env []string) []Violation {
+	home, _ := lookupEnv(env, "HOME")
+	a, err := shell.Analyze(script, &shell.Options{Dir: dir, Home: home})
+	if errors.Is(err, shell.ErrEmpty) {
+		return nil // nothing runs
+	}
+	if err != nil {
+		return []Violation{{Kind: ViolationUncheckable, Subject: script, Detail: "the shell script does not parse: " + err.Error()}}
+	}
+	sc := &scriptCheck{l: l, dir: dir, checked: map[string]bool{}}
+	funcs := map[string]bool{}
+	for _, c := range a.Commands {
+		if name, ok := strings.CutPrefix(c.Via, "function "); ok {
+			funcs[name] = true
+		}
+	}
+	for i := range a.Commands {
+		c := &a.Commands[i]
+		if c.Opaque && !(len(c.Why) == 1 && funcs[c.Program]) {
+			// A call of a function defined in the script is opaque only
+			// because its body is analysed where it is defined.
+			sc.vs = append(sc.vs, Violation{
+				Kind:    ViolationUncheckable,
+				Subject: c.Text,
+				Detail:  "the shell analysis cannot see what it does (" + strings.Join(c.Why, "; ") + "), so a path it uses could hide there",
+			})
+		}
+		if why := hiddenWord(c); why != "" {
+			sc.vs = append(sc.vs, Violation{Kind: ViolationUncheckable, Subject: c.Text, Detail: why})
+		}
+	}
+	for _, p := range append(append([]shell.Path(nil), a.Reads...), a.Writes...) {
+		if p.Glob {
+			sc.checkGlob(p, loosePatterns(script))
+			continue
+		}
+		sc.checkPath(p.Raw, p.Path)
+	}
+	dirs, ok := scriptDirs(dir, a)
+	if !ok {
+		sc.vs = append(sc.vs, Violation{Kind: ViolationUncheckable, Subject: script, Detail: fmt.Sprintf("the script changes directory more than %d ways; its words cannot be checked", maxScriptDirs)})
+		return sc.vs
+	}
+	for i := range a.Commands {
+		for _, w := range commandWords(&a.Commands[i]) {
+			sc.checkWord(w, dirs)
+		}
+	}
+	return sc.vs
+}
+
+// checkPath checks one path (absolute, or relative to the start
+// directory) and records a violation when it is denied.
+func (sc *scriptCheck) checkPath(subject, p string) {
+	if p == "" || sc.checked[p] {
+		return
+	}
+	sc.checked[p] = true
+	if v, bad := sc.l.pathViolation(sc.dir, subject, p); bad {
+		sc.vs = append(sc.vs, v)
+	}
+}
+
+// checkWord checks a literal word as a possible path relative to each
+// directory the script may be in, and glob-checks it when it has
+// pattern characters (an argument the analysis does not know may be
+// an unquoted glob).
+func (sc *scriptCheck) checkWord(w string, dirs []string) {
+	vals := []string{w}
+	if strings.HasPrefix(w, "-") {
+		if _, v, ok := strings.Cut(w, "="); ok {
+			vals = append(vals, v)
+		}
+	}
+	for _, v := range vals {
+		if v == "" {
+			continue
+		}
+		if filepath.IsAbs(v) {
+			sc.checkPath(w, v)
+		} else {
+			for _, d := range dirs {
+				// Not filepath.Join: check must see ".." before cleaning.
+				sc.checkPath(w, d+string(filepath.Separator)+v)
+			}
+		}
+		if strings.ContainsAny(v, "*?[") {
+			for _, d := range dirs {
+				p := v
+				if !filepath.IsAbs(p) {
+					p = filepath.Join(d, v)
+				}
+				sc.checkGlob(shell.Path{Path: p, Raw: v, Glob: true}, true)
+			}
+		}
+	}
+}
+
+// checkGlob checks a glob two ways: its pattern against the denied
+// entries (so that ".e*" is refused even where .env does not exist yet)
+// and every file it matches now. loose expands as with dotglob and
+// nocaseglob set.
+func (sc *scriptCheck) checkGlob(p shell.Path, loose bool) {
+	key := "glob\x00" + p.Path
+	if sc.checked[key] {
+		return
+	}
+	sc.checked[key] = true
+	if entry, ok := sc.l.match.couldMatchPattern(p.Path); ok {
+		sc.vs = append(sc.vs, Violation{Kind: ViolationDeniedPath, Subject: p.Raw, Detail: fmt.Sprintf("the glob can match denied path %q", entry)})
+		return
+	}
+	matches, err := expandGlob(p.Path, loose, loose, maxGlobEntries)
+	if err != nil {
+		sc.vs = append(sc.vs, Violation{Kind: ViolationUncheckable, Subject: p.Raw, Detail: "the glob cannot be expanded to check it: " + err.Error()})
+		return
+	}
+	for _, m := range matches {
+		sc.checkPath(p.Raw, m)
+	}
+}
+
+// pathViolation checks one path like an argument; bad reports whether
+// v is a violation.
+func (l *Local) pathViolation(dir, subject, p string) (v Violation, bad bool) {
+	pc, err := l.match.check(dir, p)
+	switch {
+	case err != nil:
+		return Violation{Kind: ViolationUncheckable, Subject: subject, Detail: err.Error()}, true
+	case pc.Denied:
+		detail := fmt.Sprintf("names denied path %q", pc.Entry)
+		if pc.Resolved != pc.Abs {
+			detail += " (resolves to " + pc.Resolved + ")"
+		}
+		return Violation{Kind: ViolationDeniedPath, Subject: subject, Detail: detail}, true
+	}
+	return Violation{}, false
+}
+
+// loosePatterns reports whether a script may change how its globs match
+// (dotglob, nocaseglob and their zsh and ksh relatives).
+func loosePatterns(script string) bool {
+	s := strings.ToLower(script)
+	for _, w := range globOptionWords {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// commandWords returns the literal words of a command: its arguments
+// as the analysis spelled them and the values of its literal
+// environment assignments.
+func commandWords(c *shell.Command) []string {
+	words := append([]string(nil), c.Argv...)
+	if st := parseSimple(c.Text); st != nil {
+		if call, ok := st.Cmd.(*syntax.CallExpr); ok {
+			for _, as := range call.Assigns {
+				if as.Value == nil {
+					continue
+				}
+				if v, ok := literalWord(as.Value); ok {
+					words = append(words, v)
+				}
+			}
+		}
+	}
+	return words
+}
+
+// hiddenWord explains why a command has a word (argument or assignment
+// value) that the analysis could not spell out and that may name a
+// path, or returns "".
+func hiddenWord(c *shell.Command) string {
+	if wordSafePrograms[c.Program] {
+		return ""
+	}
+	st := parseSimple(c.Text)
+	if st == nil {
+		if strings.ContainsAny(c.Text, "$`") {
+			return "a word of the command is computed at run time, so it could name any path"
+		}
+		return ""
+	}
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok {
+		return ""
+	}
+	for _, as := range call.Assigns {
+		if as.Value != nil && !isLiteral(as.Value) {
+			return fmt.Sprintf("the value of %s is computed at run time, so it could name any path", as.Name.Value)
+		}
+	}
+	n := 0
+	for _, w := range call.Args {
+		if syntax.SplitBraces(w) {
+			n += len(expand.Braces(w))
+		} else {
+			n++
+		}
+	}
+	if len(c.Argv) < n {
+		return fmt.Sprintf("argument %d is computed at run time, so it could name any path", len(c.Argv))
+	}
+	return ""
+}
+
+// parseSimple parses the source text of one command; it returns nil
+// unless the text is exactly one statement.
+func parseSimple(text string) *syntax.Stmt {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(text), "")
+	if err != nil || len(f.Stmts) != 1 {
+		return nil
+	}
+	return f.Stmts[0]
+}
+
+// isLiteral reports whether a word has no expansion: only literal text
+// and quotes around literal text.
+func isLiteral(w *syntax.Word) bool {
+	_, ok := literalWord(w)
+	return ok
+}
+
+// literalWord returns the value of a word made only of literal parts.
+func literalWord(w *syntax.Word) (string, bool) {
+	var b strings.Builder
+	for _, p := range w.Parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			b.WriteString(unescapeLit(p.Value))
+		case *syntax.SglQuoted:
+			if p.Dollar {
+				return "", false
+			}
+			b.WriteString(p.Value)
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				l, ok := q.(*syntax.Lit)
+				if !ok {
+					return "", false
+				}
+				b.WriteString(l.Value)
+			}
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
+}
+
+// unescapeLit removes the backslashes of an unquoted literal.
+func unescapeLit(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+			if s[i] == '\n' {
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// scriptDirs returns the directories a script's commands may run in:
+// the start directory, the directory of every path the analysis joined,
+// and every literal cd target applied to the directories known before
+// it. ok is false when there are more than maxScriptDirs.
+func scriptDirs(start string, a *shell.Analysis) (dirs []string, ok bool) {
+	seen := map[string]bool{}
+	add := func(d string) {
+		d = filepath.Clean(d)
+		if !seen[d] {
+			seen[d] = true
+			dirs = append(dirs, d)
+		}
+	}
+	add(start)
+	for _, p := range append(append([]shell.Path(nil), a.Reads...), a.Writes...) {
+		if !filepath.IsAbs(p.Raw) && strings.HasSuffix(p.Path, "/"+p.Raw) {
+			add(strings.TrimSuffix(p.Path, "/"+p.Raw))
+		}
+	}
+	for _, c := range a.Commands {
+		switch path.Base(c.Program) {
+		case "cd", "pushd", "chdir":
+		default:
+			continue
+		}
+		for _, t := range c.Argv[1:] {
+			if strings.HasPrefix(t, "-") {
+				continue
+			}
+			if filepath.IsAbs(t) {
+				add(t)
+			} else {
+				for _, d := range append([]string(nil), dirs...) {
+					add(filepath.Join(d, t))
+				}
+			}
+			break
+		}
+		if len(dirs) > maxScriptDirs {
+			return nil, false
+		}
+	}
+	return dirs, len(dirs) <= maxScriptDirs
+}
+
+// couldMatchPattern reports whether the absolute glob pattern p could
+// name a denied entry: some run of its components matches the entry's
+// components, a "**" standing for any number of them. A run made only
+// of wildcards that carry no literal text ("*", "*/*") does not count:
+// what they match is found by expanding the glob.
+func (m pathMatcher) couldMatchPattern(p string) (string, bool) {
+	comps := splitComponents(p)
+	for i, e := range m.rel {
+		for start := 0; start < len(comps); start++ {
+			if matchRun(comps[start:], e, false) {
+				return m.raw[i], true
+			}
+		}
+	}
+	for i, e := range m.abs {
+		if matchRun(comps, e, false) {
+			return m.raw[len(m.rel)+i], true
+		}
+	}
+	return "", false
+}
+
+// matchRun reports whether the pattern components pat, from their
+// first, match all of entry (a prefix of pat suffices). aimed records
+// whether a component with literal text took part.
+func matchRun(pat, entry []string, aimed bool) bool {
+	if len(entry) == 0 {
+		return aimed
+	}
+	if len(pat) == 0 {
+		return false
+	}
+	pc := pat[0]
+	if pc == "**" {
+		// Zero components, or one more and stay on "**".
+		return matchRun(pat[1:], entry, aimed) || matchRun(pat, entry[1:], aimed)
+	}
+	ok, literal := globComponentMatch(pc, entry[0])
+	if !ok {
+		return false
+	}
+	return matchRun(pat[1:], entry[1:], aimed || literal)
+}
+
+// globComponentMatch matches one pattern component against one name,
+// ignoring case and treating a leading "." like any other character
+// (as with dotglob). literal reports whether the component has
+// characters besides wildcards.
+func globComponentMatch(pc, name string) (ok, literal bool) {
+	lp := shellToGoPattern(strings.ToLower(pc))
+	ok, err := path.Match(lp, strings.ToLower(name))
+	if err != nil {
+		// An invalid pattern is taken literally by the shell.
+		ok = strings.EqualFold(pc, name)
+	}
+	return ok, hasLiteralText(pc)
+}
+
+// hasLiteralText reports whether a pattern component has characters
+// other than * and ?.
+func hasLiteralText(pc string) bool {
+	return strings.Trim(pc, "*?") != ""
+}
+
+// shellToGoPattern converts shell bracket negation ([!...]) to Go's
+// ([^...]).
+func shellToGoPattern(p string) string {
+	return strings.ReplaceAll(p, "[!", "[^")
+}
+
+// expandGlob returns the existing paths the absolute pattern p matches,
+// as a shell would expand it: wildcards do not match a leading "."
+// unless the component starts with one or dotAll is set; fold ignores
+// case. "**" matches any number of directories. It fails when more than
+// limit directory entries would have to be read.
+func expandGlob(p string, dotAll, fold bool, limit int) ([]string, error) {
+	if !filepath.IsAbs(p) {
+		return nil, fmt.Errorf("glob %q is not absolute", p)
+	}
+	comps := splitComponents(p)
+	budget := limit
+	var out []string
+	var walk func(base string, rest []string) error
+	walk = func(base string, rest []string) error {
+		if len(rest) == 0 {
+			if _, err := os.Lstat(base); err == nil {
+				out = append(out, base)
+			}
+			return nil
+		}
+		pc := rest[0]
+		if pc == ".." || !strings.ContainsAny(pc, "*?[") {
+			return walk(filepath.Join(base, pc), rest[1:])
+		}
+		entries, err := os.ReadDir(base)
+		if err != nil {
+			return nil // the shell cannot read it either: no matches there
+		}
+		budget -= len(entries)
+		if budget < 0 {
+			return fmt.Errorf("more than %d directory entries to visit", limit)
+		}
+		if pc == "**" {
+			if err := walk(base, rest[1:]); err != nil {
+				return err
+			}
+			for _, e := range entries {
+				if !e.IsDir() || (!dotAll && strings.HasPrefix(e.Name(), ".")) {
+					continue
+				}
+				if err := walk(filepath.Join(base, e.Name()), rest); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		gp := shellToGoPattern(pc)
+		for _, e := range entries {
+			name := e.Name()
+			if strings.HasPrefix(name, ".") && !strings.HasPrefix(pc, ".") && !dotAll {
+				continue
+			}
+			pat, n := gp, name
+			if fold {
+				pat, n = strings.ToLower(gp), strings.ToLower(name)
+			}
+			ok, err := path.Match(pat, n)
+			if err != nil {
+				ok = pc == name
+			}
+			if ok {
+				if err := walk(filepath.Join(base, name), rest[1:]); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if err := walk(string(filepath.Separator), comps); err != nil {
+		return nil, err
+	}
+	sort.Strings(out)
+	return out, nil
+}

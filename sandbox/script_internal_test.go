@@ -1,0 +1,163 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+func newTestLocal(t testing.TB) *Local {
+	t.Helper()
+	l, err := NewLocal(LocalConfig{Root: t.TempDir()})
+	require.NoError(t, err)
+	return l
+}
+
+// FuzzCheckScript feeds arbitrary scripts to the shell-analysis check:
+// it must not panic and must give the same answer twice.
+func FuzzCheckScript(f *testing.F) {
+	for _, s := range []string{
+		"echo hi > out", "cat .env", "cd sub && cat ../.git/config", "cat *.txt", "ls **/.e*",
+		"f() { cat \"$1\"; }; f .env", "bash -c 'bash -c \"cat .ssh/id_rsa\"'", "echo $(", "cat <<EOF\n.env\nEOF",
+		"x=.env; cat $x", "cat {a,b}/.git", "[ -f .env ] && echo yes", "cat ~/.ssh/config", "cd /; cd -; cat x",
+		"shopt -s dotglob; rm -rf *", "tar -C .git -xf x.tar", "echo a\\\nb", "",
+	} {
+		f.Add(s)
+	}
+	l := newTestLocal(f)
+	f.Fuzz(func(t *testing.T, script string) {
+		if strings.IndexByte(script, 0) >= 0 || len(script) > 4096 {
+			return
+		}
+		env := []string{"HOME=/home/fuzz"}
+		first := l.checkScript(l.root, script, env)
+		second := l.checkScript(l.root, script, env)
+		assert.Equal(t, first, second)
+		for _, v := range first {
+			assert.NotEmpty(t, v.Kind)
+			assert.NotEmpty(t, v.Detail)
+		}
+	})
+}
+
+// FuzzScriptQuotedDeniedPath checks that a denied path reaches the
+// check however it is quoted in the script.
+func FuzzScriptQuotedDeniedPath(f *testing.F) {
+	for _, s := range []string{"config", "", "a b", "x'y", `"q"`, "$(id)", "../x", "*", "nl\nx", "\xff"} {
+		f.Add(s)
+	}
+	l := newTestLocal(f)
+	f.Fuzz(func(t *testing.T, name string) {
+		q, err := syntax.Quote(".git/"+name, syntax.LangBash)
+		if err != nil {
+			return // NUL bytes cannot be quoted
+		}
+		for _, script := range []string{"cat " + q, "echo x > " + q, "mytool " + q} {
+			vs := l.checkScript(l.root, script, nil)
+			assert.NotEmpty(t, vs, "script %q ran unchecked", script)
+		}
+	})
+}
+
+// FuzzCouldMatchPattern checks that a pattern without glob characters
+// is judged exactly like a literal path.
+func FuzzCouldMatchPattern(f *testing.F) {
+	for _, s := range []string{"a/.git/b", "x/.ENV", "id_rsa", "a/b/c", "secrets/prod.json", ".git", "a//b"} {
+		f.Add(s)
+	}
+	m, err := newPathMatcher([]string{"secrets/prod.json", "/etc/shadow"})
+	require.NoError(f, err)
+	f.Fuzz(func(t *testing.T, p string) {
+		if strings.ContainsAny(p, "*?[\\\x00") {
+			return
+		}
+		abs := "/w/" + p
+		_, want := m.match(abs)
+		_, got := m.couldMatchPattern(abs)
+		assert.Equal(t, want, got, "couldMatchPattern(%q)", abs)
+	})
+}
+
+func TestCouldMatchPattern(t *testing.T) {
+	t.Parallel()
+	m, err := newPathMatcher([]string{"secrets/prod.json", "/etc/shadow"})
+	require.NoError(t, err)
+	tests := []struct {
+		pattern string
+		want    bool
+	}{
+		{"/w/.e*", true},
+		{"/w/*env", true},
+		{"/w/.ss?/x", true},
+		{"/w/[.]git/config", true},
+		{"/w/[!a]git", true}, // the check lets a wildcard match a leading "." (as with dotglob)
+		{"/w/[ab]git", false},
+		{"/w/*/prod.json", true},
+		{"/w/**/prod.json", true},
+		{"/w/secrets/*.json", true},
+		{"/w/*", false},
+		{"/w/*/*", false},
+		{"/w/**", false},
+		{"/w/*.txt", false},
+		{"/w/src/*.go", false},
+		{"/etc/sha*", true},
+		{"/w/etc/sha*", false},
+		{"/w/ID_*", true},
+	}
+	for _, tt := range tests {
+		_, got := m.couldMatchPattern(tt.pattern)
+		assert.Equal(t, tt.want, got, "couldMatchPattern(%q)", tt.pattern)
+	}
+}
+
+func TestExpandGlob(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	for _, p := range []string{"a.txt", "b.txt", ".hidden.txt", "d/x.txt", "d/e/y.txt", "d/.h/z.txt", "C.TXT"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(root, filepath.Dir(p)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(root, p), nil, 0o644))
+	}
+	rel := func(ps []string) []string {
+		out := make([]string, len(ps))
+		for i, p := range ps {
+			r, err := filepath.Rel(root, p)
+			require.NoError(t, err)
+			out[i] = r
+		}
+		return out
+	}
+	tests := []struct {
+		pattern      string
+		dotAll, fold bool
+		want         []string
+	}{
+		{"*.txt", false, false, []string{"a.txt", "b.txt"}},
+		{"*.txt", true, false, []string{".hidden.txt", "a.txt", "b.txt"}},
+		{"*.txt", false, true, []string{"C.TXT", "a.txt", "b.txt"}},
+		{".h*", false, false, []string{".hidden.txt"}},
+		{"[!a].txt", false, false, []string{"b.txt"}},
+		{"d/*/*.txt", false, false, []string{"d/e/y.txt"}},
+		{"d/*/*.txt", true, false, []string{"d/.h/z.txt", "d/e/y.txt"}},
+		{"**/*.txt", false, false, []string{"a.txt", "b.txt", "d/e/y.txt", "d/x.txt"}},
+		{"nothing*", false, false, nil},
+	}
+	for _, tt := range tests {
+		got, err := expandGlob(filepath.Join(root, tt.pattern), tt.dotAll, tt.fold, 1000)
+		require.NoError(t, err)
+		assert.Equal(t, tt.want, nilIfEmpty(rel(got)), "expandGlob(%q, dotAll=%v, fold=%v)", tt.pattern, tt.dotAll, tt.fold)
+	}
+	_, err := expandGlob(filepath.Join(root, "**/*"), false, false, 3)
+	require.Error(t, err, "the entry budget bounds the expansion")
+}
+
+func nilIfEmpty(s []string) []string {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
+}
