@@ -112,8 +112,8 @@ func decodeJSON(file string, data []byte) (*document, error) {
 	if err != nil {
 		return nil, err
 	}
+	off := w.skip(int(w.dec.InputOffset()))
 	if _, err := w.dec.Token(); err != io.EOF {
-		off := w.skip(int(w.dec.InputOffset()))
 		l, c := position(data, off)
 		return nil, &LoadError{File: file, Line: l, Column: c, Reason: "malformed JSON: data after the top-level value"}
 	}
@@ -144,7 +144,7 @@ func (w *jsonWalker) syntax(err error) error {
 	reason := "malformed JSON: " + err.Error()
 	switch {
 	case errors.As(err, &se):
-		off = int(se.Offset) - 1
+		off = int(se.Offset) // the decoder's offset is that of the offending byte
 	case err == io.EOF && len(bytes.TrimSpace(w.data)) == 0:
 		reason = "malformed JSON: the file is empty"
 	case err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF):

@@ -250,18 +250,18 @@ func (b *builder) apply(f *parsedFile) {
 		}
 	}
 	for _, eco := range slices.Sorted(maps.Keys(c.Registries)) {
-		if p.Registries == nil {
-			p.Registries = map[string][]string{}
-		}
-		if _, ok := p.Registries[eco]; !ok {
-			b.prov.set("registries."+eco, "", f.src(pointerOf("registries", eco)))
-		}
 		for i, h := range c.Registries[eco] {
 			if slices.Contains(p.Registries[eco], h) {
 				continue
 			}
 			ptr := pointerOf("registries", eco, strconv.Itoa(i))
 			if b.gate(f, ptr, Setting{"registries." + eco, h}, fmt.Sprintf("adds %q to the %s registry hosts", h, eco), true) {
+				if p.Registries == nil {
+					p.Registries = map[string][]string{}
+				}
+				if _, ok := p.Registries[eco]; !ok {
+					b.prov.set("registries."+eco, "", f.src(pointerOf("registries", eco)))
+				}
 				p.Registries[eco] = append(p.Registries[eco], h)
 				b.prov.set("registries."+eco, h, f.src(ptr))
 			}

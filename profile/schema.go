@@ -122,7 +122,7 @@ func translate(doc *document, e *jsonschema.ValidationError) []*LoadError {
 		}
 		return []*LoadError{doc.errorf(ptr, "invalid value %s: want %s", show(val), want)}
 	case "required":
-		return []*LoadError{doc.errorf(ptr, "missing required key: %s", strings.TrimPrefix(e.Message, "missing properties: "))}
+		return []*LoadError{doc.errorf(ptr, "missing required key: %s", strings.ReplaceAll(strings.TrimPrefix(e.Message, "missing properties: "), "'", ""))}
 	case "pattern":
 		switch {
 		case strings.Contains(e.KeywordLocation, "/propertyNames/"):
