@@ -29,19 +29,37 @@ func newBenchGate(b testing.TB, p profile.Profile) *gate.Gate {
 	return g
 }
 
-// BenchmarkCheck: PROFILE-DEV (11 rules), actions that are allowed.
+// regexBlocklist is a DEV profile whose blocklist is a set of command regexes.
+func regexBlocklist() profile.Profile {
+	return profile.MustBuiltin(profile.ProfileDev).WithRules(
+		policy.Rule{ID: "deny-rm-root", Priority: 1, Action: policy.Deny, Condition: policy.Condition{CommandPattern: `^rm\s+-[a-zA-Z]*[rf][a-zA-Z]*\s+(/|~)(\s|$)`}},
+		policy.Rule{ID: "deny-curl-sh", Priority: 1, Action: policy.Deny, Condition: policy.Condition{CommandPattern: `\b(curl|wget)\b.*\|\s*(ba|z)?sh\b`}},
+		policy.Rule{ID: "deny-mkfs", Priority: 1, Action: policy.Deny, Condition: policy.Condition{CommandPattern: `^mkfs(\.\w+)?\s`}},
+		policy.Rule{ID: "deny-dd", Priority: 1, Action: policy.Deny, Condition: policy.Condition{CommandPattern: `^dd\s+.*of=/dev/`}},
+		policy.Rule{ID: "deny-force-push", Priority: 1, Action: policy.Deny, Condition: policy.Condition{CommandPattern: `git\s+push\s+.*(--force|-f)\b`}},
+		policy.Rule{ID: "deny-chmod-777", Priority: 1, Action: policy.Deny, Condition: policy.Condition{CommandPattern: `(?i)chmod\s+-R\s+777`}},
+	)
+}
+
+// BenchmarkCheck: PROFILE-DEV (11 rules), actions that are allowed. The command cases hit the
+// per-profile analysis cache, as an agent repeating its test command does.
 func BenchmarkCheck(b *testing.B) {
 	ctx := context.Background()
-	g := newBenchGate(b, profile.MustBuiltin(profile.ProfileDev))
+	dev := newBenchGate(b, profile.MustBuiltin(profile.ProfileDev))
+	rx := newBenchGate(b, regexBlocklist())
 	cases := []struct {
 		name string
+		g    *gate.Gate
 		a    policy.Action
 	}{
-		{"path", policy.Action{Tool: "edit_file", Operation: policy.OpWrite, Targets: []string{"src/pkg/main.go"}}},
-		{"command", policy.Action{Tool: "bash", Operation: policy.OpShell, Command: "go test ./..."}},
-		{"no-target", policy.Action{Tool: "plan", Operation: policy.OpPlan, Risk: risk.Of(risk.Mutating)}},
+		{"path", dev, policy.Action{Tool: "edit_file", Operation: policy.OpWrite, Targets: []string{"src/pkg/main.go"}}},
+		{"path-depth1", dev, policy.Action{Tool: "edit_file", Operation: policy.OpWrite, Targets: []string{"main.go"}}},
+		{"command", dev, policy.Action{Tool: "bash", Operation: policy.OpShell, Command: "go test ./..."}},
+		{"command-regex-blocklist", rx, policy.Action{Tool: "bash", Operation: policy.OpShell, Command: "go test ./..."}},
+		{"no-target", dev, policy.Action{Tool: "plan", Operation: policy.OpPlan, Risk: risk.Of(risk.Mutating)}},
 	}
 	for _, c := range cases {
+		g := c.g
 		b.Run(c.name, func(b *testing.B) {
 			d, err := g.Check(ctx, c.a)
 			require.NoError(b, err)

@@ -13,6 +13,7 @@ import (
 type cmdRegex struct {
 	re   *regexp.Regexp
 	lits []string
+	fold bool // lits are lower case and compared ignoring ASCII case
 	word string
 }
 
@@ -24,8 +25,10 @@ func compileCmdRegex(pattern string) (*cmdRegex, error) {
 	c := &cmdRegex{re: re}
 	if tree, err := syntax.Parse(pattern, syntax.Perl); err == nil {
 		tree = tree.Simplify()
-		if lits, ok := requiredLiterals(tree); ok {
+		if lits, ok := requiredLiterals(tree, false); ok {
 			c.lits = lits
+		} else if lits, ok := requiredLiterals(tree, true); ok {
+			c.lits, c.fold = lits, true
 		}
 		c.word = requiredWord(tree)
 	}
@@ -36,7 +39,7 @@ func (c *cmdRegex) match(text string) bool {
 	if c.lits != nil {
 		found := false
 		for _, l := range c.lits {
-			if strings.Contains(text, l) {
+			if c.fold && containsFold(text, l) || !c.fold && strings.Contains(text, l) {
 				found = true
 				break
 			}
@@ -49,25 +52,37 @@ func (c *cmdRegex) match(text string) bool {
 }
 
 // requiredLiterals returns a set of literals at least one of which occurs in every match of re.
-// ok is false when no such set is known (the regex then always runs).
-func requiredLiterals(re *syntax.Regexp) (lits []string, ok bool) {
+// ok is false when no such set is known (the regex then always runs). With fold, case-folded
+// literals count too, returned in lower case, to be compared ignoring ASCII case.
+func requiredLiterals(re *syntax.Regexp, fold bool) (lits []string, ok bool) {
 	switch re.Op {
 	case syntax.OpLiteral:
-		if re.Flags&syntax.FoldCase != 0 || len(re.Rune) == 0 {
+		if len(re.Rune) == 0 {
 			return nil, false
+		}
+		if re.Flags&syntax.FoldCase != 0 || fold {
+			if !fold {
+				return nil, false
+			}
+			for _, r := range re.Rune {
+				if r >= 128 {
+					return nil, false // non-ASCII folding: keep it simple
+				}
+			}
+			return []string{strings.ToLower(string(re.Rune))}, true
 		}
 		return []string{string(re.Rune)}, true
 	case syntax.OpCapture, syntax.OpPlus:
-		return requiredLiterals(re.Sub[0])
+		return requiredLiterals(re.Sub[0], fold)
 	case syntax.OpRepeat:
 		if re.Min >= 1 {
-			return requiredLiterals(re.Sub[0])
+			return requiredLiterals(re.Sub[0], fold)
 		}
 	case syntax.OpConcat:
 		// Any child's requirement is the whole's; keep the most selective (longest shortest).
 		var best []string
 		for _, sub := range re.Sub {
-			if l, ok := requiredLiterals(sub); ok && shortest(l) > shortest(best) {
+			if l, ok := requiredLiterals(sub, fold); ok && shortest(l) > shortest(best) {
 				best = l
 			}
 		}
@@ -75,7 +90,7 @@ func requiredLiterals(re *syntax.Regexp) (lits []string, ok bool) {
 	case syntax.OpAlternate:
 		var all []string
 		for _, sub := range re.Sub {
-			l, ok := requiredLiterals(sub)
+			l, ok := requiredLiterals(sub, fold)
 			if !ok {
 				return nil, false
 			}
@@ -84,6 +99,27 @@ func requiredLiterals(re *syntax.Regexp) (lits []string, ok bool) {
 		return all, true
 	}
 	return nil, false
+}
+
+// containsFold reports whether s contains the lower-case ASCII string sub, ignoring ASCII case.
+func containsFold(s, sub string) bool {
+	n := len(sub)
+	for i := 0; i+n <= len(s); i++ {
+		j := 0
+		for ; j < n; j++ {
+			c := s[i+j]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != sub[j] {
+				break
+			}
+		}
+		if j == n {
+			return true
+		}
+	}
+	return false
 }
 
 func shortest(lits []string) int {

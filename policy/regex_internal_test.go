@@ -41,7 +41,7 @@ func TestRequiredLiterals(t *testing.T) {
 		{`rm\s+-rf`, []string{"-rf"}},
 		{`^(curl|wget) `, []string{"curl", "wget"}},
 		{`dd if=`, []string{"dd if="}},
-		{`(?i)sudo`, nil},
+		{`(?i)sudo`, []string{"sudo"}}, // compared ignoring case
 		{`a*`, nil},
 		{`ab+cde`, []string{"cde"}},
 	} {
@@ -54,14 +54,14 @@ func TestRequiredLiterals(t *testing.T) {
 var fuzzRegexes = []string{
 	`^rm(\s|$)`, `\bcurl\b`, `git\s+push\s+--force`, `^git push`, `rm -rf`, `^rm -rf /$`, `(rm|del)\s`,
 	`^npm run build$`, `x+y`, `dd if=`, `^(curl|wget) `, `a\b-b`, `[ ]tool[ ]`, `(?:\s|^)ssh(?:\s|$)`,
-	`^\w+\s+--dry-run\b`, `(?m)^sudo\s`, `\bpush\b.*--force`, `^go( test)?\b`,
+	`^\w+\s+--dry-run\b`, `(?m)^sudo\s`, `\bpush\b.*--force`, `^go( test)?\b`, `(?i)chmod\s+-R`, `(?i)(curl|WGET)\s`,
 }
 
 // FuzzCmdRegexPrefilter: whenever a command regex matches a text, its prefilter passes and its
 // index word occurs in the text as a whole word. Otherwise an indexed rule could be skipped.
 func FuzzCmdRegexPrefilter(f *testing.F) {
 	for i := range fuzzRegexes {
-		for _, text := range []string{"rm -rf /", "curl x", "git push --force", "a-b", " tool ", "ssh host", "go test ./...", "sudo ls\nsudo rm"} {
+		for _, text := range []string{"rm -rf /", "curl x", "git push --force", "a-b", " tool ", "ssh host", "go test ./...", "sudo ls\nsudo rm", "CHMOD -R x", "Wget y"} {
 			f.Add(uint8(i), text)
 		}
 	}

@@ -1,0 +1,56 @@
+// Package shell analyses a shell command line: what each simple command in it runs, reads,
+// writes, deletes and reaches, and how risky it is. The gate analyses every action's command
+// with it, so that rules, protected paths and the workspace boundary see through the line
+// instead of matching its text.
+//
+// # What it parses
+//
+// [Analyze] parses the line with mvdan.cc/sh/v3/syntax in the bash dialect (POSIX syntax is a
+// subset) and walks the whole tree: lists (;, &&, ||, &, newlines), pipelines, subshells, { }
+// groups, command substitutions ($( ) and backquotes), process substitutions, if/for/while/case
+// bodies, function bodies (analysed where they are defined, since a function may shadow any
+// command name), heredocs and herestrings, and the scripts given to bash -c, sh -c, zsh -c,
+// eval, env -S, watch, trap, su -c, flock -c, git rebase --exec and git submodule foreach, which
+// are parsed recursively. Wrappers (env, sudo, doas, timeout, nice, nohup, stdbuf, time, command,
+// exec, xargs, find -exec, busybox, strace) are looked through: the command they run is what the
+// entry describes, and sudo and doas raise its severity to high.
+//
+// Words are evaluated as the shell would, as far as the line itself says: quotes, ANSI-C $'...'
+// strings, backslash escapes, brace expansion, tilde, variables the line assigns literally
+// before use, $HOME and $PWD, and every literal cd. Paths are joined to the working directory
+// they are used in, uncleaned, so that ".." is applied after symbolic links when the gate
+// resolves them.
+//
+// # What it reports
+//
+// For every simple command ([Command]): the program and its literal arguments, the paths it
+// reads and writes (redirection targets included; /dev/null and descriptor duplications are not
+// writes), the hosts it reaches when they are literal, whether it runs code it was handed, and
+// its risk levels, argument-aware for the programs an agent runs most (rm, find, sed, git and its
+// subcommands and flags, chmod/chown -R, dd, tar, unzip, cp, mv, ln, tee, package managers,
+// build and test runners, interpreters, curl, wget, ssh, scp, rsync, docker, cloud CLIs).
+// Unknown programs are exec. [Analysis] is the union: risk levels, the strictest severity, every
+// path and host.
+//
+// # Opaque
+//
+// Whatever the analysis cannot see through is marked opaque, with the reason in Command.Why: a
+// program or path argument that is not literal (a variable the line does not set, a command
+// substitution, $IFS tricks), code handed to an interpreter (python -c, node -e), eval of a
+// non-literal string, a shell reading code from a pipe or a file, unknown wrapper flags, git
+// configuration that can run commands. The gate never auto-approves an opaque command: at best
+// it asks. A line that does not parse is an error and fails closed: one opaque command with every
+// risk level but read-only, at high severity.
+//
+// # Security model and limitations
+//
+// The analysis sees what the command line says, not what programs do when they run. It cannot
+// know what a script file contains (bash deploy.sh is exec, reading deploy.sh), what a build or
+// test runner executes (go test runs the package's tests), whether a build fetches dependencies
+// (only explicit install and fetch subcommands count as network), what hosts a remote name such
+// as "origin" stands for, or which files a glob will match (the gate treats a glob that could
+// match a protected path as opaque). Aliases are not expanded (non-interactive shells do not
+// expand them). Package installs reach the hosts configured for their ecosystem in
+// Options.Registries; reins ships none. Enforcement belongs to the sandbox: the hardened sandbox
+// stops what the analysis cannot see.
+package shell
