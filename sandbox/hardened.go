@@ -170,6 +170,14 @@ func (h *Hardened) minABI() int {
 // entries to keep read-only. Absolute denied entries that exist are
 // masks too. It does not descend into a matched directory.
 func (h *Hardened) protectedPaths() (masks, readOnly []string, err error) {
+	return findProtected(h.match, h.writable)
+}
+
+// findProtected walks dirs and returns, resolved, the existing paths
+// that match a denied entry of m: masks to hide and .git entries to keep
+// read-only. Absolute denied entries that exist are masks too. It does
+// not descend into a matched directory.
+func findProtected(m pathMatcher, dirs []string) (masks, readOnly []string, err error) {
 	seen := map[string]bool{}
 	add := func(p string, ro bool) error {
 		r, err := resolvePath(p, nil)
@@ -190,7 +198,7 @@ func (h *Hardened) protectedPaths() (masks, readOnly []string, err error) {
 		}
 		return nil
 	}
-	for _, w := range h.writable {
+	for _, w := range dirs {
 		err := filepath.WalkDir(w, func(p string, d os.DirEntry, err error) error {
 			if err != nil {
 				return fmt.Errorf("sandbox: scanning %s for denied paths: %w", w, err)
@@ -198,12 +206,12 @@ func (h *Hardened) protectedPaths() (masks, readOnly []string, err error) {
 			if p == w {
 				return nil
 			}
-			entry, ok := h.match.match(p)
+			entry, ok := m.match(p)
 			if !ok {
 				return nil
 			}
 			// Only act on the component that completes the match.
-			if parentEntry, parentOK := h.match.match(filepath.Dir(p)); parentOK && parentEntry == entry {
+			if parentEntry, parentOK := m.match(filepath.Dir(p)); parentOK && parentEntry == entry {
 				return filepath.SkipDir
 			}
 			if err := add(p, isGitEntry(entry)); err != nil {
@@ -218,7 +226,7 @@ func (h *Hardened) protectedPaths() (masks, readOnly []string, err error) {
 			return nil, nil, err
 		}
 	}
-	for _, e := range h.match.abs {
+	for _, e := range m.abs {
 		p := string(filepath.Separator) + filepath.Join(e...)
 		if _, err := os.Lstat(p); err == nil {
 			if err := add(p, false); err != nil {

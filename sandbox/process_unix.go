@@ -29,6 +29,15 @@ type procSpec struct {
 	// the parent waits for it (the hardened parent writes the policy
 	// pipe here). An error kills the process.
 	started func() error
+	// stdoutW and stderrW, if set, receive the output instead of the
+	// capped buffers of the procResult (a backend that frames its
+	// output caps it itself).
+	stdoutW, stderrW io.Writer
+	// beforeKill, if set, runs once when the timeout or ctx ends the
+	// run, before the process group is killed: a backend whose command
+	// runs elsewhere (a container, a remote host) stops it there. It
+	// must return in bounded time.
+	beforeKill func()
 }
 
 // procResult is what runProcess observed.
@@ -102,10 +111,17 @@ func runProcess(ctx context.Context, spec procSpec) procResult {
 	pgid := cmd.Process.Pid
 	killGroup := func() { _ = syscall.Kill(-pgid, syscall.SIGKILL) }
 
+	var outDst, errDst io.Writer = res.stdout, res.stderr
+	if spec.stdoutW != nil {
+		outDst = spec.stdoutW
+	}
+	if spec.stderrW != nil {
+		errDst = spec.stderrW
+	}
 	var wg sync.WaitGroup
 	wg.Add(2)
-	go func() { defer wg.Done(); _, _ = io.Copy(res.stdout, outR) }()
-	go func() { defer wg.Done(); _, _ = io.Copy(res.stderr, errR) }()
+	go func() { defer wg.Done(); _, _ = io.Copy(outDst, outR) }()
+	go func() { defer wg.Done(); _, _ = io.Copy(errDst, errR) }()
 
 	if spec.started != nil {
 		if err := spec.started(); err != nil {
@@ -121,6 +137,9 @@ func runProcess(ctx context.Context, spec procSpec) procResult {
 	case waitErr = <-waitDone:
 	case <-ctx.Done():
 		res.timedOut = true
+		if spec.beforeKill != nil {
+			spec.beforeKill()
+		}
 		killGroup()
 		waitErr = <-waitDone
 	}

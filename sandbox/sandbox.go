@@ -167,6 +167,12 @@ const (
 	LayerSeccomp      Layer = "seccomp"           // system-call filter
 	LayerRlimits      Layer = "rlimits"           // resource limits
 	LayerFDs          Layer = "close-fds"         // inherited descriptors above stderr are closed
+	LayerContainer    Layer = "container"         // its own root file system and namespaces, set up by a container engine or a vendor's VM
+	LayerReadOnlyRoot Layer = "read-only-root"    // the file system outside the workspace and /tmp is read-only
+	LayerNetworkOff   Layer = "network-off"       // the engine or vendor cut the command off from the network
+	LayerResources    Layer = "resource-limits"   // CPU, memory and process limits enforced by the engine (cgroups)
+	LayerMasks        Layer = "denied-path-masks" // denied paths in the workspace are hidden, .git is read-only
+	LayerRemoteHost   Layer = "remote-host"       // the command runs on another machine
 )
 
 // Confinement reports the confinement of one run.

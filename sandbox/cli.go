@@ -1,0 +1,175 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// preflightTimeout bounds the availability checks the CLI backends run
+// (docker version, ssh connection checks).
+const preflightTimeout = 15 * time.Second
+
+// cleanupTimeout bounds the calls that stop a command on the far side
+// after a timeout (docker rm -f, a remote kill).
+const cleanupTimeout = 15 * time.Second
+
+// findCLI looks a CLI up in the host's PATH: configured (a name or a
+// path) or def. The error names the CLI and says how to get it.
+func findCLI(backend, configured, def, install string) (string, *UnavailableError) {
+	name := configured
+	if name == "" {
+		name = def
+	}
+	p, err := exec.LookPath(name)
+	if err != nil {
+		return "", &UnavailableError{Backend: backend, Reason: fmt.Sprintf("the %s CLI is not installed: %q is not in PATH (%s)", def, name, install)}
+	}
+	return p, nil
+}
+
+// hostEnv returns the host environment without the variables whose
+// names start with one of drop (settings of a CLI that a backend makes
+// itself and must not inherit).
+func hostEnv(drop ...string) []string {
+	var out []string
+next:
+	for _, kv := range os.Environ() {
+		for _, d := range drop {
+			if strings.HasPrefix(kv, d) {
+				continue next
+			}
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+// envKeys returns the keys of KEY=VALUE pairs, in order.
+func envKeys(env []string) []string {
+	keys := make([]string, 0, len(env))
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		keys = append(keys, k)
+	}
+	return keys
+}
+
+// containerEnv splits what a container backend forwards: hostKeys are
+// allowed variables whose value comes from the host environment (the
+// CLI copies them, "-e KEY"), pairs the allowed KEY=VALUE pairs of
+// Command.Env, which never enter the CLI's own environment (a
+// Command.Env HOME or PATH must not reconfigure the CLI on the host).
+// Without an allowlist nothing comes from the host and every pair of
+// Command.Env is forwarded.
+func containerEnv(allow, cmdEnv []string) (hostKeys, pairs []string) {
+	pairs = buildEnv(nil, cmdEnv, allow)
+	set := map[string]bool{}
+	for _, k := range envKeys(pairs) {
+		set[k] = true
+	}
+	for _, k := range allow {
+		if _, ok := os.LookupEnv(k); ok && !set[k] {
+			hostKeys = append(hostKeys, k)
+			set[k] = true
+		}
+	}
+	return hostKeys, pairs
+}
+
+// durationSeconds renders d as whole seconds, rounded up, at least 1.
+func durationSeconds(d time.Duration) string {
+	return strconv.FormatInt(int64(math.Max(1, math.Ceil(d.Seconds()))), 10)
+}
+
+// lastLines returns the last n non-empty lines of b, trimmed, for an
+// error message.
+func lastLines(b []byte, n int) string {
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.TrimSpace(strings.Join(lines, "\n"))
+}
+
+// cliProc is one CLI process for runCLI.
+type cliProc struct {
+	path      string
+	args      []string // argv[0] included
+	env       []string
+	stdin     io.Reader
+	timeout   time.Duration
+	maxOutput int
+	// stdoutW and stderrW, if set, receive the output instead of the
+	// capped buffers of cliOut.
+	stdoutW, stderrW io.Writer
+	// beforeKill runs once when the timeout or ctx ends the run, before
+	// the CLI's process group is killed.
+	beforeKill func()
+}
+
+// cliOut is what runCLI saw.
+type cliOut struct {
+	status               cliStatus
+	stdout, stderr       []byte
+	stdoutCut, stderrCut bool
+}
+
+// scriptRun is one run of a CLI that runs a framed remoteScript.
+type scriptRun struct {
+	conf      Confinement
+	cli       string // what ran the script, for messages ("ssh to host")
+	path      string
+	argv      []string // argv[0] included
+	env       []string
+	stdin     io.Reader
+	timeout   time.Duration
+	maxOutput int
+	nonce     string
+	files     bool   // the script was built with files set
+	dir       string // Command.Dir, for violations
+	// beforeKill, if set, stops the command on the far side when the
+	// timeout or ctx ends the run; it gets the stderr frame, whose
+	// opening line carries the far side's process id.
+	beforeKill func(stderr *frame)
+}
+
+// run runs the CLI and turns the framed output into a Result.
+func (r scriptRun) run(ctx context.Context) (Result, error) {
+	outMax := r.maxOutput
+	if r.files {
+		// Both streams arrive base64-encoded on stdout.
+		outMax = 3*r.maxOutput + 4096
+	}
+	outF, errF := newFrame(r.nonce, outMax), newFrame(r.nonce, r.maxOutput)
+	p := cliProc{
+		path: r.path, args: r.argv, env: r.env, stdin: r.stdin, timeout: r.timeout,
+		stdoutW: outF, stderrW: errF,
+	}
+	if r.beforeKill != nil {
+		p.beforeKill = func() { r.beforeKill(errF) }
+	}
+	st := runCLI(ctx, p).status
+	o, e := outF.result(), errF.result()
+	chatter := append(o.chatter, e.chatter...)
+	if !r.files {
+		return scriptOutcome(r.conf, st, r.dir, e.kind, e.ended, o.out, e.out, o.truncated, e.truncated, chatter, r.cli)
+	}
+	if !o.ended || st.timedOut {
+		return scriptOutcome(r.conf, st, r.dir, o.kind, o.ended, nil, nil, false, false, chatter, r.cli)
+	}
+	if _, isExit := exitMark(o.kind); !isExit {
+		return scriptOutcome(r.conf, st, r.dir, o.kind, true, nil, o.out, false, false, chatter, r.cli)
+	}
+	fo, ok := parseFiles(o.out, r.nonce)
+	if !ok {
+		return scriptOutcome(r.conf, st, r.dir, "", false, nil, nil, false, false, append(chatter, o.out...), r.cli)
+	}
+	return scriptOutcome(r.conf, st, r.dir, o.kind, true, fo.stdout, fo.stderr, fo.stdoutCut, fo.stderrCut, chatter, r.cli)
+}

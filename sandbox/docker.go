@@ -1,0 +1,376 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// DockerWorkdir is where the docker backend mounts the workspace inside
+// the container; Command.Dir is resolved below it.
+const DockerWorkdir = "/workspace"
+
+// DockerConfig configures [NewDocker].
+type DockerConfig struct {
+	// Root is the workspace on this host, bind-mounted read-write at
+	// [DockerWorkdir]. Required. The docker daemon must run on this host
+	// (bind mounts name the daemon's files).
+	Root string
+	// Image is the image to run. Required. Pin it by digest
+	// ("debian@sha256:...") so that a registry cannot change what runs.
+	Image string
+	// Policy: AllowedPaths are bind-mounted read-write at the same path,
+	// AllowNetwork keeps docker's default network (otherwise
+	// --network=none), denied paths found in the workspace are masked
+	// (.git is bound read-only), and EnvAllowlist names the variables
+	// forwarded with -e KEY (empty: only Command.Env is forwarded).
+	Policy FsNetPolicy
+	// Limits are the container's resource limits; zero fields take the
+	// values of [DefaultDockerLimits], negative ones mean no limit.
+	Limits DockerLimits
+	// Runtime selects an OCI runtime (--runtime), such as "runsc" for
+	// gVisor; empty means the daemon's default.
+	Runtime string
+	// User is the --user of the container; empty means the uid and gid
+	// of this process.
+	User string
+	// CLI is the docker binary; empty means "docker" from PATH.
+	CLI string
+	// Host, when set, is passed as --host to every docker call (a
+	// daemon address such as unix:///run/user/1000/docker.sock).
+	Host string
+}
+
+// DockerLimits are a container's resource limits.
+type DockerLimits struct {
+	// CPUs is --cpus.
+	CPUs float64
+	// MemoryBytes is --memory, and --memory-swap with the same value so
+	// that the container cannot swap beyond it.
+	MemoryBytes int64
+	// PIDs is --pids-limit.
+	PIDs int64
+}
+
+// DefaultDockerLimits returns the limits used for zero fields: 2 CPUs,
+// 2 GiB of memory without extra swap, 512 processes.
+func DefaultDockerLimits() DockerLimits {
+	return DockerLimits{CPUs: 2, MemoryBytes: 2 << 30, PIDs: 512}
+}
+
+// Docker runs each command in a new container (docker run --rm). See
+// the package documentation for what it enforces.
+type Docker struct {
+	cfg   DockerConfig
+	root  string
+	extra []string // AllowedPaths, resolved
+	match pathMatcher
+}
+
+var _ Sandbox = (*Docker)(nil)
+
+// NewDocker validates cfg and returns the docker backend. It does not
+// contact docker; [Docker.Probe] does, and so does every Run.
+func NewDocker(cfg DockerConfig) (*Docker, error) {
+	root, err := resolveRoot(cfg.Root, "DockerConfig.Root")
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Image == "" || strings.HasPrefix(cfg.Image, "-") {
+		return nil, fmt.Errorf("sandbox: DockerConfig.Image %q is not an image reference", cfg.Image)
+	}
+	if strings.HasPrefix(cfg.Runtime, "-") || strings.HasPrefix(cfg.User, "-") {
+		return nil, fmt.Errorf("sandbox: DockerConfig.Runtime and User must not start with '-'")
+	}
+	m, err := newPathMatcher(cfg.Policy.DeniedPaths)
+	if err != nil {
+		return nil, err
+	}
+	d := &Docker{cfg: cfg, root: root, match: m}
+	d.cfg.Policy.EnvAllowlist = append([]string(nil), cfg.Policy.EnvAllowlist...)
+	for i, p := range cfg.Policy.AllowedPaths {
+		r, err := resolveRoot(p, fmt.Sprintf("DockerConfig.Policy.AllowedPaths[%d]", i))
+		if err != nil {
+			return nil, err
+		}
+		d.extra = append(d.extra, r)
+	}
+	return d, nil
+}
+
+// Root returns the resolved workspace root on this host.
+func (d *Docker) Root() string { return d.root }
+
+func (d *Docker) limits() DockerLimits {
+	l, def := d.cfg.Limits, DefaultDockerLimits()
+	if l.CPUs == 0 {
+		l.CPUs = def.CPUs
+	}
+	if l.MemoryBytes == 0 {
+		l.MemoryBytes = def.MemoryBytes
+	}
+	if l.PIDs == 0 {
+		l.PIDs = def.PIDs
+	}
+	return l
+}
+
+// dockerArgs prefixes args with the docker binary's global options.
+func (d *Docker) dockerArgs(path string, args ...string) []string {
+	out := []string{path}
+	if d.cfg.Host != "" {
+		out = append(out, "--host="+d.cfg.Host)
+	}
+	return append(out, args...)
+}
+
+// Probe tells a missing docker CLI from an unreachable daemon: both are
+// errors matching [ErrUnavailable] that say which.
+func (d *Docker) Probe(ctx context.Context) error {
+	_, uerr := d.preflight(ctx)
+	if uerr != nil {
+		return uerr
+	}
+	return nil
+}
+
+func (d *Docker) preflight(ctx context.Context) (string, *UnavailableError) {
+	path, uerr := findCLI("docker", d.cfg.CLI, "docker", "install the docker CLI, or set DockerConfig.CLI")
+	if uerr != nil {
+		return "", uerr
+	}
+	ctx, cancel := context.WithTimeout(ctx, preflightTimeout)
+	defer cancel()
+	argv := d.dockerArgs(path, "version", "--format", "{{.Server.Version}}")
+	c := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	c.Env = hostEnv()
+	var out, errOut bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errOut
+	if err := c.Run(); err != nil {
+		msg := lastLines(errOut.Bytes(), 3)
+		if msg == "" {
+			msg = err.Error()
+		}
+		return "", &UnavailableError{Backend: "docker", Reason: "the docker daemon is unreachable (docker version failed): " + msg}
+	}
+	if strings.TrimSpace(out.String()) == "" {
+		return "", &UnavailableError{Backend: "docker", Reason: "the docker daemon is unreachable: docker version reported no server"}
+	}
+	return path, nil
+}
+
+// Run runs cmd in a new container. It implements [Sandbox].
+func (d *Docker) Run(ctx context.Context, cmd Command) (Result, error) {
+	conf := Confinement{Backend: "docker"}
+	if err := cmd.validate(); err != nil {
+		return Result{ExitCode: ExitDenied, Stderr: []byte(err.Error() + "\n"), Confinement: conf}, err
+	}
+	dir, vs := resolveWorkdir(d.root, d.match, cmd.Dir)
+	if len(vs) > 0 {
+		return deniedResult(conf, vs)
+	}
+	path, uerr := d.preflight(ctx)
+	if uerr != nil {
+		return unavailableResult(conf, uerr)
+	}
+	masks, readOnly, err := findProtected(d.match, append([]string{d.root}, d.extra...))
+	if err != nil {
+		return unavailableResult(conf, &UnavailableError{Backend: "docker", Layer: LayerMasks, Reason: err.Error()})
+	}
+	hostKeys, pairs := containerEnv(d.cfg.Policy.EnvAllowlist, cmd.Env)
+	nonce, err := newNonce()
+	if err != nil {
+		return unavailableResult(conf, &UnavailableError{Backend: "docker", Reason: err.Error()})
+	}
+	name := "reins-" + strings.TrimPrefix(nonce, "reins")
+	args, err := d.runArgs(cmd, dir, name, hostKeys, pairs, masks, readOnly)
+	if err != nil {
+		return unavailableResult(conf, &UnavailableError{Backend: "docker", Reason: err.Error()})
+	}
+	conf.Enforced = d.layers()
+
+	removeContainer := func() {
+		ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
+		defer cancel()
+		argv := d.dockerArgs(path, "rm", "--force", name)
+		c := exec.CommandContext(ctx, argv[0], argv[1:]...)
+		c.Env = hostEnv()
+		_ = c.Run()
+	}
+	out := runCLI(ctx, cliProc{
+		path:       path,
+		args:       d.dockerArgs(path, args...),
+		env:        hostEnv(),
+		stdin:      cmd.Stdin,
+		timeout:    cmd.timeout(),
+		maxOutput:  cmd.maxOutput(),
+		beforeKill: removeContainer,
+	})
+	res := Result{
+		ExitCode: out.status.exitCode, Stdout: out.stdout, Stderr: out.stderr,
+		StdoutTruncated: out.stdoutCut, StderrTruncated: out.stderrCut,
+		TimedOut: out.status.timedOut, Duration: out.status.duration, Confinement: conf,
+	}
+	switch {
+	case out.status.timedOut:
+		// The container may have been created after the first removal.
+		removeContainer()
+		return res, nil
+	case out.status.startErr != nil:
+		return unavailableResult(Confinement{Backend: "docker"}, &UnavailableError{Backend: "docker", Reason: "starting docker: " + out.status.startErr.Error()})
+	case out.status.exitCode == 125 || out.status.exitCode == 126 && dockerSaid(out.stderr):
+		// docker's own failure (125: the container could not be run; 126:
+		// the command could not be invoked): never the command's status.
+		r, err := unavailableResult(Confinement{Backend: "docker"}, &UnavailableError{
+			Backend: "docker",
+			Reason:  fmt.Sprintf("docker failed to run the container (docker exit code %d): %s", out.status.exitCode, lastLines(out.stderr, 5)),
+		})
+		r.Stdout = out.stdout
+		r.Duration = out.status.duration
+		return r, err
+	}
+	return res, nil
+}
+
+// dockerSaid reports whether docker itself printed an error (its lines
+// start with "docker: ").
+func dockerSaid(stderr []byte) bool {
+	for _, line := range strings.Split(string(stderr), "\n") {
+		if strings.HasPrefix(line, "docker: ") {
+			return true
+		}
+	}
+	return false
+}
+
+// layers lists what a docker run enforces.
+func (d *Docker) layers() []Layer {
+	ls := []Layer{LayerWorkdir, LayerContainer, LayerReadOnlyRoot, LayerMasks, LayerCaps, LayerNoNewPrivs, LayerPIDNS, LayerEnv}
+	l := d.limits()
+	if l.CPUs > 0 || l.MemoryBytes > 0 || l.PIDs > 0 {
+		ls = append(ls, LayerResources)
+	}
+	if !d.cfg.Policy.AllowNetwork {
+		ls = append(ls, LayerNetworkOff)
+	}
+	return ls
+}
+
+// runArgs builds the arguments of "docker run" (after the global
+// options). dir is the resolved working directory on this host;
+// hostKeys the variables forwarded from the host environment (-e KEY)
+// and pairs those from Command.Env (-e KEY=VALUE); masks and readOnly
+// the protected paths.
+func (d *Docker) runArgs(cmd Command, dir, name string, hostKeys, pairs, masks, readOnly []string) ([]string, error) {
+	toContainer := func(hostPath string) string {
+		if rel, err := filepath.Rel(d.root, hostPath); err == nil && within(hostPath, d.root) {
+			if rel == "." {
+				return DockerWorkdir
+			}
+			return DockerWorkdir + "/" + filepath.ToSlash(rel)
+		}
+		return hostPath // an AllowedPath, mounted at the same path
+	}
+	user := d.cfg.User
+	if user == "" {
+		user = strconv.Itoa(os.Getuid()) + ":" + strconv.Itoa(os.Getgid())
+	}
+	args := []string{"run", "--rm", "--name=" + name, "--init"}
+	if cmd.Stdin != nil {
+		args = append(args, "--interactive")
+	}
+	if !d.cfg.Policy.AllowNetwork {
+		args = append(args, "--network=none")
+	}
+	l := d.limits()
+	if l.CPUs > 0 {
+		args = append(args, "--cpus="+strconv.FormatFloat(l.CPUs, 'f', -1, 64))
+	}
+	if l.MemoryBytes > 0 {
+		m := strconv.FormatInt(l.MemoryBytes, 10)
+		args = append(args, "--memory="+m, "--memory-swap="+m)
+	}
+	if l.PIDs > 0 {
+		args = append(args, "--pids-limit="+strconv.FormatInt(l.PIDs, 10))
+	}
+	args = append(args,
+		"--cap-drop=ALL",
+		"--security-opt=no-new-privileges",
+		"--read-only",
+		"--tmpfs=/tmp:rw,exec,nosuid,nodev",
+		"--user="+user,
+	)
+	if d.cfg.Runtime != "" {
+		args = append(args, "--runtime="+d.cfg.Runtime)
+	}
+	mount := func(fields ...string) error {
+		var b bytes.Buffer
+		w := csv.NewWriter(&b)
+		if err := w.Write(fields); err != nil {
+			return err
+		}
+		w.Flush()
+		args = append(args, "--mount="+strings.TrimSuffix(b.String(), "\n"))
+		return w.Error()
+	}
+	if err := mount("type=bind", "source="+d.root, "target="+DockerWorkdir); err != nil {
+		return nil, err
+	}
+	for _, p := range d.extra {
+		if err := mount("type=bind", "source="+p, "target="+p); err != nil {
+			return nil, err
+		}
+	}
+	inside := func(p string) bool {
+		if within(p, d.root) {
+			return true
+		}
+		for _, e := range d.extra {
+			if within(p, e) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, p := range readOnly {
+		if !inside(p) {
+			continue
+		}
+		if err := mount("type=bind", "source="+p, "target="+toContainer(p), "readonly"); err != nil {
+			return nil, err
+		}
+	}
+	for _, p := range masks {
+		if !inside(p) {
+			continue
+		}
+		fi, err := os.Stat(p)
+		if err != nil {
+			continue
+		}
+		var merr error
+		if fi.IsDir() {
+			merr = mount("type=tmpfs", "target="+toContainer(p), "tmpfs-mode=0")
+		} else {
+			merr = mount("type=bind", "source=/dev/null", "target="+toContainer(p), "readonly")
+		}
+		if merr != nil {
+			return nil, merr
+		}
+	}
+	args = append(args, "--workdir="+toContainer(dir))
+	for _, k := range hostKeys {
+		args = append(args, "-e", k)
+	}
+	for _, kv := range pairs {
+		args = append(args, "-e", kv)
+	}
+	args = append(args, d.cfg.Image)
+	return append(args, cmd.Args...), nil
+}

@@ -1,0 +1,218 @@
+//go:build unix
+
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// hostileArgs must reach the far side byte for byte.
+var hostileArgs = []string{
+	"plain", "a b", "  two  spaces  ", "", "'", `"`, `\`, `\\n`, "a;b", "a&&b", "a|b", "a>b", "<in",
+	"$(id)", "`id`", "$HOME", "${PATH}", "$'x'", "a\nb", "\n", "\t", "\r\n", "*", "?", "[a]", "~", "~root",
+	"#comment", "a#b", "{a,b}", "!", "!!", "-n", "--", "-e", "a=b", "(", ")", "\x01\x7f", "\xff\xfe",
+	"é", "日本語", `'"'"'`, "%s%n", "if", "then", strings.Repeat("long ", 2000),
+}
+
+// argvRecorder writes a script to dir that records its arguments,
+// NUL-terminated, to the file named by its first argument.
+func argvRecorder(t *testing.T, dir string) string {
+	t.Helper()
+	p := filepath.Join(dir, "record-argv")
+	require.NoError(t, os.WriteFile(p, []byte("#!/bin/sh\nout=$1; shift\nfor a in \"$@\"; do printf '%s\\0' \"$a\"; done > \"$out\"\n"), 0o755))
+	return p
+}
+
+func splitNUL(b []byte) []string {
+	if len(b) == 0 {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00")
+}
+
+// runScriptLocally runs a remote script with a local shell, as sshd
+// runs a command with the user's login shell.
+func runScriptLocally(t *testing.T, shellPath string, s remoteScript, stdin string, timeout time.Duration) (Result, error) {
+	t.Helper()
+	var err error
+	s.nonce, err = newNonce()
+	require.NoError(t, err)
+	if s.maxOutput == 0 {
+		s.maxOutput = DefaultMaxOutput
+	}
+	script, err := s.build()
+	require.NoError(t, err)
+	r := scriptRun{
+		conf: Confinement{Backend: "test"}, cli: shellPath, path: shellPath,
+		argv: []string{shellPath, "-c", script}, env: os.Environ(), stdin: strings.NewReader(stdin),
+		timeout: timeout, maxOutput: s.maxOutput, nonce: s.nonce, files: s.files,
+	}
+	return r.run(context.Background())
+}
+
+func TestRemoteScriptArgvArrivesVerbatim(t *testing.T) {
+	t.Parallel()
+	for _, files := range []bool{false, true} {
+		root := t.TempDir()
+		rec := argvRecorder(t, root)
+		out := filepath.Join(root, "argv")
+		res, err := runScriptLocally(t, "/bin/bash", remoteScript{root: root, dir: root, args: append([]string{rec, out}, hostileArgs...), files: files}, "", time.Minute)
+		require.NoError(t, err, "files=%v: %s", files, res.Stderr)
+		require.Equal(t, 0, res.ExitCode, "files=%v: %s", files, res.Stderr)
+		got, err := os.ReadFile(out)
+		require.NoError(t, err)
+		assert.Equal(t, hostileArgs, splitNUL(got), "files=%v", files)
+	}
+}
+
+func TestRemoteScriptOutputAndStatus(t *testing.T) {
+	t.Parallel()
+	for _, files := range []bool{false, true} {
+		root := t.TempDir()
+		res, err := runScriptLocally(t, "/bin/bash", remoteScript{root: root, dir: root, files: files,
+			args: []string{"sh", "-c", "printf out; printf err >&2; exit 7"}}, "", time.Minute)
+		require.NoError(t, err)
+		assert.Equal(t, 7, res.ExitCode, "files=%v", files)
+		assert.Equal(t, "out", string(res.Stdout), "output without a final newline keeps its last byte")
+		assert.Equal(t, "err", string(res.Stderr))
+
+		res, err = runScriptLocally(t, "/bin/bash", remoteScript{root: root, dir: root, files: files, maxOutput: 100,
+			args: []string{"sh", "-c", "head -c 5000 /dev/zero; head -c 100 /dev/zero >&2"}}, "", time.Minute)
+		require.NoError(t, err)
+		assert.Len(t, res.Stdout, 100)
+		assert.True(t, res.StdoutTruncated, "files=%v", files)
+		assert.Len(t, res.Stderr, 100)
+		assert.False(t, res.StderrTruncated, "exactly the cap is not truncated (files=%v)", files)
+
+		res, err = runScriptLocally(t, "/bin/bash", remoteScript{root: root, dir: root, files: files,
+			args: []string{"reins-no-such-program"}}, "", time.Minute)
+		require.NoError(t, err)
+		assert.Equal(t, ExitUnavailable, res.ExitCode)
+		assert.Contains(t, string(res.Stderr), "reins-no-such-program")
+	}
+}
+
+func TestRemoteScriptStdinAndEnv(t *testing.T) {
+	t.Setenv("REINS_KEEP_ME", "kept")
+	t.Setenv("REINS_DROP_ME", "dropped")
+	root := t.TempDir()
+	res, err := runScriptLocally(t, "/bin/bash", remoteScript{root: root, dir: root, args: []string{"cat"}}, "from stdin", time.Minute)
+	require.NoError(t, err)
+	assert.Equal(t, "from stdin", string(res.Stdout))
+
+	clear, keep, set := remoteEnv([]string{"PATH", "REINS_KEEP_ME", "REINS_SET", "NOT-AN-IDENT"}, []string{"REINS_SET=a b'c", "REINS_OTHER=x", "NOT-AN-IDENT=y"})
+	res, err = runScriptLocally(t, "/bin/bash", remoteScript{root: root, dir: root, clearEnv: clear, keep: keep, set: set, args: []string{"env"}}, "", time.Minute)
+	require.NoError(t, err)
+	env := string(res.Stdout)
+	assert.Contains(t, env, "REINS_KEEP_ME=kept\n")
+	assert.Contains(t, env, "REINS_SET=a b'c\n")
+	assert.Contains(t, env, "NOT-AN-IDENT=y\n")
+	assert.NotContains(t, env, "dropped")
+	assert.NotContains(t, env, "REINS_OTHER")
+	assert.NotContains(t, env, "__reins", "the script's own variables are not exported")
+}
+
+func TestRemoteScriptWorkdirChecks(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	outside := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "sub", ".Git"), 0o755))
+	require.NoError(t, os.Symlink(outside, filepath.Join(root, "escape")))
+	require.NoError(t, os.Symlink(filepath.Join(root, "sub", ".Git"), filepath.Join(root, "innocent")))
+	m, err := newPathMatcher(nil)
+	require.NoError(t, err)
+	denied, err := deniedCasePatterns(m)
+	require.NoError(t, err)
+	tests := []struct {
+		dir  string
+		kind ViolationKind
+	}{
+		{"escape", ViolationOutsideRoot},
+		{"innocent", ViolationDeniedPath},
+		{"missing", ViolationUncheckable},
+	}
+	for _, tt := range tests {
+		res, err := runScriptLocally(t, "/bin/bash", remoteScript{root: root, dir: filepath.Join(root, tt.dir), denied: denied, args: []string{"touch", "ran"}}, "", time.Minute)
+		require.ErrorIs(t, err, ErrDenied, "dir %s", tt.dir)
+		assert.Equal(t, ExitDenied, res.ExitCode)
+		require.Len(t, res.Violations, 1)
+		assert.Equal(t, tt.kind, res.Violations[0].Kind, "dir %s", tt.dir)
+	}
+	assert.NoFileExists(t, filepath.Join(outside, "ran"))
+	res, err := runScriptLocally(t, "/bin/bash", remoteScript{root: filepath.Join(root, "nope"), dir: filepath.Join(root, "nope"), args: []string{"true"}}, "", time.Minute)
+	require.ErrorIs(t, err, ErrUnavailable, "a missing root is a misconfigured backend")
+	assert.Equal(t, ExitUnavailable, res.ExitCode)
+}
+
+func TestRemoteScriptUnderPOSIXShells(t *testing.T) {
+	t.Parallel()
+	// Printable arguments need no $'...': any POSIX shell runs the script.
+	for _, sh := range []string{"/bin/sh", "/bin/dash"} {
+		if _, err := os.Stat(sh); err != nil {
+			continue
+		}
+		root := t.TempDir()
+		res, err := runScriptLocally(t, sh, remoteScript{root: root, dir: root, args: []string{"printf", "%s|", "a b", "$HOME", "it's"}}, "", time.Minute)
+		require.NoError(t, err, "%s: %s", sh, res.Stderr)
+		assert.Equal(t, "a b|$HOME|it's|", string(res.Stdout), sh)
+	}
+}
+
+func TestFrameChatterAndSplitWrites(t *testing.T) {
+	t.Parallel()
+	nonce := "reinsabc"
+	f := newFrame(nonce, 10)
+	stream := "cli banner\n" + nonce + ":start:42\n" + "hello world, more than ten" + nonce + ":exit:3\ncli goodbye\n"
+	for i := 0; i < len(stream); i += 3 {
+		_, _ = f.Write([]byte(stream[i:min(i+3, len(stream))]))
+	}
+	r := f.result()
+	assert.True(t, r.started)
+	assert.True(t, r.ended)
+	assert.Equal(t, "exit:3", r.kind)
+	assert.Equal(t, "hello worl", string(r.out))
+	assert.True(t, r.truncated)
+	assert.Equal(t, "cli banner\ncli goodbye\n", string(r.chatter))
+	arg, ok := f.startedArg(nil)
+	assert.True(t, ok)
+	assert.Equal(t, "42", arg)
+
+	g := newFrame(nonce, 100)
+	_, _ = g.Write([]byte("ssh: connect to host x port 22: Connection refused\n"))
+	r = g.result()
+	assert.False(t, r.started)
+	assert.False(t, r.ended)
+	assert.Contains(t, string(r.chatter), "Connection refused")
+}
+
+func TestDeniedCasePatterns(t *testing.T) {
+	t.Parallel()
+	m, err := newPathMatcher([]string{"secrets/prod json", "/etc/shadow", "a*b"})
+	require.NoError(t, err)
+	pats, err := deniedCasePatterns(m)
+	require.NoError(t, err)
+	script := "case \"$1/\" in " + strings.Join(pats, "|") + ") echo denied;; *) echo ok;; esac"
+	for dir, want := range map[string]string{
+		"/w/.git": "denied", "/w/x/.GIT/y": "denied", "/w/.gitx": "ok", "/w/secrets/PROD JSON": "denied",
+		"/etc/shadow": "denied", "/w/etc/shadow": "ok", "/w/a*b": "denied", "/w/axb": "ok", "/w/ID_RSA": "denied",
+	} {
+		out, err := exec.Command("/bin/sh", "-c", script, "sh", dir).Output()
+		require.NoError(t, err)
+		assert.Equal(t, want, string(bytes.TrimSpace(out)), "dir %q", dir)
+	}
+	_, err = newPathMatcher([]string{"bad\nname"})
+	require.NoError(t, err)
+	m2, _ := newPathMatcher([]string{"bad\nname"})
+	_, err = deniedCasePatterns(m2)
+	assert.Error(t, err, "control characters cannot be matched portably")
+}
