@@ -307,6 +307,9 @@ func checkCondition(field string, c policy.Condition) string {
 
 // checkProtectedPath returns why e cannot be a protected path entry, or "".
 func checkProtectedPath(e string) string {
+	if strings.TrimSpace(e) == "" {
+		return "names no path"
+	}
 	if strings.ContainsAny(e, "*?[{\\") {
 		return "protected paths are literal paths, not patterns"
 	}
