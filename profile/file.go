@@ -99,6 +99,9 @@ func parseFile(layer Layer, name string, data []byte) (*parsedFile, error) {
 	if err != nil {
 		return nil, doc.errorf("", "cannot decode: %v", err)
 	}
+	for i := range f.cfg.CustomRules {
+		normalizeCondition(&f.cfg.CustomRules[i].Condition)
+	}
 	if errs := f.check(); len(errs) > 0 {
 		return nil, joinLoadErrors(errs)
 	}
@@ -366,6 +369,19 @@ func checkStrings(v any, ptr string, fail func(ptr, format string, args ...any))
 	case []any:
 		for i, e := range x {
 			checkStrings(e, ptr+"/"+strconv.Itoa(i), fail)
+		}
+	}
+}
+
+// normalizeCondition makes empty lists nil, so a rule written with "tools": [] equals the same
+// rule without the key (in comparisons and in the profile's hash).
+func normalizeCondition(c *policy.Condition) {
+	if len(c.OperationType) == 0 {
+		c.OperationType = nil
+	}
+	for _, l := range []*[]string{&c.RiskLevel, &c.Commands, &c.Tools, &c.Hosts, &c.Providers, &c.Surfaces} {
+		if len(*l) == 0 {
+			*l = nil
 		}
 	}
 }

@@ -529,6 +529,7 @@ func TestProjectLoosenings(t *testing.T) {
 			`replaces the ALLOW rule "allow-docs" with a CONFIRM rule that matches elsewhere, which can override a denial`},
 		{"ALLOW widened", `{"custom_rules": [{"id": "allow-docs", "priority": 5, "condition": {"target_pattern": "**"}, "action": "ALLOW"}]}`, `changes what the ALLOW rule "allow-docs" allows`},
 		{"ALLOW gains an obligation", `{"custom_rules": [{"id": "allow-docs", "priority": 5, "condition": {"target_pattern": "docs/**"}, "action": "ALLOW", "obligations": ["notify"]}]}`, ""},
+		{"DENY restated with an empty list", `{"custom_rules": [{"id": "deny-prod", "priority": 1, "condition": {"target_pattern": "prod/**", "tools": []}, "action": "DENY", "reason": "new words"}]}`, ""},
 		{"DENY narrowed", `{"custom_rules": [{"id": "deny-prod", "priority": 1, "condition": {"target_pattern": "prod/secrets/**"}, "action": "DENY"}]}`, `changes the condition or priority of the DENY rule "deny-prod"`},
 		{"DENY moved later", `{"custom_rules": [{"id": "deny-prod", "priority": 50, "condition": {"target_pattern": "prod/**"}, "action": "DENY"}]}`, `changes the condition or priority of the DENY rule "deny-prod"`},
 		{"DENY to ALLOW", `{"custom_rules": [{"id": "deny-prod", "priority": 1, "condition": {"target_pattern": "prod/**"}, "action": "ALLOW"}]}`, `turns the DENY rule "deny-prod" into ALLOW`},
