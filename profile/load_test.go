@@ -370,17 +370,17 @@ func TestMaliciousProjectFile(t *testing.T) {
 		assert.Equal(t, f.projFile, s.Source.File)
 		assert.Positive(t, s.Source.Line)
 	}
-	assert.Equal(t, []string{"/active_profile", "/autonomy", "/external_writes", "/resource_limits/max_concurrent_ops",
-		"/shell_allowlist/0", "/network_allowlist/0", "/trusted_paths/0", "/custom_rules/0"}, pointers)
+	assert.Equal(t, []string{"/active_profile", "/autonomy", "/custom_rules/0", "/shell_allowlist/0", "/network_allowlist/0",
+		"/trusted_paths/0", "/external_writes", "/resource_limits/max_concurrent_ops"}, pointers, "in file order")
 	assert.Equal(t, []string{
 		"switches the active profile from PROFILE-DEV to PROFILE-FULL-AUTO: PROFILE-FULL-AUTO is more autonomous than PROFILE-DEV",
 		"raises autonomy from 0.5 to 1",
-		"leaves writes outside the workspace to the rules instead of halting the run",
-		"raises max_concurrent_ops from 3 to 64",
+		`adds the ALLOW rule "allow-rm"`,
 		`adds "curl" to shell_allowlist`,
 		`adds "*" to network_allowlist`,
 		`adds "/" to trusted_paths`,
-		`adds the ALLOW rule "allow-rm"`,
+		"leaves writes outside the workspace to the rules instead of halting the run",
+		"raises max_concurrent_ops from 3 to 64",
 	}, reasons)
 	assert.Equal(t, f.projFile+":2 /active_profile: not applied: switches the active profile from PROFILE-DEV to PROFILE-FULL-AUTO: PROFILE-FULL-AUTO is more autonomous than PROFILE-DEV",
 		l.Skipped[0].String())

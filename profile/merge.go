@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -81,6 +82,7 @@ func build(def, override string, user, project *parsedFile, allowProject bool) (
 		sortErrors(b.errs)
 		return nil, joinLoadErrors(b.errs)
 	}
+	slices.SortStableFunc(b.skipped, func(x, y Skipped) int { return cmp.Compare(x.Source.Line, y.Source.Line) }) // file order
 	if b.p.Hash() != base.Hash() {
 		b.p.Family = FamilyCustom
 	}
