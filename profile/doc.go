@@ -92,7 +92,9 @@
 // Locations. The user file is <user config dir>/reins/profile.json and the project file
 // <project>/.reins/project-profile.json; [LoadOptions] changes every part (a host may keep the
 // policy spec's .exacta names), and [Loader.Paths] says where they are looked for. A missing
-// file is an empty layer; an unreadable one, or one larger than 1 MiB, is an error.
+// file is an empty layer; an unreadable one, or one larger than 1 MiB, is an error. Every
+// profile the loader returns protects the user directory and the project configuration
+// directory it reads from (provenance [LayerHost]), whatever their names.
 //
 // Precedence. built-in < user file < project file. The base profile is the highest layer's
 // active_profile; then the user file's settings apply, then the project file's. A value (the
@@ -132,7 +134,7 @@
 // as a loosening, where the loader lets a project widen a group that only DENY rules use. The
 // loader reads each file once and hashes the bytes it parsed, so a file swapped between the
 // read and the hash cannot be trusted by mistake; it cannot stop an agent from editing the files
-// themselves, which is why the gate protects the user configuration directory and ".reins" in
-// every profile. A trusted project file may loosen anything the user file could, including
+// themselves, which is why every loaded profile protects the directories the files are read
+// from (and the gate protects its own configuration directory). A trusted project file may loosen anything the user file could, including
 // selecting yolo: trust a project only as far as its authors.
 package profile

@@ -230,7 +230,7 @@ func ExampleLoaded_Rebase() {
 	}
 	src, _ := y.Provenance.Of("active_profile", "")
 	fmt.Println(y.Profile.Name, contains(y.Profile.ProtectedPaths, "secrets"), src)
-	// Output: yolo true host override to "yolo"
+	// Output: yolo true host switch to "yolo"
 }
 
 // Describe prints a profile for "profile show". (The hash line is left out here: it changes

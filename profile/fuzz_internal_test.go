@@ -61,7 +61,7 @@ func FuzzLoadProfile(f *testing.F) {
 	require.NoError(f, err)
 	user, err := parseFile(LayerUser, "user.json", userData)
 	require.NoError(f, err)
-	userOnly, err := build(ProfileSafe, "", user, nil, false)
+	userOnly, err := build(ProfileSafe, "", user, nil, false, []string{"/home/u/.config/reins"})
 	require.NoError(f, err)
 
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -81,7 +81,7 @@ func FuzzLoadProfile(f *testing.F) {
 		require.NoError(t, dec.Decode(&v), "what loads is JSON")
 		require.NoError(t, schema.Validate(v), "what loads passes the schema")
 
-		if b, err := build(ProfileSafe, "", pf, nil, false); err == nil {
+		if b, err := build(ProfileSafe, "", pf, nil, false, nil); err == nil {
 			_, err := b.p.Compile()
 			require.NoError(t, err, "the effective profile compiles")
 		} else {
@@ -93,7 +93,7 @@ func FuzzLoadProfile(f *testing.F) {
 			require.Contains(t, err.Error(), "only the user file may list trusted projects")
 			return
 		}
-		b, err := build(ProfileSafe, "", user, proj, false)
+		b, err := build(ProfileSafe, "", user, proj, false, []string{"/home/u/.config/reins"})
 		if err != nil {
 			require.NotEmpty(t, LoadErrors(err), "%v", err)
 			return

@@ -23,6 +23,11 @@ const (
 // LoadOptions say where the profile files are and how to treat the project file. A nil
 // *LoadOptions, and every zero field, means the documented default. A file whose name ends in
 // ".yaml" or ".yml" is read as YAML, any other as JSON.
+//
+// Every profile the loader returns protects the directories it reads from, so an agent cannot
+// edit its own permissions: the user directory (as an absolute path) and the project
+// configuration directory (as a relative entry, matched in every workspace; the project file's
+// name when ProjectConfigDir is "."), recorded with [LayerHost] provenance.
 type LoadOptions struct {
 	// Default is the built-in profile used when no file names one. Default: PROFILE-SAFE, the
 	// most restrictive of the policy spec's profiles (fail closed).
@@ -129,6 +134,7 @@ type Loaded struct {
 	Files []FileStatus
 
 	def           string
+	protect       []string
 	user, project *parsedFile
 }
 
@@ -141,6 +147,7 @@ type Loader struct {
 	userPath    string
 	projectPath string
 	projectDir  string
+	protect     []string // protected paths added to every profile: the configuration directories
 
 	mu        sync.Mutex
 	confirmed map[string]bool // hex SHA-256 of approved project file contents
@@ -177,6 +184,9 @@ func NewLoader(opts *LoadOptions) (*Loader, error) {
 		}
 		if dir != "" {
 			l.userPath = filepath.Join(dir, name)
+			if abs, err := filepath.Abs(dir); err == nil {
+				l.protect = append(l.protect, filepath.ToSlash(abs))
+			}
 		}
 	}
 	if o.ProjectDir != "" {
@@ -200,6 +210,11 @@ func NewLoader(opts *LoadOptions) (*Loader, error) {
 			return nil, err
 		}
 		l.projectPath = filepath.Join(abs, cdir, name)
+		if c := filepath.ToSlash(filepath.Clean(cdir)); c != "." {
+			l.protect = append(l.protect, c)
+		} else {
+			l.protect = append(l.protect, name)
+		}
 	}
 	return l, nil
 }
@@ -269,18 +284,18 @@ func Load(ctx context.Context, opts *LoadOptions) (*Loaded, error) {
 
 // resolve merges the layers, deciding trust when the project file loosens anything.
 func (l *Loader) resolve(ctx context.Context, user, project *parsedFile) (*Loaded, error) {
-	b, err := build(l.opts.Default, "", user, project, false)
+	b, err := build(l.opts.Default, "", user, project, false, l.protect)
 	if err != nil {
 		return nil, err
 	}
-	out := &Loaded{def: l.opts.Default, user: user, project: project, Trust: NoProject}
+	out := &Loaded{def: l.opts.Default, protect: l.protect, user: user, project: project, Trust: NoProject}
 	if project != nil {
 		out.Trust, out.TrustReason = trustedByUser(user, l.projectDir, project.digest)
 		if out.Trust == Untrusted && len(b.skipped) > 0 {
 			out.Trust, out.TrustReason = l.confirm(ctx, project, b.skipped, out.TrustReason)
 		}
 		if out.Trust != Untrusted && len(b.skipped) > 0 {
-			if b, err = build(l.opts.Default, "", user, project, true); err != nil {
+			if b, err = build(l.opts.Default, "", user, project, true, l.protect); err != nil {
 				return nil, err
 			}
 		}
@@ -394,7 +409,7 @@ func readFile(path string) ([]byte, error) {
 
 // Rebase returns the files' settings applied to another built-in profile, as when the host
 // switches the active profile: name replaces the active_profile of the files (its provenance
-// is [LayerOverride]), and everything else applies as in the load, with the trust decided
+// is [LayerHost]), and everything else applies as in the load, with the trust decided
 // then (Rebase never asks the confirmation callback; reload to ask again). So the user's
 // denied paths, host groups and rules stay in force whichever profile is active.
 func (l *Loaded) Rebase(name string) (*Loaded, error) {
@@ -403,11 +418,11 @@ func (l *Loaded) Rebase(name string) (*Loaded, error) {
 		return nil, err
 	}
 	trusted := l.Trust == TrustedByUser || l.Trust == TrustedByHost
-	b, err := build(l.def, base.Name, l.user, l.project, trusted)
+	b, err := build(l.def, base.Name, l.user, l.project, trusted, l.protect)
 	if err != nil {
 		return nil, err
 	}
-	out := &Loaded{def: l.def, user: l.user, project: l.project, Trust: l.Trust, TrustReason: l.TrustReason,
+	out := &Loaded{def: l.def, protect: l.protect, user: l.user, project: l.project, Trust: l.Trust, TrustReason: l.TrustReason,
 		Files: append([]FileStatus(nil), l.Files...)}
 	return out.finish(b)
 }

@@ -199,6 +199,9 @@ func TestProvenanceNamesLayerFilePointerAndLine(t *testing.T) {
 	}
 	src, _ := l.Provenance.Of("autonomy", "")
 	assert.Equal(t, "project file "+f.projFile+":2 /autonomy", src.String())
+	src, _ = l.Provenance.Of("denied_paths", filepath.ToSlash(f.userDir))
+	assert.Equal(t, profile.Source{Layer: profile.LayerHost}, src, "the loader protects the directory of the user file")
+	assert.Equal(t, "host: protects its configuration directories", src.String())
 	src, _ = l.Provenance.Of("rules", "default-confirm")
 	assert.Equal(t, `built-in profile "PROFILE-DEV"`, src.String())
 
@@ -227,7 +230,7 @@ func TestProvenanceNamesLayerFilePointerAndLine(t *testing.T) {
 	for s, src := range l.Provenance.All() {
 		n++
 		assert.NotEmpty(t, s.Field)
-		if src.Layer != profile.LayerBuiltin {
+		if src.Layer == profile.LayerUser || src.Layer == profile.LayerProject {
 			assert.NotEmpty(t, src.File, s.String())
 			assert.Positive(t, src.Line, s.String())
 		}
@@ -350,6 +353,8 @@ func TestMaliciousProjectFile(t *testing.T) {
 	f.writeUser(strings.Replace(user, "%s", "", 1))
 	f.writeProject(readTestdata(t, "project-malicious.json"))
 	dev := profile.MustBuiltin(profile.ProfileDev)
+	userOnly, err := profile.Load(context.Background(), &profile.LoadOptions{UserDir: f.userDir})
+	require.NoError(t, err)
 
 	l := f.mustLoad()
 	assert.Equal(t, profile.Untrusted, l.Trust)
@@ -357,7 +362,7 @@ func TestMaliciousProjectFile(t *testing.T) {
 	assert.Equal(t, profile.ProfileDev, l.Profile.Name)
 	assert.Equal(t, dev.Autonomy, l.Profile.Autonomy)
 	assert.Nil(t, findRule(l.Profile, "allow-rm"))
-	assert.Equal(t, dev.Hash(), l.Profile.Hash(), "nothing of the malicious file applied")
+	assert.Equal(t, userOnly.Profile.Hash(), l.Profile.Hash(), "nothing of the malicious file applied")
 	v, id := shell(t, l.Profile, risk.Destructive, "rm", "-rf", "build")
 	assert.NotEqual(t, policy.Allow, v)
 	assert.Equal(t, "confirm-high-risk", id)
@@ -406,7 +411,7 @@ func TestMaliciousProjectFile(t *testing.T) {
 	assert.Contains(t, l.TrustReason, "another SHA-256, so the project file changed after it was trusted")
 	assert.Nil(t, findRule(l.Profile, "allow-rm"))
 	assert.Len(t, l.Skipped, 8)
-	assert.Equal(t, dev.Hash(), l.Profile.Hash())
+	assert.Equal(t, userOnly.Profile.Hash(), l.Profile.Hash())
 }
 
 func TestConfirmationCallback(t *testing.T) {
@@ -604,7 +609,7 @@ func TestRebaseKeepsFileSettings(t *testing.T) {
 	assert.NotNil(t, findRule(y.Profile, "deny-curl-pipe"))
 	assert.Equal(t, 2, y.Profile.Limits.MaxConcurrentOps, "the user's limits apply on the new base")
 	src, _ := y.Provenance.Of("active_profile", "")
-	assert.Equal(t, profile.Source{Layer: profile.LayerOverride, Profile: "yolo"}, src)
+	assert.Equal(t, profile.Source{Layer: profile.LayerHost, Profile: "yolo"}, src)
 	assert.Equal(t, profile.Untrusted, y.Trust)
 	assert.Equal(t, 1.0, y.Profile.Autonomy, "yolo's own dial")
 	assert.Empty(t, y.Skipped, "autonomy 1 does not raise yolo's dial")
@@ -635,6 +640,18 @@ func TestLoadOptions(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, profile.ProfileDev, l.Profile.Name)
 		assert.Contains(t, l.Profile.ShellBlocklist, "x")
+		assert.Contains(t, l.Profile.ProtectedPaths, ".exacta", "the host's project configuration directory is protected")
+		src, _ := l.Provenance.Of("denied_paths", ".exacta")
+		assert.Equal(t, profile.LayerHost, src.Layer)
+	})
+	t.Run("project file at the project root", func(t *testing.T) {
+		t.Parallel()
+		proj := t.TempDir()
+		require.NoError(t, os.WriteFile(filepath.Join(proj, "agent-policy.json"), []byte(`{"denied_paths": ["x"]}`), 0o644))
+		l, err := profile.Load(context.Background(), &profile.LoadOptions{NoUserFile: true, ProjectDir: proj, ProjectConfigDir: ".", ProjectFile: "agent-policy.json"})
+		require.NoError(t, err)
+		assert.Contains(t, l.Profile.ProtectedPaths, "x")
+		assert.Contains(t, l.Profile.ProtectedPaths, "agent-policy.json", "the project file itself is protected")
 	})
 	t.Run("YAML names", func(t *testing.T) {
 		t.Parallel()

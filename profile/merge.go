@@ -44,13 +44,13 @@ type builder struct {
 }
 
 // build computes the effective profile: the base built-in (override if set, else the highest
-// layer's active_profile, else def), then the user file, then the project file. Project
-// loosenings apply only when allowProject.
-func build(def, override string, user, project *parsedFile, allowProject bool) (*builder, error) {
+// layer's active_profile, else def), then the user file, then the project file, then the
+// protected paths the host adds (protect). Project loosenings apply only when allowProject.
+func build(def, override string, user, project *parsedFile, allowProject bool, protect []string) (*builder, error) {
 	b := &builder{prov: Provenance{m: map[Setting]Source{}}, allowProject: allowProject}
 	name, src := def, Source{Layer: LayerBuiltin, Profile: def}
 	if override != "" {
-		name, src = override, Source{Layer: LayerOverride, Profile: override}
+		name, src = override, Source{Layer: LayerHost, Profile: override}
 	} else {
 		if n, ptr := activeOf(user); n != "" {
 			name, src = n, user.src(ptr)
@@ -85,6 +85,12 @@ func build(def, override string, user, project *parsedFile, allowProject bool) (
 	slices.SortStableFunc(b.skipped, func(x, y Skipped) int { return cmp.Compare(x.Source.Line, y.Source.Line) }) // file order
 	if b.p.Hash() != base.Hash() {
 		b.p.Family = FamilyCustom
+	}
+	for _, e := range protect {
+		if !slices.ContainsFunc(b.p.ProtectedPaths, func(x string) bool { return strings.EqualFold(x, e) }) {
+			b.p.ProtectedPaths = append(b.p.ProtectedPaths, e)
+			b.prov.set("denied_paths", e, Source{Layer: LayerHost})
+		}
 	}
 	return b, nil
 }

@@ -10,7 +10,8 @@ import (
 )
 
 // Layer is where a setting of an effective profile comes from. Later layers take precedence:
-// built-in < user file < project file, and a host override ([Loaded.Rebase]) over all.
+// built-in < user file < project file, and the host over all (a profile switch through
+// [Loaded.Rebase], and the configuration directories the loader protects).
 type Layer uint8
 
 // The layers, in order of precedence.
@@ -22,11 +23,12 @@ const (
 	LayerUser
 	// LayerProject is the project file, <project>/.reins/project-profile.json by default.
 	LayerProject
-	// LayerOverride is the host choosing the active profile at run time ([Loaded.Rebase]).
-	LayerOverride
+	// LayerHost is the host: the active profile chosen at run time ([Loaded.Rebase]), and the
+	// configuration directories the loader adds to the protected paths.
+	LayerHost
 )
 
-// String returns "built-in", "user file", "project file" or "host override".
+// String returns "built-in", "user file", "project file" or "host".
 func (l Layer) String() string {
 	switch l {
 	case LayerBuiltin:
@@ -35,8 +37,8 @@ func (l Layer) String() string {
 		return "user file"
 	case LayerProject:
 		return "project file"
-	case LayerOverride:
-		return "host override"
+	case LayerHost:
+		return "host"
 	}
 	return fmt.Sprintf("Layer(%d)", uint8(l))
 }
@@ -45,7 +47,7 @@ func (l Layer) String() string {
 // pointer of the value in it and its line.
 type Source struct {
 	Layer Layer
-	// Profile is the built-in profile's name, for LayerBuiltin and LayerOverride.
+	// Profile is the built-in profile's name, for LayerBuiltin and for a switch (LayerHost).
 	Profile string
 	// File is the file's path, for LayerUser and LayerProject.
 	File string
@@ -56,13 +58,16 @@ type Source struct {
 }
 
 // String describes the source for humans: `built-in profile "PROFILE-DEV"`,
-// `project file /p/.reins/project-profile.json:3 /autonomy`.
+// `project file /p/.reins/project-profile.json:3 /autonomy`, `host switch to "yolo"`.
 func (s Source) String() string {
 	switch s.Layer {
 	case LayerBuiltin:
 		return fmt.Sprintf("built-in profile %q", s.Profile)
-	case LayerOverride:
-		return fmt.Sprintf("host override to %q", s.Profile)
+	case LayerHost:
+		if s.Profile != "" {
+			return fmt.Sprintf("host switch to %q", s.Profile)
+		}
+		return "host: protects its configuration directories"
 	}
 	loc := s.File
 	if s.Line > 0 {

@@ -18,8 +18,8 @@ import (
 // into the approval-mode profile it names, with its lists, exactly as the same block in JSON.
 func TestADRApprovalBlock(t *testing.T) {
 	t.Parallel()
+	dir := t.TempDir()
 	load := func(name string) *profile.Loaded {
-		dir := t.TempDir()
 		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(readTestdata(t, name)), 0o644))
 		l, err := profile.Load(context.Background(), &profile.LoadOptions{UserDir: dir, UserFile: name})
 		require.NoError(t, err)
@@ -33,7 +33,8 @@ func TestADRApprovalBlock(t *testing.T) {
 	assert.Equal(t, []string{"read_file", "list_files"}, p.AllowedTools)
 	assert.Equal(t, []string{"go test", "npm run build"}, p.AutoApprovePatterns)
 	assert.Subset(t, p.ProtectedPaths, []string{"~/.ssh", "~/.aws", "/etc", ".git"})
-	assert.Len(t, p.ProtectedPaths, len(profile.MustBuiltin(profile.ApprovalSafe).ProtectedPaths), "the ADR's denied paths are safe's defaults already")
+	assert.Equal(t, append(profile.MustBuiltin(profile.ApprovalSafe).ProtectedPaths, filepath.ToSlash(dir)), p.ProtectedPaths,
+		"the ADR's denied paths are safe's defaults already; the loader protects the user directory")
 	assert.Equal(t, profile.ExternalWritesByPolicy, p.ExternalWrites)
 
 	src, ok := y.Provenance.Of("active_profile", "")
