@@ -118,3 +118,47 @@ func replacesAllowRule(p Profile, f *parsedFile) bool {
 	}
 	return false
 }
+
+// FuzzLoadProfileYAML feeds arbitrary bytes to the YAML loader: it never panics, every failure
+// is a LoadError naming the file, and anything that loads passes the schema (as the JSON it
+// converts to) and compiles.
+func FuzzLoadProfileYAML(f *testing.F) {
+	seeds, err := filepath.Glob(filepath.Join("testdata", "profiles", "*.yaml"))
+	require.NoError(f, err)
+	for _, s := range seeds {
+		b, err := os.ReadFile(s)
+		require.NoError(f, err)
+		f.Add(b)
+	}
+	for _, s := range []string{
+		"", "{}", "[]", "autonomy: .nan", "a: &x [1]\nb: *x\n", "<<: {a: 1}", "1: x", "--- {}\n--- {}",
+		"approval:\n  mode: yolo\n  denied_paths: [~/.ssh]\n", "custom_rules:\n- id: r\n  action: deny\n  condition: {command_pattern: '('}\n",
+		"autonomy: !!binary aGk=", "x: &a [*a]", "resource_limits: {max_concurrent_ops: 0x10}", "autonomy: 1e-400",
+	} {
+		f.Add([]byte(s))
+	}
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft2020
+	require.NoError(f, c.AddResource("fuzz://profile.schema.json", bytes.NewReader(Schema())))
+	schema, err := c.Compile("fuzz://profile.schema.json")
+	require.NoError(f, err)
+
+	f.Fuzz(func(t *testing.T, data []byte) {
+		pf, err := parseFile(LayerUser, "fuzz.yaml", data)
+		if err != nil {
+			errs := LoadErrors(err)
+			require.NotEmpty(t, errs, "every failure is a LoadError: %v", err)
+			for _, e := range errs {
+				require.Equal(t, "fuzz.yaml", e.File)
+			}
+			return
+		}
+		require.NoError(t, schema.Validate(pf.doc.value), "what loads passes the schema")
+		if b, err := build(ProfileSafe, "", pf, nil, false, nil); err == nil {
+			_, err := b.p.Compile()
+			require.NoError(t, err, "the effective profile compiles")
+		} else {
+			require.NotEmpty(t, LoadErrors(err), "%v", err)
+		}
+	})
+}
