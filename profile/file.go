@@ -162,20 +162,20 @@ func (f *parsedFile) check() []*LoadError {
 			}
 		}
 	}
-	globs := func(ptr, field string, list []string) {
+	// Glob lists may be referenced from any glob field of a rule (tools, hosts, providers,
+	// surfaces), and hosts are matched in lower case: an entry must be valid both ways.
+	globs := func(ptr string, list []string) {
 		for i, e := range list {
 			p := ptr + "/" + strconv.Itoa(i)
 			if strings.HasPrefix(e, "@") {
 				fail(p, "%q: @references are allowed in rule conditions only", e)
 				continue
 			}
-			var cond policy.Condition
-			if field == "hosts" {
-				cond.Hosts = []string{e}
-			} else {
-				cond.Tools = []string{e}
+			why := checkCondition("tools", policy.Condition{Tools: []string{e}})
+			if why == "" {
+				why = checkCondition("hosts", policy.Condition{Hosts: []string{e}})
 			}
-			if why := checkCondition(field, cond); why != "" {
+			if why != "" {
 				fail(p, "bad glob: %s", why)
 			}
 		}
@@ -198,13 +198,13 @@ func (f *parsedFile) check() []*LoadError {
 	commands("/shell_allowlist", c.ShellAllowlist)
 	commands("/shell_blocklist", c.ShellBlocklist)
 	commands("/auto_approve_patterns", c.AutoApprove)
-	globs("/network_allowlist", "hosts", c.NetworkAllow)
-	globs("/allowed_tools", "tools", c.AllowedTools)
+	globs("/network_allowlist", c.NetworkAllow)
+	globs("/allowed_tools", c.AllowedTools)
 	denied("/denied_paths", c.DeniedPaths)
 	trusted("/trusted_paths", c.TrustedPaths)
 	if a := c.Approval; a != nil {
 		commands("/approval/auto_approve_patterns", a.AutoApprove)
-		globs("/approval/allowed_tools", "tools", a.AllowedTools)
+		globs("/approval/allowed_tools", a.AllowedTools)
 		denied("/approval/denied_paths", a.DeniedPaths)
 		trusted("/approval/trusted_paths", a.TrustedPaths)
 	}
@@ -213,7 +213,7 @@ func (f *parsedFile) check() []*LoadError {
 		if isListName(g) {
 			fail(p, "%q is the name of a profile list, not a host group", g)
 		}
-		globs(p, "hosts", c.HostGroups[g])
+		globs(p, c.HostGroups[g])
 	}
 	for _, eco := range slices.Sorted(maps.Keys(c.Registries)) {
 		for i, h := range c.Registries[eco] {
@@ -277,10 +277,16 @@ func (f *parsedFile) checkRule(p string, r policy.Rule) []*LoadError {
 		for i, e := range l.list {
 			ep := cp + "/" + l.field + "/" + strconv.Itoa(i)
 			if name, ok := strings.CutPrefix(e, "@"); ok {
-				if name == "" {
+				cmdList := isCommandList(name)
+				switch {
+				case name == "":
 					fail(ep, "%q names no list", e)
+				case l.field == "commands" && !cmdList:
+					fail(ep, "%q: commands may refer to @shell_allowlist, @shell_blocklist or @auto_approve_patterns only", e)
+				case l.field != "commands" && cmdList:
+					fail(ep, "%q is a list of commands; %s may refer to @network_allowlist, @allowed_tools and host groups", e, l.field)
 				}
-				continue // resolved against the layers when the files are merged
+				continue // other names are resolved against the layers when the files are merged
 			}
 			if why := checkCondition(l.field, l.cond(e)); why != "" {
 				if l.field == "commands" {
@@ -340,6 +346,16 @@ func checkProtectedPath(e string) string {
 
 func isAbsOrHome(p string) bool {
 	return strings.HasPrefix(p, "/") || p == "~" || strings.HasPrefix(p, "~/")
+}
+
+// isCommandList reports whether name is a profile list of command entries (the others hold
+// globs).
+func isCommandList(name string) bool {
+	switch name {
+	case policy.ListShellAllowlist, policy.ListShellBlocklist, policy.ListAutoApprovePatterns:
+		return true
+	}
+	return false
 }
 
 func isListName(name string) bool {
