@@ -133,6 +133,7 @@ type scriptRun struct {
 	maxOutput int
 	nonce     string
 	files     bool   // the script was built with files set
+	handshake bool   // the script was built with handshake set
 	dir       string // Command.Dir, for violations
 	// beforeKill, if set, stops the command on the far side when the
 	// timeout or ctx ends the run; it gets the stderr frame, whose
@@ -155,6 +156,14 @@ func (r scriptRun) run(ctx context.Context) (Result, error) {
 	if r.beforeKill != nil {
 		p.beforeKill = func() { r.beforeKill(errF) }
 	}
+	if r.handshake {
+		stdin, stop, err := r.goSignal(ctx, errF)
+		if err != nil {
+			return unavailableResult(r.conf, &UnavailableError{Backend: r.conf.Backend, Reason: "making the stdin pipe: " + err.Error()})
+		}
+		defer stop()
+		p.stdin = stdin
+	}
 	st := runCLI(ctx, p).status
 	o, e := outF.result(), errF.result()
 	chatter := append(o.chatter, e.chatter...)
@@ -172,4 +181,43 @@ func (r scriptRun) run(ctx context.Context) (Result, error) {
 		return scriptOutcome(r.conf, st, r.dir, "", false, nil, nil, false, false, append(chatter, o.out...), r.cli)
 	}
 	return scriptOutcome(r.conf, st, r.dir, o.kind, true, fo.stdout, fo.stderr, fo.stdoutCut, fo.stderrCut, chatter, r.cli)
+}
+
+// goSignal returns the CLI's stdin for a handshake script: once the
+// script's opening line (with the far side's process id) has arrived it
+// carries "go SECONDS WHOLE" (the time left before the deadline) and
+// then Command.Stdin. If the run ends first, or no time is left, it is
+// closed without the line and the script does not start the command.
+// stop releases the pipe once the CLI has exited.
+func (r scriptRun) goSignal(ctx context.Context, stderr *frame) (*os.File, func(), error) {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	deadline := time.Now().Add(r.timeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	done := make(chan struct{})
+	go func() {
+		defer pw.Close()
+		select {
+		case <-stderr.startCh:
+		case <-done:
+			return
+		case <-ctx.Done():
+			return
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return
+		}
+		if _, err := fmt.Fprintf(pw, "go %s %s\n", strconv.FormatFloat(left.Seconds(), 'f', 3, 64), durationSeconds(left)); err != nil {
+			return
+		}
+		if r.stdin != nil {
+			_, _ = io.Copy(pw, r.stdin)
+		}
+	}()
+	return pr, func() { close(done); pr.Close() }, nil
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/reins-go/reins/sandbox"
 )
@@ -87,4 +88,27 @@ func standIn(t *testing.T, dir, name, body string) (path string, calls func() []
 		}
 		return out
 	}
+}
+
+// writeArgvRecorder writes an executable named name into dir that
+// records its arguments after the first, NUL-terminated, to the file
+// named by its first argument.
+func writeArgvRecorder(t *testing.T, dir, name string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	require.NoError(t, os.WriteFile(p, []byte("#!/bin/sh\nout=$1; shift\nfor a in \"$@\"; do printf '%s\\0' \"$a\"; done > \"$out\"\n"), 0o755))
+	return p
+}
+
+// printableHostileArgs are the hostile arguments that need no $'...'
+// quoting (no control characters, valid UTF-8): a plain POSIX shell such
+// as dash reads them.
+func printableHostileArgs() []string {
+	var out []string
+	for _, a := range sandbox.HostileArgs {
+		if _, err := syntax.Quote(a, syntax.LangPOSIX); err == nil {
+			out = append(out, a)
+		}
+	}
+	return out
 }

@@ -62,6 +62,15 @@ type remoteScript struct {
 	// merges the two streams); maxOutput caps each.
 	files     bool
 	maxOutput int
+	// handshake makes the script read a line "go SECONDS WHOLE" from
+	// stdin before it runs the command, and give up quietly on anything
+	// else: the backend sends it only once it holds the far side's
+	// process id (so that it can kill what runs), with the time left
+	// before its deadline, which a watchdog on the far side enforces too.
+	handshake bool
+	// watchdog, without handshake, kills the script's process group
+	// that long after the command starts; zero means none.
+	watchdog time.Duration
 }
 
 // The kinds of the closing marker line.
@@ -72,6 +81,7 @@ const (
 	markNoDir   = "nodir"   // the working directory does not exist
 	markNoRoot  = "noroot"  // the root does not exist or cannot be entered
 	markNoTemp  = "notemp"  // no temporary directory for the output files
+	markNoGo    = "nogo"    // the backend gave up before the command started
 )
 
 // build returns the script's text.
@@ -137,24 +147,40 @@ func (s remoteScript) build() (string, error) {
 		cmd.WriteString(" " + x)
 	}
 
+	// The watchdog and the leftover kill below reach the whole process
+	// group when this shell leads it, as it does under sshd; elsewhere
+	// the kills find no group and do nothing.
+	const watchdog = "(sleep \"$__reins_s\" 2>/dev/null || sleep \"$__reins_w\"; kill -9 -$$) </dev/null >/dev/null 2>&1 &\n"
+	switch {
+	case s.handshake:
+		fmt.Fprintf(&b, "IFS=' ' read -r __reins_g __reins_s __reins_w || __reins_t %s 0\n", markNoGo)
+		fmt.Fprintf(&b, "[ \"$__reins_g\" = go ] || __reins_t %s 0\n", markNoGo)
+		fmt.Fprintf(&b, "case \"$__reins_s$__reins_w\" in ''|*[!0-9.]*) __reins_t %s 0;; esac\n", markNoGo)
+		b.WriteString(watchdog)
+	case s.watchdog > 0:
+		fmt.Fprintf(&b, "__reins_s=%s __reins_w=%s\n", strconv.FormatFloat(s.watchdog.Seconds(), 'f', 3, 64), durationSeconds(s.watchdog))
+		b.WriteString(watchdog)
+	}
 	if s.files {
 		fmt.Fprintf(&b, "__reins_o=$(mktemp -d) || __reins_t %s 127\n", markNoTemp)
 		fmt.Fprintf(&b, "%s >\"$__reins_o/1\" 2>\"$__reins_o/2\" </dev/null\n", cmd.String())
 		b.WriteString("__reins_c=$?\n")
-		b.WriteString("for __reins_s in 1 2; do\n")
-		b.WriteString("  printf '%s:out%s:%s\\n' \"$__reins_n\" \"$__reins_s\" \"$(wc -c <\"$__reins_o/$__reins_s\")\"\n")
-		fmt.Fprintf(&b, "  head -c %d \"$__reins_o/$__reins_s\" | base64\n", s.maxOutput)
+		b.WriteString("for __reins_i in 1 2; do\n")
+		b.WriteString("  printf '%s:out%s:%s\\n' \"$__reins_n\" \"$__reins_i\" \"$(wc -c <\"$__reins_o/$__reins_i\")\"\n")
+		fmt.Fprintf(&b, "  head -c %d \"$__reins_o/$__reins_i\" | base64\n", s.maxOutput)
 		b.WriteString("done\n")
 		b.WriteString("rm -rf \"$__reins_o\"\n")
 		fmt.Fprintf(&b, "__reins_t \"%s:$__reins_c\" 0\n", markExit)
 	} else {
-		b.WriteString(cmd.String() + "\n")
+		// The command's stderr is the script's (fd 3), while the shell's
+		// own notices ("Terminated" for a command killed by a signal) go
+		// to /dev/null.
+		fmt.Fprintf(&b, "{ %s 2>&3 3>&-; } 3>&2 2>/dev/null\n", cmd.String())
 		b.WriteString("__reins_c=$?\n")
 		b.WriteString("printf '%s:end\\n' \"$__reins_n\"\n")
 		fmt.Fprintf(&b, "printf '%%s:%s:%%s\\n' \"$__reins_n\" \"$__reins_c\" >&2\n", markExit)
 		// Whatever the command left behind in its process group dies
-		// now, as with local (when this shell leads the group, as it
-		// does under sshd).
+		// now, as with local.
 		b.WriteString("kill -9 -$$ 2>/dev/null\n")
 		b.WriteString("exit \"$__reins_c\"\n")
 	}
@@ -344,6 +370,18 @@ func (f *frame) startedArg(done <-chan struct{}) (string, bool) {
 	}
 }
 
+// startArgNow is startedArg without waiting.
+func (f *frame) startArgNow() (string, bool) {
+	select {
+	case <-f.startCh:
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return f.startArg, true
+	default:
+		return "", false
+	}
+}
+
 // framed is what a frame saw once the stream ended.
 type framed struct {
 	started   bool   // the opening line arrived: the script ran
@@ -500,6 +538,10 @@ func scriptOutcome(conf Confinement, pr cliStatus, dir string, kind string, ende
 		v = Violation{Kind: ViolationDeniedPath, Subject: dir, Detail: "working directory matches a denied path on the far side (symbolic links followed there)"}
 	case markNoDir:
 		v = Violation{Kind: ViolationUncheckable, Subject: dir, Detail: "working directory does not exist or cannot be entered on the far side: " + strings.TrimSpace(string(stderr))}
+	case markNoGo:
+		r, err := unavailableResult(conf, &UnavailableError{Backend: conf.Backend, Reason: "the run ended before the command was started on the far side"})
+		r.Duration = pr.duration
+		return r, err
 	case markNoRoot, markNoTemp:
 		what := "the root directory does not exist or cannot be entered on the far side"
 		if kind == markNoTemp {

@@ -16,14 +16,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// hostileArgs must reach the far side byte for byte.
-var hostileArgs = []string{
-	"plain", "a b", "  two  spaces  ", "", "'", `"`, `\`, `\\n`, "a;b", "a&&b", "a|b", "a>b", "<in",
-	"$(id)", "`id`", "$HOME", "${PATH}", "$'x'", "a\nb", "\n", "\t", "\r\n", "*", "?", "[a]", "~", "~root",
-	"#comment", "a#b", "{a,b}", "!", "!!", "-n", "--", "-e", "a=b", "(", ")", "\x01\x7f", "\xff\xfe",
-	"é", "日本語", `'"'"'`, "%s%n", "if", "then", strings.Repeat("long ", 2000),
-}
-
 // argvRecorder writes a script to dir that records its arguments,
 // NUL-terminated, to the file named by its first argument.
 func argvRecorder(t *testing.T, dir string) string {
@@ -31,13 +23,6 @@ func argvRecorder(t *testing.T, dir string) string {
 	p := filepath.Join(dir, "record-argv")
 	require.NoError(t, os.WriteFile(p, []byte("#!/bin/sh\nout=$1; shift\nfor a in \"$@\"; do printf '%s\\0' \"$a\"; done > \"$out\"\n"), 0o755))
 	return p
-}
-
-func splitNUL(b []byte) []string {
-	if len(b) == 0 {
-		return nil
-	}
-	return strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00")
 }
 
 // runScriptLocally runs a remote script with a local shell, as sshd
@@ -215,4 +200,63 @@ func TestDeniedCasePatterns(t *testing.T) {
 	m2, _ := newPathMatcher([]string{"bad\nname"})
 	_, err = deniedCasePatterns(m2)
 	assert.Error(t, err, "control characters cannot be matched portably")
+}
+
+func TestRemoteScriptHandshake(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	nonce, err := newNonce()
+	require.NoError(t, err)
+	script, err := remoteScript{nonce: nonce, root: root, dir: root, handshake: true, maxOutput: 100,
+		args: []string{"touch", "ran"}}.build()
+	require.NoError(t, err)
+	run := func(stdin string) (Result, error) {
+		r := scriptRun{conf: Confinement{Backend: "test"}, cli: "bash", path: "/bin/bash",
+			argv: []string{"/bin/bash", "-c", script}, stdin: strings.NewReader(stdin),
+			timeout: time.Minute, maxOutput: 100, nonce: nonce}
+		return r.run(context.Background())
+	}
+	for _, stdin := range []string{"", "stop\n", "go x 1\n", "go 1;rm 1\n"} {
+		res, err := run(stdin)
+		require.ErrorIs(t, err, ErrUnavailable, "stdin %q", stdin)
+		assert.Equal(t, ExitUnavailable, res.ExitCode)
+		assert.NoFileExists(t, filepath.Join(root, "ran"), "without a go line the command never starts (stdin %q)", stdin)
+	}
+	res, err := run("go 30.000 30\n")
+	require.NoError(t, err, "%s", res.Stderr)
+	assert.Equal(t, 0, res.ExitCode)
+	assert.FileExists(t, filepath.Join(root, "ran"))
+
+	// The real sender: the go line follows the opening line, then stdin.
+	nonce2, err := newNonce()
+	require.NoError(t, err)
+	script2, err := remoteScript{nonce: nonce2, root: root, dir: root, handshake: true, maxOutput: 100, args: []string{"cat"}}.build()
+	require.NoError(t, err)
+	r := scriptRun{conf: Confinement{Backend: "test"}, cli: "bash", path: "/bin/bash", argv: []string{"/bin/bash", "-c", script2},
+		stdin: strings.NewReader("payload"), timeout: time.Minute, maxOutput: 100, nonce: nonce2, handshake: true}
+	res, err = r.run(context.Background())
+	require.NoError(t, err, "%s", res.Stderr)
+	assert.Equal(t, "payload", string(res.Stdout))
+}
+
+func TestRemoteScriptWatchdog(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	start := time.Now()
+	res, err := runScriptLocally(t, "/bin/bash", remoteScript{root: root, dir: root, watchdog: 500 * time.Millisecond,
+		args: []string{"sh", "-c", "(sleep 2; touch late) & sleep 30"}}, "", time.Minute)
+	require.ErrorIs(t, err, ErrUnavailable, "a command killed by the watchdog reports no status")
+	assert.NotZero(t, res.ExitCode)
+	assert.Less(t, time.Since(start), 10*time.Second)
+	time.Sleep(2 * time.Second)
+	assert.NoFileExists(t, filepath.Join(root, "late"))
+}
+
+func TestRemoteScriptShellNoticesStayOut(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	res, err := runScriptLocally(t, "/bin/bash", remoteScript{root: root, dir: root, args: []string{"sh", "-c", "kill -TERM $$"}}, "", time.Minute)
+	require.NoError(t, err)
+	assert.Equal(t, 143, res.ExitCode)
+	assert.Empty(t, res.Stderr, "the wrapper's own job notices are not the command's stderr")
 }

@@ -39,8 +39,14 @@ var globOptionWords = []string{"dotglob", "globdots", "globignore", "fignore", "
 
 // scriptCheck holds what checking one script needs.
 type scriptCheck struct {
-	l       *Local
-	dir     string // resolved working directory the script starts in
+	match pathMatcher
+	dir   string // working directory the script starts in
+	// pathViolation checks one path (absolute, or relative to dir).
+	pathViolation func(subject, p string) (Violation, bool)
+	// expand expands globs against this host's file system; without it
+	// only their patterns are checked (a remote host's files are not
+	// here).
+	expand  bool
 	vs      []Violation
 	checked map[string]bool
 }
@@ -51,6 +57,63 @@ type scriptCheck struct {
 // and every command the analysis cannot see through, which is refused.
 func (l *Local) checkScript(dir, script string, env []string) []Violation {
 	home, _ := lookupEnv(env, "HOME")
+	sc := &scriptCheck{
+		match: l.match, dir: dir, expand: true,
+		pathViolation: func(subject, p string) (Violation, bool) { return l.pathViolation(dir, subject, p) },
+	}
+	return sc.check(script, home)
+}
+
+// lexicalPathViolation checks a path of another host as written:
+// cleaned and before cleaning, no links followed.
+func lexicalPathViolation(m pathMatcher, dir, subject, p string) (Violation, bool) {
+	raw := p
+	if !path.IsAbs(raw) {
+		raw = dir + "/" + raw
+	}
+	for _, cand := range []string{path.Clean(raw), raw} {
+		if e, ok := m.match(cand); ok {
+			return Violation{Kind: ViolationDeniedPath, Subject: subject, Detail: fmt.Sprintf("names denied path %q (checked as written: the far side's links are not followed)", e)}, true
+		}
+	}
+	return Violation{}, false
+}
+
+// checkArgsLexical is the argument check of the remote and vendor
+// backends: local's check without the far side's file system (no
+// symbolic links followed, globs checked by pattern only).
+func checkArgsLexical(m pathMatcher, dir string, args []string) []Violation {
+	var vs []Violation
+	checkOne := func(subject, p string) {
+		if p == "" {
+			return
+		}
+		if v, bad := lexicalPathViolation(m, dir, subject, p); bad {
+			vs = append(vs, v)
+		}
+	}
+	for _, a := range args {
+		checkOne(a, a)
+		if strings.HasPrefix(a, "-") {
+			if _, v, ok := strings.Cut(a, "="); ok {
+				checkOne(a, v)
+			}
+		}
+	}
+	if script, ok := shellScript(args); ok {
+		sc := &scriptCheck{
+			match: m, dir: dir,
+			pathViolation: func(subject, p string) (Violation, bool) { return lexicalPathViolation(m, dir, subject, p) },
+		}
+		vs = append(vs, sc.check(script, "")...)
+	}
+	return vs
+}
+
+// check runs the analysis; home is what ~ and $HOME expand to ("" makes
+// them opaque).
+func (sc *scriptCheck) check(script, home string) []Violation {
+	dir := sc.dir
 	a, err := shell.Analyze(script, &shell.Options{Dir: dir, Home: home})
 	if errors.Is(err, shell.ErrEmpty) {
 		return nil // nothing runs
@@ -58,7 +121,7 @@ func (l *Local) checkScript(dir, script string, env []string) []Violation {
 	if err != nil {
 		return []Violation{{Kind: ViolationUncheckable, Subject: script, Detail: "the shell script does not parse: " + err.Error()}}
 	}
-	sc := &scriptCheck{l: l, dir: dir, checked: map[string]bool{}}
+	sc.checked = map[string]bool{}
 	funcs := map[string]bool{}
 	for _, c := range a.Commands {
 		if name, ok := strings.CutPrefix(c.Via, "function "); ok {
@@ -107,7 +170,7 @@ func (sc *scriptCheck) checkPath(subject, p string) {
 		return
 	}
 	sc.checked[p] = true
-	if v, bad := sc.l.pathViolation(sc.dir, subject, p); bad {
+	if v, bad := sc.pathViolation(subject, p); bad {
 		sc.vs = append(sc.vs, v)
 	}
 }
@@ -127,19 +190,19 @@ func (sc *scriptCheck) checkWord(w string, dirs []string) {
 		if v == "" {
 			continue
 		}
-		if filepath.IsAbs(v) {
+		if path.IsAbs(v) {
 			sc.checkPath(w, v)
 		} else {
 			for _, d := range dirs {
-				// Not filepath.Join: check must see ".." before cleaning.
-				sc.checkPath(w, d+string(filepath.Separator)+v)
+				// Not Join: the check must see ".." before cleaning.
+				sc.checkPath(w, d+"/"+v)
 			}
 		}
 		if strings.ContainsAny(v, "*?[") {
 			for _, d := range dirs {
 				p := v
-				if !filepath.IsAbs(p) {
-					p = filepath.Join(d, v)
+				if !path.IsAbs(p) {
+					p = path.Join(d, v)
 				}
 				sc.checkGlob(shell.Path{Path: p, Raw: v, Glob: true}, true)
 			}
@@ -157,8 +220,11 @@ func (sc *scriptCheck) checkGlob(p shell.Path, loose bool) {
 		return
 	}
 	sc.checked[key] = true
-	if entry, ok := sc.l.match.couldMatchPattern(p.Path); ok {
+	if entry, ok := sc.match.couldMatchPattern(p.Path); ok {
 		sc.vs = append(sc.vs, Violation{Kind: ViolationDeniedPath, Subject: p.Raw, Detail: fmt.Sprintf("the glob can match denied path %q", entry)})
+		return
+	}
+	if !sc.expand {
 		return
 	}
 	matches, err := expandGlob(p.Path, loose, loose, maxGlobEntries)
