@@ -16,4 +16,3 @@ func splitNUL(b []byte) []string {
 	}
 	return strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00")
 }
-
