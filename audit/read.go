@@ -150,32 +150,71 @@ func (lr *lineReader) next() (line []byte, complete bool, err error) {
 
 var errTooLong = fmt.Errorf("%w: line longer than MaxLineSize", ErrMalformed)
 
-// openLog opens the files of the log whose active file is path, as one consistent snapshot:
-// if a writer rotates the log while the files are being opened, it starts over, so the files
-// always hold a contiguous run of the chain.
+// openLog opens the files of the log whose active file is path, as one consistent snapshot,
+// without waiting for writers: it opens the active file first, then the rotated files. Rotated
+// files never change, so the snapshot is every rotated file plus the active one, unless a writer
+// rotated that very file meanwhile, in which case it is already among the rotated files and the
+// snapshot simply ends there. Either way the files hold a contiguous run of the chain.
 func openLog(path string) ([]*os.File, error) {
 	for attempt := 0; ; attempt++ {
-		names, err := Files(path)
+		active, err := os.Open(path)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("audit: %w", err)
+		}
+		names, err := rotatedFiles(path)
 		if err != nil {
+			if active != nil {
+				active.Close()
+			}
 			return nil, err
 		}
-		files := make([]*os.File, 0, len(names))
+		files := make([]*os.File, 0, len(names)+1)
+		complete := true
 		for _, name := range names {
 			f, err := os.Open(name)
 			if err != nil {
+				complete = false // removed between listing and opening: look again
 				break
 			}
 			files = append(files, f)
 		}
-		again, err := Files(path)
-		if len(files) == len(names) && err == nil && slices.Equal(names, again) {
-			return files, nil
+		if !complete {
+			closeAll(files)
+			if active != nil {
+				active.Close()
+			}
+			if attempt == 10 {
+				return nil, fmt.Errorf("audit: the files of %s kept disappearing while opening them", path)
+			}
+			continue
 		}
-		closeAll(files)
-		if attempt == 10 {
-			return nil, fmt.Errorf("audit: the files of %s kept changing while opening them", path)
+		if active != nil {
+			if rotatedAlready(active, files) {
+				active.Close()
+			} else {
+				files = append(files, active)
+			}
+		}
+		if len(files) == 0 {
+			return nil, fmt.Errorf("audit: no log at %s: %w", path, os.ErrNotExist)
+		}
+		return files, nil
+	}
+}
+
+// rotatedAlready reports whether f is the same file as one of files (it was rotated after it was
+// opened).
+func rotatedAlready(f *os.File, files []*os.File) bool {
+	st, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	for i := len(files) - 1; i >= 0; i-- {
+		if rst, err := files[i].Stat(); err == nil && os.SameFile(st, rst) {
+			return true
 		}
 	}
+	return false
 }
 
 func closeAll(files []*os.File) {
