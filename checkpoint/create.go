@@ -429,3 +429,14 @@ func (c *Checkpointer) checkNoSymlinkParent(p string) error {
 	}
 	return nil
 }
+
+// Snapshot takes a full checkpoint with a label and a correlation id and returns its id. It is
+// CreateWith in the shape of the gate's Checkpointer interface, so a *Checkpointer can be handed
+// to gate.Options.Checkpointer as it is.
+func (c *Checkpointer) Snapshot(ctx context.Context, label, correlationID string) (string, error) {
+	cp, err := c.CreateWith(ctx, CreateOptions{Label: label, CorrelationID: correlationID})
+	if err != nil {
+		return "", err
+	}
+	return cp.ID, nil
+}

@@ -48,6 +48,14 @@ type Options struct {
 	// ConfirmSwitch is asked before a switch to a profile that is not at least as restrictive
 	// as the active one (see profile.AtLeastAsRestrictive). Nil means such switches are refused.
 	ConfirmSwitch func(ctx context.Context, req SwitchRequest) (bool, error)
+	// Approver answers CONFIRM decisions in Do. Nil means nobody can be asked: Do denies them.
+	Approver Approver
+	// Checkpointer honours the Checkpoint obligation in Do (a *checkpoint.Checkpointer). Nil
+	// means Do denies actions that require a checkpoint.
+	Checkpointer Checkpointer
+	// Notifier honours the Notify obligation in Do. Nil means Do denies actions that require a
+	// notification.
+	Notifier Notifier
 }
 
 // Gate decides whether an agent may take an action: ALLOW, DENY or CONFIRM, with obligations.
