@@ -1,0 +1,297 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// SingularityWorkdir is where the singularity and apptainer backends
+// bind the workspace inside the container.
+const SingularityWorkdir = "/workspace"
+
+// SingularityConfig configures [NewSingularity] and [NewApptainer].
+type SingularityConfig struct {
+	// Root is the workspace on this host, bound read-write at
+	// [SingularityWorkdir]. Required. It must not contain ':' or ','
+	// (the separators of a bind specification).
+	Root string
+	// Image is the container: a SIF file, a sandbox directory, or a URI
+	// such as docker://debian@sha256:... (pin by digest). Required.
+	Image string
+	// Policy: AllowedPaths are bound read-write at the same path,
+	// AllowNetwork keeps the host's network (otherwise --net --network
+	// none), denied paths found in the workspace are masked (.git bound
+	// read-only), and EnvAllowlist names the host variables forwarded
+	// (empty: only Command.Env is forwarded).
+	Policy FsNetPolicy
+	// CPUs, MemoryBytes and PIDs set --cpus, --memory (and --memory-swap
+	// to the same value) and --pids-limit; zero means no limit. They need
+	// cgroups v2 (and, unprivileged, systemd); the run fails where the
+	// host cannot apply them.
+	CPUs        float64
+	MemoryBytes int64
+	PIDs        int64
+	// CLI is the binary; empty means "singularity" for [NewSingularity]
+	// and "apptainer" for [NewApptainer], from PATH.
+	CLI string
+}
+
+// Singularity runs each command with "singularity exec" or "apptainer
+// exec". See the package documentation for what it enforces.
+type Singularity struct {
+	cfg     SingularityConfig
+	backend string // "singularity" or "apptainer"
+	root    string
+	extra   []string
+	match   pathMatcher
+}
+
+var _ Sandbox = (*Singularity)(nil)
+
+// NewSingularity returns the singularity backend (SingularityCE's
+// "singularity" CLI; Apptainer installs one too).
+func NewSingularity(cfg SingularityConfig) (*Singularity, error) {
+	return newSingularity(cfg, "singularity")
+}
+
+// NewApptainer returns the apptainer backend: the same as
+// [NewSingularity] with the "apptainer" CLI.
+func NewApptainer(cfg SingularityConfig) (*Singularity, error) {
+	return newSingularity(cfg, "apptainer")
+}
+
+func newSingularity(cfg SingularityConfig, backend string) (*Singularity, error) {
+	field := "SingularityConfig"
+	root, err := resolveRoot(cfg.Root, field+".Root")
+	if err != nil {
+		return nil, err
+	}
+	if strings.ContainsAny(root, ":,") {
+		return nil, fmt.Errorf("sandbox: %s.Root %q contains ':' or ','", field, root)
+	}
+	if cfg.Image == "" || strings.HasPrefix(cfg.Image, "-") {
+		return nil, fmt.Errorf("sandbox: %s.Image %q is not an image", field, cfg.Image)
+	}
+	if cfg.CPUs < 0 || cfg.MemoryBytes < 0 || cfg.PIDs < 0 {
+		return nil, fmt.Errorf("sandbox: %s: negative resource limit", field)
+	}
+	m, err := newPathMatcher(cfg.Policy.DeniedPaths)
+	if err != nil {
+		return nil, err
+	}
+	s := &Singularity{cfg: cfg, backend: backend, root: root, match: m}
+	s.cfg.Policy.EnvAllowlist = append([]string(nil), cfg.Policy.EnvAllowlist...)
+	for i, p := range cfg.Policy.AllowedPaths {
+		r, err := resolveRoot(p, fmt.Sprintf("%s.Policy.AllowedPaths[%d]", field, i))
+		if err != nil {
+			return nil, err
+		}
+		if strings.ContainsAny(r, ":,") {
+			return nil, fmt.Errorf("sandbox: %s.Policy.AllowedPaths[%d] %q contains ':' or ','", field, i, r)
+		}
+		s.extra = append(s.extra, r)
+	}
+	return s, nil
+}
+
+// Root returns the resolved workspace root on this host.
+func (s *Singularity) Root() string { return s.root }
+
+func (s *Singularity) findCLI() (string, *UnavailableError) {
+	return findCLI(s.backend, s.cfg.CLI, s.backend, "install "+s.backend+", or set SingularityConfig.CLI")
+}
+
+// Probe reports whether the CLI is installed.
+func (s *Singularity) Probe(ctx context.Context) error {
+	if _, uerr := s.findCLI(); uerr != nil {
+		return uerr
+	}
+	return nil
+}
+
+// envPrefix is how the CLI is told the container's variables: it reads
+// <PREFIX>ENV_KEY=value from its own environment, so values never appear
+// in its argument vector.
+func (s *Singularity) envPrefix() string {
+	return strings.ToUpper(s.backend)
+}
+
+// Run runs cmd in the container. It implements [Sandbox].
+func (s *Singularity) Run(ctx context.Context, cmd Command) (Result, error) {
+	conf := Confinement{Backend: s.backend}
+	if err := cmd.validate(); err != nil {
+		return Result{ExitCode: ExitDenied, Stderr: []byte(err.Error() + "\n"), Confinement: conf}, err
+	}
+	dir, vs := resolveWorkdir(s.root, s.match, cmd.Dir)
+	if len(vs) > 0 {
+		return deniedResult(conf, vs)
+	}
+	path, uerr := s.findCLI()
+	if uerr != nil {
+		return unavailableResult(conf, uerr)
+	}
+	masks, readOnly, err := findProtected(s.match, append([]string{s.root}, s.extra...))
+	if err != nil {
+		return unavailableResult(conf, &UnavailableError{Backend: s.backend, Layer: LayerMasks, Reason: err.Error()})
+	}
+	empty, err := os.MkdirTemp("", "reins-mask-")
+	if err != nil {
+		return unavailableResult(conf, &UnavailableError{Backend: s.backend, Layer: LayerMasks, Reason: err.Error()})
+	}
+	defer os.RemoveAll(empty)
+	if err := os.Chmod(empty, 0); err != nil {
+		return unavailableResult(conf, &UnavailableError{Backend: s.backend, Layer: LayerMasks, Reason: err.Error()})
+	}
+	args, err := s.execArgs(path, cmd, dir, empty, masks, readOnly)
+	if err != nil {
+		return unavailableResult(conf, &UnavailableError{Backend: s.backend, Reason: err.Error()})
+	}
+	env := hostEnv("APPTAINER", "SINGULARITY")
+	hostKeys, pairs := containerEnv(s.cfg.Policy.EnvAllowlist, cmd.Env)
+	for _, k := range hostKeys {
+		v, _ := os.LookupEnv(k)
+		env = append(env, s.envPrefix()+"ENV_"+k+"="+v)
+	}
+	for _, kv := range pairs {
+		env = append(env, s.envPrefix()+"ENV_"+kv)
+	}
+	conf.Enforced = s.layers()
+	out := runCLI(ctx, cliProc{
+		path: path, args: args, env: env, stdin: cmd.Stdin,
+		timeout: cmd.timeout(), maxOutput: cmd.maxOutput(),
+	})
+	res := Result{
+		ExitCode: out.status.exitCode, Stdout: out.stdout, Stderr: out.stderr,
+		StdoutTruncated: out.stdoutCut, StderrTruncated: out.stderrCut,
+		TimedOut: out.status.timedOut, Duration: out.status.duration, Confinement: conf,
+	}
+	switch {
+	case out.status.timedOut:
+		return res, nil
+	case out.status.startErr != nil:
+		return unavailableResult(Confinement{Backend: s.backend}, &UnavailableError{Backend: s.backend, Reason: "starting " + s.backend + ": " + out.status.startErr.Error()})
+	case out.status.exitCode == 255 && fatalSaid(out.stderr):
+		// The CLI's own failure (FATAL: ..., exit 255): not the command's.
+		r, err := unavailableResult(Confinement{Backend: s.backend}, &UnavailableError{
+			Backend: s.backend,
+			Reason:  fmt.Sprintf("%s failed to run the container: %s", s.backend, lastLines(out.stderr, 5)),
+		})
+		r.Stdout = out.stdout
+		r.Duration = out.status.duration
+		return r, err
+	}
+	return res, nil
+}
+
+// fatalSaid reports whether the CLI printed its own fatal error.
+func fatalSaid(stderr []byte) bool {
+	for _, line := range strings.Split(string(stderr), "\n") {
+		if strings.HasPrefix(line, "FATAL:") || strings.HasPrefix(line, "FATAL ") {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Singularity) layers() []Layer {
+	ls := []Layer{LayerWorkdir, LayerContainer, LayerReadOnlyRoot, LayerMasks, LayerPIDNS, LayerEnv}
+	if s.cfg.CPUs > 0 || s.cfg.MemoryBytes > 0 || s.cfg.PIDs > 0 {
+		ls = append(ls, LayerResources)
+	}
+	if !s.cfg.Policy.AllowNetwork {
+		ls = append(ls, LayerNetworkOff)
+	}
+	return ls
+}
+
+// execArgs builds the argument vector (argv[0] included). empty is an
+// empty, inaccessible directory bound over denied directories.
+func (s *Singularity) execArgs(path string, cmd Command, dir, empty string, masks, readOnly []string) ([]string, error) {
+	toContainer := func(hostPath string) string {
+		if within(hostPath, s.root) {
+			rel, _ := filepath.Rel(s.root, hostPath)
+			if rel == "." {
+				return SingularityWorkdir
+			}
+			return SingularityWorkdir + "/" + filepath.ToSlash(rel)
+		}
+		return hostPath
+	}
+	inside := func(p string) bool {
+		if within(p, s.root) {
+			return true
+		}
+		for _, e := range s.extra {
+			if within(p, e) {
+				return true
+			}
+		}
+		return false
+	}
+	bind := func(spec ...string) (string, error) {
+		for _, part := range spec[:2] {
+			if strings.ContainsAny(part, ":,") {
+				return "", fmt.Errorf("path %q contains ':' or ',' and cannot be bound", part)
+			}
+		}
+		return strings.Join(spec, ":"), nil
+	}
+	// --containall: own PID and IPC namespaces, an empty /tmp and HOME,
+	// and a clean environment (--cleanenv says so again); --no-privs:
+	// a root caller keeps no capabilities; --pwd: the working directory
+	// (older releases know only --pwd; newer ones call it --cwd too).
+	args := []string{path, "exec", "--containall", "--cleanenv", "--no-privs", "--no-home"}
+	if !s.cfg.Policy.AllowNetwork {
+		// A network namespace with no interface but loopback. Whether an
+		// unprivileged user may ask for it depends on the release and on
+		// apptainer.conf; where it may not, the run fails rather than
+		// running with the network.
+		args = append(args, "--net", "--network", "none")
+	}
+	if s.cfg.CPUs > 0 {
+		args = append(args, "--cpus", strconv.FormatFloat(s.cfg.CPUs, 'f', -1, 64))
+	}
+	if s.cfg.MemoryBytes > 0 {
+		m := strconv.FormatInt(s.cfg.MemoryBytes, 10)
+		args = append(args, "--memory", m, "--memory-swap", m)
+	}
+	if s.cfg.PIDs > 0 {
+		args = append(args, "--pids-limit", strconv.FormatInt(s.cfg.PIDs, 10))
+	}
+	specs := [][]string{{s.root, SingularityWorkdir}}
+	for _, p := range s.extra {
+		specs = append(specs, []string{p, p})
+	}
+	for _, p := range readOnly {
+		if inside(p) {
+			specs = append(specs, []string{p, toContainer(p), "ro"})
+		}
+	}
+	for _, p := range masks {
+		if !inside(p) {
+			continue
+		}
+		fi, err := os.Stat(p)
+		if err != nil {
+			continue
+		}
+		src := "/dev/null"
+		if fi.IsDir() {
+			src = empty
+		}
+		specs = append(specs, []string{src, toContainer(p), "ro"})
+	}
+	for _, spec := range specs {
+		b, err := bind(spec...)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, "--bind", b)
+	}
+	args = append(args, "--pwd", toContainer(dir), s.cfg.Image)
+	return append(args, cmd.Args...), nil
+}
