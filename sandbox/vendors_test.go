@@ -55,8 +55,11 @@ func vendorCases() []vendorCase {
 		},
 		{
 			name: "modal", cli: "modal",
-			auth:   func(t *testing.T) { t.Setenv("MODAL_TOKEN_ID", "ak-test"); t.Setenv("MODAL_TOKEN_SECRET", "as-test") },
-			noAuth: func(t *testing.T) { clearEnv(t, "MODAL_TOKEN_ID", "MODAL_TOKEN_SECRET"); t.Setenv("MODAL_CONFIG_PATH", "/nonexistent/modal.toml") },
+			auth: func(t *testing.T) { t.Setenv("MODAL_TOKEN_ID", "ak-test"); t.Setenv("MODAL_TOKEN_SECRET", "as-test") },
+			noAuth: func(t *testing.T) {
+				clearEnv(t, "MODAL_TOKEN_ID", "MODAL_TOKEN_SECRET")
+				t.Setenv("MODAL_CONFIG_PATH", "/nonexistent/modal.toml")
+			},
 			build: func(t *testing.T, root string) sandbox.Sandbox {
 				m, err := sandbox.NewModal(sandbox.ModalConfig{Root: root, Image: "debian@sha256:00"})
 				require.NoError(t, err)
