@@ -51,7 +51,8 @@
 //	rule_matched            id of the deciding rule, or the deciding check ("matrix", "protected-path", "hard-stop:budget")
 //	user_override           true when a human answered a CONFIRM or reset a halt
 //	kind                    decision, halt, reset, outcome, profile_switch_requested,
-//	                        profile_switch_applied, profile_switch_refused, recovery
+//	                        profile_switch_applied, profile_switch_refused, recovery,
+//	                        checkpoint_created, checkpoint_restored, checkpoint_pruned
 //	decision_id             UUID of the decision (an outcome record carries the decision's id)
 //	layer                   the gate's deciding layer: input, halted, hard_stop, boundary, mode, rule, matrix, audit
 //	decided_by              optional: rule, matrix, hard_stop, boundary, mode, user, hook, default (see [DecidedByLayer])

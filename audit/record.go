@@ -35,6 +35,12 @@ const (
 	// KindRecovery is written by [JSONL] when it reopens a log whose last line was torn by a
 	// crash: it truncated the torn bytes (never an acknowledged record) and says so in Reason.
 	KindRecovery Kind = "recovery"
+	// KindCheckpointCreated, KindCheckpointRestored and KindCheckpointPruned record the
+	// checkpoint events a host hands to the gate: CheckpointID names the checkpoint, Target the
+	// workspace, Reason its label (and, for a restore, what it undid and why).
+	KindCheckpointCreated  Kind = "checkpoint_created"
+	KindCheckpointRestored Kind = "checkpoint_restored"
+	KindCheckpointPruned   Kind = "checkpoint_pruned"
 )
 
 // DecidedBy says who or what made a decision, coarser than Layer and stable across gate

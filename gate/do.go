@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/google/uuid"
+
 	"github.com/reins-go/reins/audit"
 	"github.com/reins-go/reins/policy"
 )
@@ -188,4 +190,58 @@ func describe(a policy.Action) string {
 		return a.Tool + " " + a.Targets[0]
 	}
 	return a.Tool
+}
+
+// CheckpointEvent is a checkpoint event as the host hands it to RecordCheckpoint (the fields of
+// checkpoint.Event, without the gate importing that package).
+type CheckpointEvent struct {
+	// Kind is "created", "restored" or "pruned".
+	Kind          string
+	ID            string
+	Label         string
+	CorrelationID string
+	Workspace     string
+	// Undo is, for a restore, the checkpoint holding the state it replaced; Cause why it ran.
+	Undo  string
+	Cause error
+}
+
+// RecordCheckpoint writes a checkpoint event to the audit log. Wire it to the checkpointer's
+// event callback so the trail shows every snapshot, restore and prune:
+//
+//	checkpoint.Options{OnEvent: func(ev checkpoint.Event) {
+//		g.RecordCheckpoint(ctx, gate.CheckpointEvent{Kind: ..., ID: ev.Checkpoint.ID, ...})
+//	}}
+func (g *Gate) RecordCheckpoint(ctx context.Context, ev CheckpointEvent) error {
+	var kind audit.Kind
+	switch ev.Kind {
+	case "created":
+		kind = audit.KindCheckpointCreated
+	case "restored":
+		kind = audit.KindCheckpointRestored
+	case "pruned":
+		kind = audit.KindCheckpointPruned
+	default:
+		return fmt.Errorf("gate: RecordCheckpoint: unknown event kind %q (want created, restored or pruned)", ev.Kind)
+	}
+	now := g.clock()
+	st := g.st.Load()
+	reason := ev.Label
+	if ev.Undo != "" {
+		reason += " (undo with " + ev.Undo + ")"
+	}
+	if ev.Cause != nil {
+		reason += ": " + ev.Cause.Error()
+	}
+	r := audit.Record{Time: now, Kind: kind, DecisionID: newV7(now), Profile: st.name, ProfileHash: st.hash,
+		CheckpointID: ev.ID, Target: ev.Workspace, Reason: reason, Decision: policy.Allow, DecidedBy: audit.DecidedByHook,
+		RuleMatched: "checkpoint"}
+	r.CorrelationID = r.DecisionID
+	if id, err := uuid.Parse(ev.CorrelationID); err == nil {
+		r.CorrelationID = id
+	}
+	if err := g.sink.Write(ctx, r); err != nil {
+		return fmt.Errorf("gate: audit: %w", err)
+	}
+	return nil
 }

@@ -165,3 +165,18 @@ func TestDoFailsClosedOnObligations(t *testing.T) {
 	require.NoError(t, err, "a read needs no obligation")
 	assert.True(t, out.Ran)
 }
+
+func TestRecordCheckpoint(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, builtin(profile.ModeTrusted))
+	ctx := context.Background()
+	require.NoError(t, f.g.RecordCheckpoint(ctx, gate.CheckpointEvent{Kind: "created", ID: "0190-abc", Label: "before edit", Workspace: f.ws}))
+	require.NoError(t, f.g.RecordCheckpoint(ctx, gate.CheckpointEvent{Kind: "restored", ID: "0190-abc", Undo: "0190-def", Cause: errors.New("tests failed")}))
+	assert.Error(t, f.g.RecordCheckpoint(ctx, gate.CheckpointEvent{Kind: "exploded"}))
+	recs := f.sink.Records()
+	require.Len(t, recs, 2)
+	assert.Equal(t, audit.KindCheckpointCreated, recs[0].Kind)
+	assert.Equal(t, "0190-abc", recs[0].CheckpointID)
+	assert.Equal(t, audit.KindCheckpointRestored, recs[1].Kind)
+	assert.Equal(t, " (undo with 0190-def): tests failed", recs[1].Reason)
+}
