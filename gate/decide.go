@@ -242,7 +242,7 @@ func (g *Gate) decide(st *state, a *policy.Action, tr *tracer) (Decision, *Halt)
 	first, opaque := true, false
 	var obl policy.Obligations
 	var sev risk.Severity
-	sub := policy.Subject{Tool: a.Tool, Operation: op, Provider: a.Provider, Surface: a.Surface}
+	sub := policy.Subject{Tool: a.Tool, Operation: op, Provider: a.Provider, Surface: a.Surface, Line: a.Command}
 	for pi := range pieces {
 		p := &pieces[pi]
 		opaque = opaque || p.opaque

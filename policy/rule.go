@@ -43,7 +43,9 @@ type Condition struct {
 	// outside every workspace root.
 	TargetPattern string `json:"target_pattern,omitempty"`
 	// CommandPattern is an RE2 regular expression searched in the text of one simple command
-	// (unanchored: use ^ and $ to anchor).
+	// (unanchored: use ^ and $ to anchor). In a DENY or CONFIRM rule it also matches when the
+	// whole command line matches, so a pattern may span a pipe or a list (`curl .*\| *sh`); in an
+	// ALLOW rule it never does, so "^go test" does not cover `go test ./... && rm -rf ~`.
 	CommandPattern string `json:"command_pattern,omitempty"`
 	// Commands lists command prefixes matched on the argument tokens of one simple command, with
 	// word boundaries: "go test" matches `go test ./...` and `go test -run X`, not `go testify`.

@@ -35,6 +35,10 @@ type Subject struct {
 
 	Command string   // the text of one simple command ("" when none)
 	Argv    []string // its literal arguments, argv[0] the program; nil when not known
+	// Line is the whole command line the simple command belongs to. A DENY or CONFIRM rule's
+	// command_pattern also matches against it (so `curl .*\| *sh` catches a pipe); an ALLOW
+	// rule's only ever matches the simple command itself.
+	Line string
 	// Redirects and Substitution report that the simple command redirects output to a file or
 	// contains a command substitution: an ALLOW rule's commands entries do not cover it unless
 	// the entry says so (see Condition.Commands).
@@ -463,19 +467,10 @@ func (rs *RuleSet) Evaluate(s *Subject) (Match, bool) {
 	if s.Target != "" {
 		e.scanTarget()
 	}
-	if s.Command != "" && ix.word != nil {
-		cmd := s.Command
-		for i := 0; i < len(cmd); {
-			if !isWordByte(cmd[i]) {
-				i++
-				continue
-			}
-			j := i
-			for j < len(cmd) && isWordByte(cmd[j]) {
-				j++
-			}
-			e.scan(ix.word[cmd[i:j]])
-			i = j
+	if ix.word != nil {
+		e.scanWords(s.Command)
+		if s.Line != s.Command {
+			e.scanWords(s.Line)
 		}
 	}
 	if len(s.Argv) > 0 && ix.prog != nil {
@@ -507,6 +502,23 @@ func (e *evaluation) scan(list []int32) {
 			e.best = i
 			return
 		}
+	}
+}
+
+// scanWords looks up the rules indexed under each ASCII word of text.
+func (e *evaluation) scanWords(text string) {
+	ix := &e.rs.idx
+	for i := 0; i < len(text); {
+		if !isWordByte(text[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(text) && isWordByte(text[j]) {
+			j++
+		}
+		e.scan(ix.word[text[i:j]])
+		i = j
 	}
 }
 
@@ -645,10 +657,10 @@ func (r *crule) check(s *Subject, pc *pathCache) int {
 		}
 	}
 	if r.cmd != nil {
-		if s.Command == "" {
+		if s.Command == "" && s.Line == "" {
 			return condNoCommand
 		}
-		if !r.cmd.match(s.Command) {
+		if !r.cmd.match(s.Command) && (r.verdict == Allow || s.Line == "" || s.Line == s.Command || !r.cmd.match(s.Line)) {
 			return condCommandPattern
 		}
 	}

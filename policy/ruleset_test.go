@@ -286,6 +286,7 @@ func randomSubject(rng *rand.Rand) policy.Subject {
 	if rng.IntN(2) == 0 {
 		s.Command = pick(rng, "go test ./...", "git push --force", "rm -rf build", "SUDO ls", "gotest", "git")
 		s.Argv = strings.Fields(s.Command)
+		s.Line = pick(rng, s.Command, "cd x && "+s.Command, s.Command+" | tee log", "echo push; "+s.Command)
 	}
 	return s
 }
