@@ -239,9 +239,8 @@ func (g *Gate) decide(st *state, a *policy.Action, tr *tracer) (Decision, *Halt)
 	tr.passed(LayerMode, modeDetail[st.mode])
 
 	// 5 and 6. Rules, then the autonomy matrix, for every part; the strictest part decides.
-	first, opaque := true, false
-	var obl policy.Obligations
-	var sev risk.Severity
+	opaque := false
+	acc := strictest{d: &d, first: true}
 	sub := policy.Subject{Tool: a.Tool, Operation: op, Provider: a.Provider, Surface: a.Surface, Line: a.Command}
 	for pi := range pieces {
 		p := &pieces[pi]
@@ -272,23 +271,11 @@ func (g *Gate) decide(st *state, a *policy.Action, tr *tracer) (Decision, *Halt)
 					}
 					matched = true
 					sub.Root, sub.Target = t.root, t.path
-					v, layer, id, reason, o := g.decidePart(st, &sub, p.shellIdx, tr)
-					if v != policy.Deny {
-						obl |= o
-					}
-					if first || v.StricterThan(d.Verdict) || v == d.Verdict && sub.Severity > sev {
-						d.Verdict, d.Layer, d.RuleID, d.Reason, sev, first = v, layer, id, reason, sub.Severity, false
-					}
+					acc.add(g.decidePart(st, &sub, p.shellIdx, tr))
 				}
 				if !matched {
 					sub.Root, sub.Target = "", ""
-					v, layer, id, reason, o := g.decidePart(st, &sub, p.shellIdx, tr)
-					if v != policy.Deny {
-						obl |= o
-					}
-					if first || v.StricterThan(d.Verdict) || v == d.Verdict && sub.Severity > sev {
-						d.Verdict, d.Layer, d.RuleID, d.Reason, sev, first = v, layer, id, reason, sub.Severity, false
-					}
+					acc.add(g.decidePart(st, &sub, p.shellIdx, tr))
 				}
 			}
 			sub.Host = p.host
@@ -303,22 +290,52 @@ func (g *Gate) decide(st *state, a *policy.Action, tr *tracer) (Decision, *Halt)
 		d.Reason = fmt.Sprintf("the plan touches %d files, more than the profile's %d", len(a.Targets), max)
 	}
 	if d.Verdict != policy.Deny {
-		d.Obligations = obl
+		d.Obligations = acc.obl
 	}
 	tr.decided(d.Layer, d.Reason)
 	return d, nil
 }
 
+// strictest folds the parts' outcomes: the strictest verdict decides (among equally strict
+// parts, the most severe gives the reason), and the obligations of every part that goes ahead
+// add up.
+type strictest struct {
+	d     *Decision
+	obl   policy.Obligations
+	sev   risk.Severity
+	first bool
+}
+
+func (s *strictest) add(p partOutcome) {
+	if p.verdict != policy.Deny {
+		s.obl |= p.obl
+	}
+	if s.first || p.verdict.StricterThan(s.d.Verdict) || p.verdict == s.d.Verdict && p.sev > s.sev {
+		s.d.Verdict, s.d.Layer, s.d.RuleID, s.d.Reason = p.verdict, p.layer, p.ruleID, p.reason
+		s.sev, s.first = p.sev, false
+	}
+}
+
+// partOutcome is how one part was decided.
+type partOutcome struct {
+	verdict policy.Verdict
+	layer   Layer
+	ruleID  string
+	reason  string
+	obl     policy.Obligations
+	sev     risk.Severity
+}
+
 // decidePart runs the rule layer, then the matrix, for one part.
-func (g *Gate) decidePart(st *state, sub *policy.Subject, cmd int, tr *tracer) (policy.Verdict, Layer, string, string, policy.Obligations) {
+func (g *Gate) decidePart(st *state, sub *policy.Subject, cmd int, tr *tracer) partOutcome {
 	cell := policy.Matrix(st.band, sub.Level)
 	obl := cell.Obligations | discipline(sub.Level)
 	if m, ok := st.rules.Evaluate(sub); ok {
 		tr.part(st, sub, cmd, m.Verdict, LayerRule, m.Rule.ID, cell)
-		return m.Verdict, LayerRule, m.Rule.ID, m.Rule.Reason, obl | m.Obligations
+		return partOutcome{m.Verdict, LayerRule, m.Rule.ID, m.Rule.Reason, obl | m.Obligations, sub.Severity}
 	}
 	tr.part(st, sub, cmd, cell.Verdict, LayerMatrix, "matrix", cell)
-	return cell.Verdict, LayerMatrix, "matrix", matrixReasons[st.band][sub.Level], obl
+	return partOutcome{cell.Verdict, LayerMatrix, "matrix", matrixReasons[st.band][sub.Level], obl, sub.Severity}
 }
 
 // analyze returns the shell analysis of a command line, from the profile's cache when it was
