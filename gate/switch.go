@@ -71,6 +71,16 @@ func (g *Gate) LookupProfile(name string) (profile.Profile, error) {
 	return profile.Builtin(name)
 }
 
+// ShowProfile describes the named profile (see LookupProfile): its effective settings, rules by
+// priority and limits, printable.
+func (g *Gate) ShowProfile(name string) (string, error) {
+	p, err := g.LookupProfile(name)
+	if err != nil {
+		return "", err
+	}
+	return p.Describe(), nil
+}
+
 // SwitchTo switches to the named profile; see SwitchProfile.
 func (g *Gate) SwitchTo(ctx context.Context, name string) (Switch, error) {
 	p, err := g.LookupProfile(name)

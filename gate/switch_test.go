@@ -262,3 +262,27 @@ func TestSwitchingUnderLoad(t *testing.T) {
 	assert.LessOrEqual(t, maxSeen.Load(), int64(5))
 	assert.Zero(t, g.InFlight())
 }
+
+func TestProfilesListAndShow(t *testing.T) {
+	t.Parallel()
+	custom := builtin(profile.ProfileDev)
+	custom.Name, custom.Family, custom.Description = "team-dev", profile.FamilyCustom, "DEV with the team's lists"
+	g, err := gate.New(builtin(profile.ProfileDev), &gate.Options{Workspace: []string{workspace(t)}, Profiles: []profile.Profile{custom}})
+	require.NoError(t, err)
+	list := g.Profiles()
+	require.Equal(t, "team-dev", list[0].Name, "host profiles come first")
+	assert.Len(t, list, len(profile.Names())+1)
+	active := 0
+	for _, p := range list {
+		if p.Active {
+			active++
+			assert.Equal(t, profile.ProfileDev, p.Name)
+		}
+	}
+	assert.Equal(t, 1, active)
+	out, err := g.ShowProfile("PROFILE-SAFE")
+	require.NoError(t, err)
+	assert.Contains(t, out, "deny-shell")
+	_, err = g.ShowProfile("nope")
+	assert.Error(t, err)
+}
