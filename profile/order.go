@@ -39,13 +39,97 @@ func modeRank(m Mode) int {
 	return 3
 }
 
-// builtinFamily returns the family of an unmodified built-in profile, or "".
-func builtinFamily(p Profile) string {
-	b, err := Builtin(p.Name)
-	if err != nil || b.Hash() != p.Hash() {
-		return ""
+// sameOverlay reports whether to and from are built-in profiles of one family with the same
+// changes made to each (none, or the same files applied to both, as Loaded.Rebase does), and
+// returns their bases.
+func sameOverlay(to, from Profile) (bt, bf Profile, ok bool) {
+	bt, errT := Builtin(to.Name)
+	bf, errF := Builtin(from.Name)
+	if errT != nil || errF != nil || bt.Family != bf.Family {
+		return bt, bf, false
 	}
-	return b.Family
+	return bt, bf, overlay(to, bt) == overlay(from, bf)
+}
+
+// overlay describes, canonically, what p changes relative to its base built-in profile: the
+// scalar settings it sets to other values, the list entries, groups and rules it adds or drops.
+func overlay(p, base Profile) string {
+	type delta struct {
+		Autonomy       *float64
+		Mode           *Mode
+		ExternalWrites *ExternalWrites
+		Limits         *Limits
+		Lists          map[string][2][]string
+		Groups         map[string][2][]string
+		Registries     map[string][2][]string
+		Rules          [2][]policy.Rule
+	}
+	var d delta
+	if p.Autonomy != base.Autonomy {
+		d.Autonomy = &p.Autonomy
+	}
+	if p.Mode != base.Mode {
+		d.Mode = &p.Mode
+	}
+	if p.ExternalWrites != base.ExternalWrites {
+		d.ExternalWrites = &p.ExternalWrites
+	}
+	if p.Limits != base.Limits {
+		d.Limits = &p.Limits
+	}
+	diff := func(a, b []string) [2][]string {
+		var added, dropped []string
+		for _, x := range a {
+			if !slices.Contains(b, x) {
+				added = append(added, x)
+			}
+		}
+		for _, x := range b {
+			if !slices.Contains(a, x) {
+				dropped = append(dropped, x)
+			}
+		}
+		slices.Sort(added)
+		slices.Sort(dropped)
+		return [2][]string{added, dropped}
+	}
+	d.Lists = map[string][2][]string{
+		"protected":    diff(p.ProtectedPaths, base.ProtectedPaths),
+		"trusted":      diff(p.TrustedPaths, base.TrustedPaths),
+		"allow":        diff(p.ShellAllowlist, base.ShellAllowlist),
+		"block":        diff(p.ShellBlocklist, base.ShellBlocklist),
+		"network":      diff(p.NetworkAllowlist, base.NetworkAllowlist),
+		"tools":        diff(p.AllowedTools, base.AllowedTools),
+		"auto-approve": diff(p.AutoApprovePatterns, base.AutoApprovePatterns),
+	}
+	mapDiff := func(a, b map[string][]string) map[string][2][]string {
+		out := map[string][2][]string{}
+		for _, k := range slices.Sorted(maps.Keys(a)) {
+			out[k] = diff(a[k], b[k])
+		}
+		for k := range b {
+			if _, ok := a[k]; !ok {
+				out[k] = diff(nil, b[k])
+			}
+		}
+		return out
+	}
+	d.Groups, d.Registries = mapDiff(p.HostGroups, base.HostGroups), mapDiff(p.Registries, base.Registries)
+	for _, r := range p.Rules {
+		if !slices.ContainsFunc(base.Rules, func(b policy.Rule) bool { return reflect.DeepEqual(b, r) }) {
+			d.Rules[0] = append(d.Rules[0], r)
+		}
+	}
+	for _, r := range base.Rules {
+		if !slices.ContainsFunc(p.Rules, func(q policy.Rule) bool { return reflect.DeepEqual(q, r) }) {
+			d.Rules[1] = append(d.Rules[1], r)
+		}
+	}
+	b, err := json.Marshal(d)
+	if err != nil {
+		panic("profile: bug: " + err.Error())
+	}
+	return string(b)
 }
 
 // AtLeastAsRestrictive reports whether switching from profile from to profile to makes nothing
@@ -57,7 +141,8 @@ func builtinFamily(p Profile) string {
 //
 //   - A profile that denies everything is at least as restrictive as any, emergency-stop before
 //     plan: leaving an emergency stop always needs confirmation.
-//   - Between unmodified built-in profiles of one family, the family's own order holds:
+//   - Between built-in profiles of one family, unmodified or changed in exactly the same way
+//     (the same files applied to both, as Loaded.Rebase does), the family's own order holds:
 //     PROFILE-SAFE < PROFILE-DEV < PROFILE-FULL-AUTO; emergency-stop < plan < read-only <
 //     supervised < trusted < autonomous; ask < safe < auto < yolo.
 //   - Otherwise every setting must be at least as restrictive: the mode (read-only is stricter
@@ -78,8 +163,8 @@ func AtLeastAsRestrictive(to, from Profile) (ok bool, why string) {
 			return false, "leaves " + m.String() + ", which denies everything"
 		}
 	}
-	if fam := builtinFamily(to); fam != "" && fam == builtinFamily(from) {
-		if modeRank(to.Mode) < modeRank(from.Mode) || modeRank(to.Mode) == modeRank(from.Mode) && to.Autonomy <= from.Autonomy {
+	if bt, bf, ok := sameOverlay(to, from); ok {
+		if modeRank(bt.Mode) < modeRank(bf.Mode) || modeRank(bt.Mode) == modeRank(bf.Mode) && bt.Autonomy <= bf.Autonomy {
 			return true, ""
 		}
 		return false, fmt.Sprintf("%s is more autonomous than %s", to.Name, from.Name)

@@ -89,3 +89,22 @@ func TestOrderAcrossFamiliesAndCustom(t *testing.T) {
 		}
 	}
 }
+
+func TestOrderOfEquallyChangedBuiltins(t *testing.T) {
+	t.Parallel()
+	change := func(name string) profile.Profile {
+		p := profile.MustBuiltin(name)
+		p.ProtectedPaths = append(p.ProtectedPaths, "/home/u/.config/reins")
+		p.HostGroups[profile.GroupAIAPIs] = []string{"api.model.example"}
+		return p
+	}
+	ok, why := profile.AtLeastAsRestrictive(change(profile.ProfileSafe), change(profile.ProfileDev))
+	assert.True(t, ok, why)
+	ok, _ = profile.AtLeastAsRestrictive(change(profile.ProfileFullAuto), change(profile.ProfileDev))
+	assert.False(t, ok)
+	// Changed differently: compared setting by setting.
+	other := change(profile.ProfileSafe)
+	other.ProtectedPaths = other.ProtectedPaths[:len(other.ProtectedPaths)-1]
+	ok, _ = profile.AtLeastAsRestrictive(other, change(profile.ProfileDev))
+	assert.False(t, ok)
+}
