@@ -52,9 +52,9 @@ func ExampleHardened_Run() {
 func ExampleRegistry() {
 	r := sandbox.NewBuiltinRegistry(sandbox.BuiltinOptions{})
 	fmt.Println(r.Names())
-	_, err := r.Open(context.Background(), "docker", os.TempDir())
+	_, err := r.Open(context.Background(), "podman", os.TempDir())
 	fmt.Println(errors.Is(err, sandbox.ErrUnknownBackend))
 	// Output:
-	// [local local-hardened]
+	// [apptainer daytona docker local local-hardened modal singularity ssh vercel-sandbox]
 	// true
 }

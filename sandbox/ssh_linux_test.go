@@ -206,6 +206,18 @@ func TestSSH(t *testing.T) {
 		})
 	})
 
+	t.Run("Registry", func(t *testing.T) {
+		t.Parallel()
+		r := sandbox.NewBuiltinRegistry(sandbox.BuiltinOptions{SSH: srv.config("", sandbox.FsNetPolicy{})})
+		require.NoError(t, r.Probe(context.Background(), "ssh"))
+		root := t.TempDir()
+		sb, err := r.Open(context.Background(), "ssh", root)
+		require.NoError(t, err)
+		res, err := runCmd(t, sb, sandbox.Command{Args: []string{"pwd"}})
+		require.NoError(t, err, "%s", res.Stderr)
+		assert.Equal(t, root+"\n", string(res.Stdout))
+	})
+
 	t.Run("Probe", func(t *testing.T) {
 		t.Parallel()
 		require.NoError(t, srv.backend(t, t.TempDir(), sandbox.FsNetPolicy{}).Probe(context.Background()))
