@@ -161,3 +161,45 @@ func nilIfEmpty(s []string) []string {
 	}
 	return s
 }
+
+// BenchmarkCheckArgsPlain is the baseline of the script benchmarks: the
+// argument check of a plain argument vector of similar length.
+func BenchmarkCheckArgsPlain(b *testing.B) {
+	l := newTestLocal(b)
+	args := []string{"go", "test", "-run", "TestX", "./pkg/...", "-count=1", "-v", "out.txt"}
+	for b.Loop() {
+		if vs := l.checkArgs(l.root, args, nil); len(vs) > 0 {
+			b.Fatal(vs)
+		}
+	}
+}
+
+// BenchmarkCheckScript measures the shell-analysis check of a typical
+// "sh -c" script (cd, redirections, a pipeline, a glob).
+func BenchmarkCheckScript(b *testing.B) {
+	l := newTestLocal(b)
+	require.NoError(b, os.MkdirAll(filepath.Join(l.root, "pkg"), 0o755))
+	args := []string{"sh", "-c", "cd pkg && go test -run TestX ./... -count=1 2>&1 | tee ../out.txt; ls *.go > files.txt"}
+	for b.Loop() {
+		if vs := l.checkArgs(l.root, args, nil); len(vs) > 0 {
+			b.Fatal(vs)
+		}
+	}
+}
+
+// BenchmarkRemoteScriptBuild measures building the framed script of a
+// remote or vendor backend for a ten-argument command.
+func BenchmarkRemoteScriptBuild(b *testing.B) {
+	m, err := newPathMatcher(nil)
+	require.NoError(b, err)
+	denied, err := deniedCasePatterns(m)
+	require.NoError(b, err)
+	s := remoteScript{nonce: "reins0123456789abcdef01234567", root: "/w", dir: "/w/pkg", denied: denied,
+		clearEnv: true, keep: []string{"PATH", "HOME"}, set: []string{"GOFLAGS=-mod=mod"}, handshake: true,
+		args: []string{"go", "test", "-run", "Test(A|B)$", "./...", "-count=1", "-v", "a b", "$HOME", "x\ny"}}
+	for b.Loop() {
+		if _, err := s.build(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -56,7 +56,7 @@ func (l *lockedBuffer) String() string {
 // startSSHD starts sshd in the foreground (-D -e) with a dedicated
 // configuration and stops it when t ends. A missing sshd fails the test:
 // this suite needs openssh-server and openssh-client.
-func startSSHD(t *testing.T) *sshd {
+func startSSHD(t testing.TB) *sshd {
 	t.Helper()
 	const install = "install openssh-server and openssh-client (apt-get install -y openssh-server openssh-client)"
 	sshdPath, err := exec.LookPath("sshd")
@@ -182,7 +182,7 @@ func (s *sshd) config(remoteDir string, p sandbox.FsNetPolicy) sandbox.SSHConfig
 	}
 }
 
-func (s *sshd) backend(t *testing.T, remoteDir string, p sandbox.FsNetPolicy, mods ...func(*sandbox.SSHConfig)) *sandbox.SSH {
+func (s *sshd) backend(t testing.TB, remoteDir string, p sandbox.FsNetPolicy, mods ...func(*sandbox.SSHConfig)) *sandbox.SSH {
 	t.Helper()
 	cfg := s.config(remoteDir, p)
 	for _, m := range mods {
@@ -409,4 +409,12 @@ func TestNewSSHErrors(t *testing.T) {
 		_, err := sandbox.NewSSH(cfg)
 		assert.Error(t, err, "NewSSH(%+v)", cfg)
 	}
+}
+
+// BenchmarkRunSSH measures the ssh backend on /bin/true through the
+// loopback sshd (a new connection per run). Compare it with
+// BenchmarkRunLocal and BenchmarkExecDirect in the same invocation.
+func BenchmarkRunSSH(b *testing.B) {
+	srv := startSSHD(b)
+	benchRun(b, srv.backend(b, b.TempDir(), sandbox.FsNetPolicy{}))
 }
