@@ -149,22 +149,30 @@ func (s remoteScript) build() (string, error) {
 
 	// The watchdog and the leftover kill below reach the whole process
 	// group when this shell leads it, as it does under sshd; elsewhere
-	// the kills find no group and do nothing.
-	const watchdog = "(sleep \"$__reins_s\" 2>/dev/null || sleep \"$__reins_w\"; kill -9 -$$) </dev/null >/dev/null 2>&1 &\n"
+	// the kills find no group and do nothing. A sleep without fractions
+	// sleeps whole seconds. The watchdog is stopped, its sleep too, when
+	// the command ends first.
+	const watchdog = "sleep 0.001 2>/dev/null || __reins_s=$__reins_w\n" +
+		"(trap 'kill \"$__reins_z\" 2>/dev/null; exit 0' TERM; sleep \"$__reins_s\" & __reins_z=$!; wait \"$__reins_z\" && kill -9 -$$) </dev/null >/dev/null 2>&1 &\n" +
+		"__reins_wd=$!\n"
+	stopWatchdog := ""
 	switch {
 	case s.handshake:
 		fmt.Fprintf(&b, "IFS=' ' read -r __reins_g __reins_s __reins_w || __reins_t %s 0\n", markNoGo)
 		fmt.Fprintf(&b, "[ \"$__reins_g\" = go ] || __reins_t %s 0\n", markNoGo)
 		fmt.Fprintf(&b, "case \"$__reins_s$__reins_w\" in ''|*[!0-9.]*) __reins_t %s 0;; esac\n", markNoGo)
 		b.WriteString(watchdog)
+		stopWatchdog = "kill \"$__reins_wd\" 2>/dev/null\n"
 	case s.watchdog > 0:
 		fmt.Fprintf(&b, "__reins_s=%s __reins_w=%s\n", strconv.FormatFloat(s.watchdog.Seconds(), 'f', 3, 64), durationSeconds(s.watchdog))
 		b.WriteString(watchdog)
+		stopWatchdog = "kill \"$__reins_wd\" 2>/dev/null\n"
 	}
 	if s.files {
 		fmt.Fprintf(&b, "__reins_o=$(mktemp -d) || __reins_t %s 127\n", markNoTemp)
 		fmt.Fprintf(&b, "%s >\"$__reins_o/1\" 2>\"$__reins_o/2\" </dev/null\n", cmd.String())
 		b.WriteString("__reins_c=$?\n")
+		b.WriteString(stopWatchdog)
 		b.WriteString("for __reins_i in 1 2; do\n")
 		b.WriteString("  printf '%s:out%s:%s\\n' \"$__reins_n\" \"$__reins_i\" \"$(wc -c <\"$__reins_o/$__reins_i\")\"\n")
 		fmt.Fprintf(&b, "  head -c %d \"$__reins_o/$__reins_i\" | base64\n", s.maxOutput)
@@ -177,6 +185,7 @@ func (s remoteScript) build() (string, error) {
 		// to /dev/null.
 		fmt.Fprintf(&b, "{ %s 2>&3 3>&-; } 3>&2 2>/dev/null\n", cmd.String())
 		b.WriteString("__reins_c=$?\n")
+		b.WriteString(stopWatchdog)
 		b.WriteString("printf '%s:end\\n' \"$__reins_n\"\n")
 		fmt.Fprintf(&b, "printf '%%s:%s:%%s\\n' \"$__reins_n\" \"$__reins_c\" >&2\n", markExit)
 		// Whatever the command left behind in its process group dies

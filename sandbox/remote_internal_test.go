@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -259,4 +261,55 @@ func TestRemoteScriptShellNoticesStayOut(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 143, res.ExitCode)
 	assert.Empty(t, res.Stderr, "the wrapper's own job notices are not the command's stderr")
+}
+
+// TestRemoteScriptWatchdogStops checks that a command that ends in time
+// leaves no watchdog (nor its sleep) behind. The script runs in a session
+// of its own (setsid), out of reach of the test's own process-group kill.
+func TestRemoteScriptWatchdogStops(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS != "linux" {
+		t.Skip("needs setsid and /proc (Linux)")
+	}
+	setsid, err := exec.LookPath("setsid")
+	require.NoError(t, err, "setsid (util-linux) is required; .ci/run installs it")
+	root := t.TempDir()
+	nonce, err := newNonce()
+	require.NoError(t, err)
+	// 93.217 seconds marks this test's watchdog sleep in the process list.
+	script, err := remoteScript{nonce: nonce, root: root, dir: root, watchdog: 93217 * time.Millisecond, files: true,
+		maxOutput: 100, args: []string{"true"}}.build()
+	require.NoError(t, err)
+	r := scriptRun{conf: Confinement{Backend: "test"}, cli: "sh", path: setsid, argv: []string{setsid, "-w", "/bin/sh", "-c", script},
+		timeout: time.Minute, maxOutput: 100, nonce: nonce, files: true}
+	res, err := r.run(context.Background())
+	require.NoError(t, err, "%s", res.Stderr)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if !processRunning(t, "sleep\x0093.217") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the watchdog's sleep outlived the command")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// processRunning reports whether a process's command line (NUL-separated
+// arguments) contains s.
+func processRunning(t *testing.T, s string) bool {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	require.NoError(t, err)
+	for _, d := range entries {
+		if _, err := strconv.Atoi(d.Name()); err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", d.Name(), "cmdline"))
+		if err == nil && bytes.Contains(b, []byte(s)) {
+			return true
+		}
+	}
+	return false
 }
