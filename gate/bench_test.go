@@ -142,3 +142,17 @@ func BenchmarkCheckParallel(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkLstatBaseline is the floor of a path check: one lstat(2) of a workspace file, the
+// system call symlink-safe resolution makes per path component (BenchmarkCheck/path resolves
+// three components, path-depth1 one).
+func BenchmarkLstatBaseline(b *testing.B) {
+	ws := benchWorkspace(b)
+	p := filepath.Join(ws, "src", "pkg", "main.go")
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := os.Lstat(p); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
