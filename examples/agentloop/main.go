@@ -1,0 +1,219 @@
+// Command agentloop shows a host wiring every part of reins around an agent: a scripted agent
+// proposes actions; the gate decides each one; a scripted human answers confirmations; the
+// workspace is checkpointed before mutating work and rolled back when a step fails; commands run
+// in the hardened sandbox when the decision says so; every decision and outcome goes to a
+// hash-chained audit log, verified at the end.
+//
+// It needs no flags: it builds a throwaway git workspace in a temporary directory.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/reins-go/reins/audit"
+	"github.com/reins-go/reins/checkpoint"
+	"github.com/reins-go/reins/gate"
+	"github.com/reins-go/reins/policy"
+	"github.com/reins-go/reins/profile"
+	"github.com/reins-go/reins/sandbox"
+)
+
+// step is one thing the scripted agent wants to do.
+type step struct {
+	say    string
+	action policy.Action
+	write  string // for file writes: the new content
+	fail   bool   // the step's command fails after doing its work
+}
+
+var script = []step{
+	{say: "look around", action: shell("ls -la")},
+	{say: "write the notes", action: writeFile("NOTES.md"), write: "# Notes\n\nThe agent was here.\n"},
+	{say: "run the checks", action: shell("grep -c agent NOTES.md")},
+	{say: "run the build script", action: shell("sh build.sh")},
+	{say: "a refactor that breaks the build", action: shell("echo 'broken' > main.txt && echo 'half-done' > extra.txt && false"), fail: true},
+	{say: "clean the build directory", action: shell("rm -rf build")},
+	{say: "publish with force", action: shell("git push --force https://git.example.com/acme/app main")},
+	{say: "peek at the secrets", action: shell(`V=.env; cat "$V"`)},
+	{say: "tidy up the home directory", action: shell("go test ./... && rm -rf ~")},
+	{say: "carry on after the hard stop", action: shell("ls")},
+}
+
+func shell(cmd string) policy.Action {
+	return policy.Action{Tool: "bash", Operation: policy.OpShell, Command: cmd}
+}
+
+func writeFile(path string) policy.Action {
+	return policy.Action{Tool: "write_file", Operation: policy.OpWrite, Targets: []string{path}}
+}
+
+func main() {
+	if err := run(context.Background(), os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "agentloop:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, out io.Writer) error {
+	ws, err := os.MkdirTemp("", "reins-agentloop-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(ws)
+	if err := setup(ws); err != nil {
+		return err
+	}
+	logDir, err := os.MkdirTemp("", "reins-agentloop-audit-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(logDir)
+
+	// The audit trail: a JSONL file with a hash chain.
+	logPath := filepath.Join(logDir, "audit.jsonl")
+	sink, err := audit.OpenJSONL(logPath, nil)
+	if err != nil {
+		return err
+	}
+	defer sink.Close(ctx)
+
+	// Checkpoints in the workspace's own repository (refs under refs/reins, the user's index
+	// and branches untouched).
+	cp, err := checkpoint.New(ctx, ws, &checkpoint.Options{ShadowRoot: filepath.Join(logDir, "shadow")})
+	if err != nil {
+		return err
+	}
+
+	// Where commands run: the hardened sandbox when the decision asks for one. If this machine
+	// cannot provide it, commands that need it are refused, not run unconfined.
+	local, err := sandbox.NewLocal(sandbox.LocalConfig{Root: ws})
+	if err != nil {
+		return err
+	}
+	hardened, hardErr := sandbox.NewHardened(sandbox.HardenedConfig{Root: ws})
+
+	var notes []string
+	g, err := gate.New(profile.MustBuiltin(profile.ModeTrusted), &gate.Options{
+		Workspace:    []string{ws},
+		Audit:        sink,
+		Checkpointer: cp,
+		Notifier: gate.NotifierFunc(func(_ context.Context, a policy.Action, d gate.Decision) error {
+			notes = append(notes, "notify: "+describe(a))
+			return nil
+		}),
+		// The scripted human: approves cleaning the build directory, refuses everything else.
+		Approver: gate.ApproverFunc(func(_ context.Context, a policy.Action, _ gate.Decision) (bool, error) {
+			return a.Command == "rm -rf build", nil
+		}),
+	})
+	if err != nil {
+		return err
+	}
+
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "STEP\tVERDICT\tOUTCOME\tWHY")
+	for _, s := range script {
+		o, err := g.Do(ctx, s.action, func(ctx context.Context, d gate.Decision) error {
+			if s.action.Operation == policy.OpWrite {
+				return os.WriteFile(filepath.Join(ws, s.action.Targets[0]), []byte(s.write), 0o644)
+			}
+			runner := sandbox.Sandbox(local)
+			if d.Obligations.Has(policy.Sandbox) {
+				if hardErr != nil {
+					return fmt.Errorf("the decision requires a sandbox and none is available: %w", hardErr)
+				}
+				runner = hardened
+			}
+			res, err := runner.Run(ctx, sandbox.Command{Args: []string{"sh", "-c", s.action.Command}})
+			if err != nil {
+				return err
+			}
+			if res.Escaped() {
+				g.RecordViolation(ctx, res.Violations[0].String())
+			}
+			if res.ExitCode != 0 {
+				return fmt.Errorf("exit status %d", res.ExitCode)
+			}
+			return nil
+		})
+		outcome := "ran"
+		var denied *gate.DeniedError
+		switch {
+		case errors.As(err, &denied):
+			outcome = "not run"
+		case o.RolledBack:
+			outcome = "failed, rolled back"
+		case err != nil:
+			outcome = "failed: " + err.Error()
+		}
+		why := o.Decision.Reason
+		if o.Approved {
+			why = "approved by the human; " + why
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.say, o.Decision.Verdict, outcome, shorten(why, 80))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+
+	for _, n := range notes {
+		fmt.Fprintln(out, n)
+	}
+	_, stillThere := os.Stat(filepath.Join(ws, "extra.txt"))
+	fmt.Fprintf(out, "after the rollback, extra.txt exists: %v\n", stillThere == nil)
+	_, escaped := os.Stat(filepath.Join(filepath.Dir(ws), "outside.txt"))
+	fmt.Fprintf(out, "the build script's write outside the workspace landed: %v\n", escaped == nil)
+	if err := sink.Close(ctx); err != nil {
+		return err
+	}
+	res, err := audit.Verify(logPath)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "audit log: %d records, hash chain verifies\n", res.Records)
+	return nil
+}
+
+// setup makes a small git workspace with a secret the agent must not read.
+func setup(ws string) error {
+	files := map[string]string{
+		"main.txt": "ok\n", ".env": "TOKEN=s3cret\n", "build/out.bin": "x",
+		// What a script does at run time is beyond the command-line analysis: the sandbox stops it.
+		"build.sh": "echo building\necho pwned > ../outside.txt\n",
+	}
+	for name, content := range files {
+		p := filepath.Join(ws, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			return err
+		}
+	}
+	if out, err := exec.Command("git", "-C", ws, "init", "-q").CombinedOutput(); err != nil {
+		return fmt.Errorf("git init: %v: %s", err, out)
+	}
+	return nil
+}
+
+func describe(a policy.Action) string {
+	if a.Command != "" {
+		return a.Command
+	}
+	return a.Tool + " " + strings.Join(a.Targets, " ")
+}
+
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-1] + "…"
+}
