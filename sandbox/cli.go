@@ -303,3 +303,24 @@ func copyFile(src, dst string) error {
 	}
 	return out.Close()
 }
+
+// toolFailed reports a container tool's own failure (not the command's) as the backend being
+// unavailable, keeping what the run printed to stdout.
+func toolFailed(backend, reason string, out cliOut) (Result, error) {
+	r, err := unavailableResult(Confinement{Backend: backend}, &UnavailableError{Backend: backend, Reason: reason})
+	r.Stdout = out.stdout
+	r.Duration = out.status.duration
+	return r, err
+}
+
+// linePrefixed reports whether a line of b starts with one of the prefixes.
+func linePrefixed(b []byte, prefixes ...string) bool {
+	for _, line := range strings.Split(string(b), "\n") {
+		for _, p := range prefixes {
+			if strings.HasPrefix(line, p) {
+				return true
+			}
+		}
+	}
+	return false
+}

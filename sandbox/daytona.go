@@ -55,14 +55,10 @@ func NewDaytona(cfg DaytonaConfig) (*Daytona, error) {
 	if cfg.Shell == "" {
 		cfg.Shell = "bash"
 	}
-	if strings.HasPrefix(cfg.Shell, "-") || strings.ContainsAny(cfg.Shell, " \t\n'\"") {
-		return nil, fmt.Errorf("sandbox: DaytonaConfig.Shell %q is not a program name", cfg.Shell)
-	}
-	m, err := newPathMatcher(cfg.Policy.DeniedPaths)
-	if err != nil {
+	if err := checkShell("DaytonaConfig.Shell", cfg.Shell); err != nil {
 		return nil, err
 	}
-	denied, err := deniedCasePatterns(m)
+	m, denied, err := remoteDenied(cfg.Policy.DeniedPaths)
 	if err != nil {
 		return nil, err
 	}

@@ -227,27 +227,14 @@ func (d *Docker) Run(ctx context.Context, cmd Command) (Result, error) {
 	case out.status.exitCode == 125 || out.status.exitCode == 126 && dockerSaid(out.stderr):
 		// docker's own failure (125: the container could not be run; 126:
 		// the command could not be invoked): never the command's status.
-		r, err := unavailableResult(Confinement{Backend: "docker"}, &UnavailableError{
-			Backend: "docker",
-			Reason:  fmt.Sprintf("docker failed to run the container (docker exit code %d): %s", out.status.exitCode, lastLines(out.stderr, 5)),
-		})
-		r.Stdout = out.stdout
-		r.Duration = out.status.duration
-		return r, err
+		return toolFailed("docker", fmt.Sprintf("docker failed to run the container (docker exit code %d): %s", out.status.exitCode, lastLines(out.stderr, 5)), out)
 	}
 	return res, nil
 }
 
 // dockerSaid reports whether docker itself printed an error (its lines
 // start with "docker: ").
-func dockerSaid(stderr []byte) bool {
-	for _, line := range strings.Split(string(stderr), "\n") {
-		if strings.HasPrefix(line, "docker: ") {
-			return true
-		}
-	}
-	return false
-}
+func dockerSaid(stderr []byte) bool { return linePrefixed(stderr, "docker: ") }
 
 // layers lists what a docker run enforces.
 func (d *Docker) layers() []Layer {

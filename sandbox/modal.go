@@ -77,11 +77,7 @@ func NewModal(cfg ModalConfig) (*Modal, error) {
 	if cfg.CPU < 0 || cfg.MemoryMiB < 0 {
 		return nil, fmt.Errorf("sandbox: ModalConfig: negative resource request")
 	}
-	m, err := newPathMatcher(cfg.Policy.DeniedPaths)
-	if err != nil {
-		return nil, err
-	}
-	denied, err := deniedCasePatterns(m)
+	m, denied, err := remoteDenied(cfg.Policy.DeniedPaths)
 	if err != nil {
 		return nil, err
 	}

@@ -199,6 +199,26 @@ func (s remoteScript) build() (string, error) {
 // deniedCasePatterns turns the denied entries into shell case patterns
 // that match "$dir/" when dir is or is below a denied path, ignoring
 // ASCII case.
+// remoteDenied compiles the denied paths of a backend whose commands run elsewhere: the matcher
+// for the checks made on this host, and the case-insensitive patterns the far side's script uses.
+func remoteDenied(denied []string) (pathMatcher, []string, error) {
+	m, err := newPathMatcher(denied)
+	if err != nil {
+		return m, nil, err
+	}
+	patterns, err := deniedCasePatterns(m)
+	return m, patterns, err
+}
+
+// checkShell validates the shell a remote script runs under: a program name, never an option or
+// something that needs quoting.
+func checkShell(field, shell string) error {
+	if strings.HasPrefix(shell, "-") || strings.ContainsAny(shell, " \t\n'\"") {
+		return fmt.Errorf("sandbox: %s %q is not a program name", field, shell)
+	}
+	return nil
+}
+
 func deniedCasePatterns(m pathMatcher) ([]string, error) {
 	var out []string
 	comp := func(c string) (string, error) {

@@ -176,26 +176,13 @@ func (s *Singularity) Run(ctx context.Context, cmd Command) (Result, error) {
 		return unavailableResult(Confinement{Backend: s.backend}, &UnavailableError{Backend: s.backend, Reason: "starting " + s.backend + ": " + out.status.startErr.Error()})
 	case out.status.exitCode == 255 && fatalSaid(out.stderr):
 		// The CLI's own failure (FATAL: ..., exit 255): not the command's.
-		r, err := unavailableResult(Confinement{Backend: s.backend}, &UnavailableError{
-			Backend: s.backend,
-			Reason:  fmt.Sprintf("%s failed to run the container: %s", s.backend, lastLines(out.stderr, 5)),
-		})
-		r.Stdout = out.stdout
-		r.Duration = out.status.duration
-		return r, err
+		return toolFailed(s.backend, fmt.Sprintf("%s failed to run the container: %s", s.backend, lastLines(out.stderr, 5)), out)
 	}
 	return res, nil
 }
 
 // fatalSaid reports whether the CLI printed its own fatal error.
-func fatalSaid(stderr []byte) bool {
-	for _, line := range strings.Split(string(stderr), "\n") {
-		if strings.HasPrefix(line, "FATAL:") || strings.HasPrefix(line, "FATAL ") {
-			return true
-		}
-	}
-	return false
-}
+func fatalSaid(stderr []byte) bool { return linePrefixed(stderr, "FATAL:", "FATAL ") }
 
 func (s *Singularity) layers() []Layer {
 	ls := []Layer{LayerWorkdir, LayerContainer, LayerReadOnlyRoot, LayerMasks, LayerPIDNS, LayerEnv}

@@ -86,17 +86,13 @@ func NewSSH(cfg SSHConfig) (*SSH, error) {
 	if !path.IsAbs(cfg.RemoteDir) {
 		return nil, fmt.Errorf("sandbox: SSHConfig.RemoteDir %q is not absolute", cfg.RemoteDir)
 	}
-	if strings.HasPrefix(cfg.Shell, "-") || strings.ContainsAny(cfg.Shell, " \t\n'\"") {
-		return nil, fmt.Errorf("sandbox: SSHConfig.Shell %q is not a program name", cfg.Shell)
+	if err := checkShell("SSHConfig.Shell", cfg.Shell); err != nil {
+		return nil, err
 	}
 	if cfg.ConnectTimeout < 0 {
 		return nil, fmt.Errorf("sandbox: SSHConfig.ConnectTimeout is negative")
 	}
-	m, err := newPathMatcher(cfg.Policy.DeniedPaths)
-	if err != nil {
-		return nil, err
-	}
-	denied, err := deniedCasePatterns(m)
+	m, denied, err := remoteDenied(cfg.Policy.DeniedPaths)
 	if err != nil {
 		return nil, err
 	}
