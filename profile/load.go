@@ -151,6 +151,7 @@ type Loader struct {
 
 	mu        sync.Mutex
 	confirmed map[string]bool // hex SHA-256 of approved project file contents
+	seen      []byte          // the files' fingerprint when Load last read them (see Watch)
 }
 
 // NewLoader checks the options and returns a Loader. Nothing is read yet.
@@ -236,6 +237,11 @@ func (l *Loader) Paths() (user, project string) { return l.userPath, l.projectPa
 // reported: the error joins one *LoadError per problem ([LoadErrors]). On error, nothing is
 // returned, so a host that reloads keeps its previous profile.
 func (l *Loader) Load(ctx context.Context) (*Loaded, error) {
+	// Taken before reading: a change made while loading is seen by the next Watch tick.
+	fp := l.fingerprint()
+	l.mu.Lock()
+	l.seen = fp
+	l.mu.Unlock()
 	var errs []error
 	var files []FileStatus
 	read := func(layer Layer, path string) *parsedFile {

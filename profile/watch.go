@@ -10,7 +10,8 @@ import (
 	"time"
 )
 
-// Watch re-reads the profile files whenever their content changes, checking every interval
+// Watch re-reads the profile files whenever their content changes from what the last Load read
+// (or, if Load was never called, from what they hold when Watch starts), checking every interval
 // (zero means one second), until ctx is done. Each time, onChange gets the newly loaded profile,
 // or the load error; a host hands the profile to gate.Reload, which applies it at the next
 // operation boundary, and on an error keeps the profile it has. Watch polls the files' contents
@@ -21,7 +22,12 @@ func (l *Loader) Watch(ctx context.Context, interval time.Duration, onChange fun
 	if interval <= 0 {
 		interval = time.Second
 	}
-	last := l.fingerprint()
+	l.mu.Lock()
+	last := l.seen
+	l.mu.Unlock()
+	if last == nil {
+		last = l.fingerprint()
+	}
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -34,8 +40,11 @@ func (l *Loader) Watch(ctx context.Context, interval time.Duration, onChange fun
 		if bytes.Equal(now, last) {
 			continue
 		}
-		last = now
-		onChange(l.Load(ctx))
+		ld, err := l.Load(ctx)
+		l.mu.Lock()
+		last = l.seen
+		l.mu.Unlock()
+		onChange(ld, err)
 	}
 }
 

@@ -18,6 +18,8 @@ func TestWatchReloadsOnChange(t *testing.T) {
 	l, err := profile.NewLoader(&profile.LoadOptions{UserDir: userDir})
 	require.NoError(t, err)
 	user, _ := l.Paths()
+	_, err = l.Load(context.Background()) // what Watch compares with
+	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	type event struct {
