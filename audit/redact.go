@@ -346,16 +346,6 @@ func equalFold(s, w string) bool {
 	return true
 }
 
-// indexFold is strings.Index ignoring ASCII case, for a lower-case word w.
-func indexFold(s, w string) int {
-	for i := 0; i+len(w) <= len(s); i++ {
-		if equalFold(s[i:i+len(w)], w) {
-			return i
-		}
-	}
-	return -1
-}
-
 func hasSuffixFold(s, w string) bool { return len(s) >= len(w) && equalFold(s[len(s)-len(w):], w) }
 
 // secretWords are the words that make a flag or key name secret. A word must end the name or a

@@ -1,5 +1,7 @@
 package policy
 
+import "slices"
+
 // Rule is one prioritized policy rule, as in the policy spec's PolicyRule: when its condition
 // holds for an action, the rule's verdict is the decision (the first matching rule wins, by
 // ascending priority, ties in declaration order).
@@ -66,4 +68,17 @@ type Condition struct {
 	Surfaces []string `json:"surfaces,omitempty"`
 	// OutsideWorkspace, when true, holds only for a target outside every workspace root.
 	OutsideWorkspace bool `json:"outside_workspace,omitempty"`
+}
+
+// Clone returns a deep copy of r: the copy shares no slice with r.
+func (r Rule) Clone() Rule {
+	c := &r.Condition
+	c.OperationType = slices.Clone(c.OperationType)
+	c.RiskLevel = slices.Clone(c.RiskLevel)
+	c.Commands = slices.Clone(c.Commands)
+	c.Tools = slices.Clone(c.Tools)
+	c.Hosts = slices.Clone(c.Hosts)
+	c.Providers = slices.Clone(c.Providers)
+	c.Surfaces = slices.Clone(c.Surfaces)
+	return r
 }

@@ -112,3 +112,14 @@ func TestOperationCanonical(t *testing.T) {
 		assert.Equal(t, want, in.Canonical(), "%q", in)
 	}
 }
+
+func TestRuleCloneSharesNothing(t *testing.T) {
+	t.Parallel()
+	r := policy.Rule{ID: "r", Condition: policy.Condition{Tools: []string{"a"}, Commands: []string{"go test"}, OperationType: []policy.Operation{policy.OpRead}}}
+	c := r.Clone()
+	c.Condition.Tools[0], c.Condition.Commands[0], c.Condition.OperationType[0] = "b", "rm", policy.OpDelete
+	assert.Equal(t, "a", r.Condition.Tools[0])
+	assert.Equal(t, "go test", r.Condition.Commands[0])
+	assert.Equal(t, policy.OpRead, r.Condition.OperationType[0])
+	assert.Nil(t, policy.Rule{}.Clone().Condition.Hosts, "nil stays nil, so profile hashes do not change")
+}

@@ -194,16 +194,12 @@ func cloneMap(m map[string][]string) map[string][]string {
 }
 
 func cloneRules(rules []policy.Rule) []policy.Rule {
-	out := slices.Clone(rules)
-	for i := range out {
-		c := &out[i].Condition
-		c.OperationType = slices.Clone(c.OperationType)
-		c.RiskLevel = slices.Clone(c.RiskLevel)
-		c.Commands = slices.Clone(c.Commands)
-		c.Tools = slices.Clone(c.Tools)
-		c.Hosts = slices.Clone(c.Hosts)
-		c.Providers = slices.Clone(c.Providers)
-		c.Surfaces = slices.Clone(c.Surfaces)
+	if rules == nil {
+		return nil
+	}
+	out := make([]policy.Rule, len(rules))
+	for i, r := range rules {
+		out[i] = r.Clone()
 	}
 	return out
 }

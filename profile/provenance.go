@@ -135,7 +135,3 @@ func (p Provenance) All() iter.Seq2[Setting, Source] {
 func (p Provenance) set(field, key string, s Source) {
 	p.m[Setting{field, key}] = s
 }
-
-func (p Provenance) clone() Provenance {
-	return Provenance{m: maps.Clone(p.m)}
-}
