@@ -2,13 +2,13 @@ package sandbox_test
 
 import (
 	"context"
-	"os/exec"
 	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/reins-go/reins/sandbox"
+	"github.com/reins-go/reins/sandbox/internal/testenv"
 	"github.com/reins-go/reins/sandbox/sandboxtest"
 )
 
@@ -33,13 +33,12 @@ func TestConformance(t *testing.T) {
 	})
 	for _, inner := range []string{"local", "local-hardened"} {
 		t.Run("worktree/"+inner, func(t *testing.T) {
-			if _, err := exec.LookPath("git"); err != nil {
-				t.Skip("git is not installed; .ci/run installs it")
-			}
+			testenv.RequireTool(t, "git", "the worktree backend runs git worktree; .ci/run installs it")
 			sandboxtest.Run(t, func(t *testing.T, p sandbox.FsNetPolicy) (sandbox.Sandbox, string) {
 				repo := newRepo(t)
 				cfg := sandbox.WorktreeConfig{Repo: repo, Parent: t.TempDir(), Branch: "agent/task-1", Policy: p}
 				if inner == "local-hardened" {
+					requireHardened(t)
 					cfg.New = func(root string) (sandbox.Sandbox, error) {
 						return sandbox.NewHardened(hardenedConfig(root, func(c *sandbox.HardenedConfig) { c.Policy = p }))
 					}
@@ -53,8 +52,8 @@ func TestConformance(t *testing.T) {
 	}
 	// The CLI backends run the kit too. Where their CLI, daemon or
 	// credentials are missing (docker has no engine here; the vendor CLIs
-	// are not installed) the kit checks the honest 127 and skips the rest
-	// with the reason printed. ssh runs the whole kit in TestSSH, against
+	// are not installed) the kit checks the honest 127, which is then the
+	// whole test, and says so in the log. ssh runs the whole kit in TestSSH, against
 	// a real sshd.
 	cli := map[string]func(root string, p sandbox.FsNetPolicy) (sandbox.Sandbox, error){
 		"docker": func(root string, p sandbox.FsNetPolicy) (sandbox.Sandbox, error) {

@@ -5,7 +5,6 @@ package sandbox_test
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reins-go/reins/sandbox"
+	"github.com/reins-go/reins/sandbox/internal/testenv"
 )
 
 // TestDockerCLIMissing runs with a PATH that has no docker: 127, a
@@ -38,10 +38,7 @@ func TestDockerCLIMissing(t *testing.T) {
 // "docker version" was called (a wrapper first on PATH records every
 // call before handing it to the real CLI).
 func TestDockerDaemonUnreachable(t *testing.T) {
-	real, err := exec.LookPath("docker")
-	if err != nil {
-		t.Skip("the docker CLI is not installed on this machine; TestDockerCLIMissing covers its absence")
-	}
+	real := testenv.RequireTool(t, "docker", "this test drives the real docker CLI against a socket without a daemon (apt-get install docker.io or docker-ce-cli); TestDockerCLIMissing covers its absence")
 	bin := t.TempDir()
 	_, calls := standIn(t, bin, "docker", "exec '"+real+"' \"$@\"")
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))

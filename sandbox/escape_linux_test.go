@@ -22,6 +22,7 @@ import (
 
 	"github.com/reins-go/reins/sandbox"
 	"github.com/reins-go/reins/sandbox/internal/escapeprobe"
+	"github.com/reins-go/reins/sandbox/internal/testenv"
 )
 
 // escEnv is the scene of one escape attempt: a workspace, a sibling
@@ -396,6 +397,13 @@ func TestHardenedForeignABIIsKilled(t *testing.T) {
 		e := newEscEnv(t)
 		res, err := runCmd(t, e.sandbox(t), sandbox.Command{Args: probe(attack), Timeout: 30 * time.Second})
 		require.NoError(t, err)
+		if attack == "int80" && strings.Contains(string(res.Stderr), "signal SIGSEGV") && !strings.Contains(string(res.Stdout), "returned") {
+			// A kernel without IA32 emulation (ia32_emulation=0) faults
+			// on int 0x80 before seccomp sees a system call: the path
+			// does not exist here, which is as good as the kill.
+			t.Logf("int80: the kernel has no 32-bit emulation (the probe faulted); nothing to kill")
+			continue
+		}
 		assert.Equal(t, 128+int(syscall.SIGSYS), res.ExitCode, "%s: stdout %s stderr %s", attack, res.Stdout, res.Stderr)
 		assert.Contains(t, string(res.Stdout), "before "+attack)
 		assert.NotContains(t, string(res.Stdout), "returned", "%s returned instead of killing the process", attack)
@@ -564,8 +572,7 @@ func TestEscapesAsNonRoot(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("already running as a non-root user: the suites in this run are the non-root run")
 	}
-	setpriv, err := exec.LookPath("setpriv")
-	require.NoError(t, err, "setpriv (util-linux) is required; .ci/run installs it")
+	setpriv := testenv.RequireTool(t, "setpriv", "the non-root escape run drops to uid 65534 with util-linux's setpriv; .ci/run installs it")
 	dir, err := os.MkdirTemp("", "reins-nonroot-")
 	require.NoError(t, err)
 	defer os.RemoveAll(dir)

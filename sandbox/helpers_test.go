@@ -29,6 +29,7 @@ func hardenedConfig(root string, mods ...func(*sandbox.HardenedConfig)) sandbox.
 
 func newHardened(t testing.TB, root string, mods ...func(*sandbox.HardenedConfig)) *sandbox.Hardened {
 	t.Helper()
+	requireHardened(t)
 	h, err := sandbox.NewHardened(hardenedConfig(root, mods...))
 	require.NoError(t, err)
 	return h

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reins-go/reins/sandbox"
+	"github.com/reins-go/reins/sandbox/internal/testenv"
 )
 
 func TestRegistry(t *testing.T) {
@@ -55,6 +56,7 @@ func TestBuiltinRegistry(t *testing.T) {
 		require.ErrorIs(t, err, sandbox.ErrUnavailable)
 		return
 	}
+	requireHardened(t)
 	require.NoError(t, err)
 	root := t.TempDir()
 	sb, err := r.Open(context.Background(), "local-hardened", root)
@@ -67,9 +69,7 @@ func TestBuiltinRegistry(t *testing.T) {
 
 func TestWorktree(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed; .ci/run installs it")
-	}
+	testenv.RequireTool(t, "git", "the worktree backend runs git worktree; .ci/run installs it")
 	repo := newRepo(t)
 	parent := t.TempDir()
 	w, err := sandbox.NewWorktree(context.Background(), sandbox.WorktreeConfig{Repo: repo, Parent: parent, Branch: "feature/x", Prefix: "agent"})
@@ -96,9 +96,7 @@ func TestWorktree(t *testing.T) {
 
 func TestWorktreeErrors(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed; .ci/run installs it")
-	}
+	testenv.RequireTool(t, "git", "the worktree backend runs git worktree; .ci/run installs it")
 	notRepo := t.TempDir()
 	_, err := sandbox.NewWorktree(context.Background(), sandbox.WorktreeConfig{Repo: notRepo, Parent: t.TempDir(), Branch: "b"})
 	require.Error(t, err)

@@ -16,6 +16,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/reins-go/reins/sandbox/internal/testenv"
 )
 
 // argvRecorder writes a script to dir that records its arguments,
@@ -271,8 +273,7 @@ func TestRemoteScriptWatchdogStops(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("needs setsid and /proc (Linux)")
 	}
-	setsid, err := exec.LookPath("setsid")
-	require.NoError(t, err, "setsid (util-linux) is required; .ci/run installs it")
+	setsid := testenv.RequireTool(t, "setsid", "the watchdog test runs its script in a session of its own (util-linux); .ci/run installs it")
 	root := t.TempDir()
 	nonce, err := newNonce()
 	require.NoError(t, err)

@@ -22,6 +22,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reins-go/reins/sandbox"
+	"github.com/reins-go/reins/sandbox/internal/testenv"
 	"github.com/reins-go/reins/sandbox/sandboxtest"
 )
 
@@ -54,22 +55,15 @@ func (l *lockedBuffer) String() string {
 }
 
 // startSSHD starts sshd in the foreground (-D -e) with a dedicated
-// configuration and stops it when t ends. A missing sshd fails the test:
-// this suite needs openssh-server and openssh-client.
+// configuration and stops it when t ends. A missing sshd, ssh or
+// ssh-keygen skips the test, or fails it in strict mode (see
+// internal/testenv).
 func startSSHD(t testing.TB) *sshd {
 	t.Helper()
 	const install = "install openssh-server and openssh-client (apt-get install -y openssh-server openssh-client)"
-	sshdPath, err := exec.LookPath("sshd")
-	if err != nil {
-		if _, serr := os.Stat("/usr/sbin/sshd"); serr != nil {
-			t.Fatalf("sshd not found: %s", install)
-		}
-		sshdPath = "/usr/sbin/sshd"
-	}
+	sshdPath := testenv.RequireTool(t, "sshd", "the ssh backend's tests run a loopback sshd; "+install)
 	for _, tool := range []string{"ssh", "ssh-keygen"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Fatalf("%s not found: %s", tool, install)
-		}
+		testenv.RequireTool(t, tool, "the ssh backend drives the ssh client; "+install)
 	}
 	if os.Geteuid() == 0 {
 		// sshd needs its privilege-separation directory; a package

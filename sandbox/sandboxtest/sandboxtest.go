@@ -11,8 +11,10 @@
 // working directory is confined to the root.
 //
 // A backend that reports [sandbox.ErrUnavailable] on this host is checked
-// for the honest-failure contract only; the rest of the cases are skipped
-// with the reason printed.
+// for the honest-failure contract only (exit code 127, a reason on
+// stderr, the error); the test passes on that and logs why the other
+// cases did not run. A test that needs the whole kit to run checks its
+// prerequisites (the CLI, the daemon, the kernel) before calling [Run].
 //
 // A backend's test looks like this:
 //
@@ -78,7 +80,8 @@ func Run(t *testing.T, newSandbox NewFunc) {
 	res, err := sb.Run(context.Background(), sandbox.Command{Args: []string{"sh", "-c", "exit 0"}, Timeout: time.Minute})
 	if errors.Is(err, sandbox.ErrUnavailable) {
 		checkUnavailable(t, res, err)
-		t.Skipf("backend unavailable on this host, only the honest-failure contract was checked: %v", err)
+		t.Logf("backend unavailable on this host, only the honest-failure contract was checked: %v", err)
+		return
 	}
 	require.NoError(t, err, "a trivial command failed: %s", res.Stderr)
 
