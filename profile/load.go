@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -237,46 +236,67 @@ func (l *Loader) Paths() (user, project string) { return l.userPath, l.projectPa
 // reported: the error joins one *LoadError per problem ([LoadErrors]). On error, nothing is
 // returned, so a host that reloads keeps its previous profile.
 func (l *Loader) Load(ctx context.Context) (*Loaded, error) {
-	// Taken before reading: a change made while loading is seen by the next Watch tick.
-	fp := l.fingerprint()
+	// One read of each file serves both the load and Watch's fingerprint, so a change made
+	// while loading is seen by the next Watch tick.
+	reads := l.readFiles(ctx)
+	fp := fingerprint(reads)
 	l.mu.Lock()
 	l.seen = fp
 	l.mu.Unlock()
 	var errs []error
 	var files []FileStatus
-	read := func(layer Layer, path string) *parsedFile {
-		if path == "" {
-			return nil
+	var parsed [2]*parsedFile
+	for i, r := range reads {
+		if r.path == "" {
+			continue
 		}
-		st := FileStatus{Layer: layer, Path: path}
-		defer func() { files = append(files, st) }()
-		data, err := readFile(path)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
+		st := FileStatus{Layer: r.layer, Path: r.path}
+		switch {
+		case r.err == nil:
+			st.Found, st.SHA256 = true, digestOf(r.data)
+			f, err := parseFile(r.layer, r.path, r.data)
+			if err != nil {
+				errs = append(errs, err)
+			}
+			parsed[i] = f
+		case !errors.Is(r.err, fs.ErrNotExist) || isLoadError(r.err):
+			errs = append(errs, r.err)
 		}
-		if err != nil {
-			errs = append(errs, &LoadError{File: path, Reason: err.Error()})
-			return nil
-		}
-		st.Found, st.SHA256 = true, digestOf(data)
-		f, err := parseFile(layer, path, data)
-		if err != nil {
-			errs = append(errs, err)
-			return nil
-		}
-		return f
+		files = append(files, st)
 	}
-	user := read(LayerUser, l.userPath)
-	project := read(LayerProject, l.projectPath)
 	if len(errs) > 0 {
 		return nil, joinErrors(errs)
 	}
-	loaded, err := l.resolve(ctx, user, project)
+	loaded, err := l.resolve(ctx, parsed[0], parsed[1])
 	if err != nil {
 		return nil, err
 	}
 	loaded.Files = files
 	return loaded, nil
+}
+
+// fileRead is one profile file as readProfileFile found it.
+type fileRead struct {
+	layer Layer
+	path  string // "" when the configuration has no such file
+	data  []byte
+	err   error // a *LoadError, or an fs.ErrNotExist error for a missing file
+}
+
+// readFiles reads the user file and the project file, in that order.
+func (l *Loader) readFiles(ctx context.Context) [2]fileRead {
+	out := [2]fileRead{{layer: LayerUser, path: l.userPath}, {layer: LayerProject, path: l.projectPath}}
+	for i := range out {
+		if out[i].path != "" {
+			out[i].data, out[i].err = readProfileFile(ctx, out[i].path)
+		}
+	}
+	return out
+}
+
+func isLoadError(err error) bool {
+	var le *LoadError
+	return errors.As(err, &le)
 }
 
 // Load is NewLoader(opts) followed by Load: it reads the profile files once.
@@ -387,30 +407,6 @@ func expandHome(p string) (string, error) {
 		return "", err
 	}
 	return filepath.Join(home, p[1:]), nil
-}
-
-// readFile reads a regular file of at most maxFileSize bytes.
-func readFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("not a regular file (%s)", st.Mode().Type())
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxFileSize {
-		return nil, fmt.Errorf("the file is larger than %d bytes", maxFileSize)
-	}
-	return data, nil
 }
 
 // Rebase returns the files' settings applied to another built-in profile, as when the host

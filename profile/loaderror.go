@@ -20,7 +20,13 @@ type LoadError struct {
 	Line, Column int
 	// Reason says what is wrong.
 	Reason string
+	// Err is the underlying error when the file could not be read (a permission error, the
+	// context's error), for errors.Is; nil for problems with the content.
+	Err error
 }
+
+// Unwrap returns Err.
+func (e *LoadError) Unwrap() error { return e.Err }
 
 // Error returns "profile: FILE:LINE:COLUMN: POINTER: REASON", leaving out the parts that are
 // unknown.

@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"io/fs"
-	"os"
 	"time"
 )
 
@@ -26,7 +26,7 @@ func (l *Loader) Watch(ctx context.Context, interval time.Duration, onChange fun
 	last := l.seen
 	l.mu.Unlock()
 	if last == nil {
-		last = l.fingerprint()
+		last = fingerprint(l.readFiles(ctx))
 	}
 	t := time.NewTicker(interval)
 	defer t.Stop()
@@ -36,7 +36,10 @@ func (l *Loader) Watch(ctx context.Context, interval time.Duration, onChange fun
 			return ctx.Err()
 		case <-t.C:
 		}
-		now := l.fingerprint()
+		now := fingerprint(l.readFiles(ctx))
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		if bytes.Equal(now, last) {
 			continue
 		}
@@ -48,23 +51,23 @@ func (l *Loader) Watch(ctx context.Context, interval time.Duration, onChange fun
 	}
 }
 
-// fingerprint hashes the watched files' contents (a missing file hashes as absent).
-func (l *Loader) fingerprint() []byte {
+// fingerprint hashes what readFiles found: for each file, absent, the reason it could not be
+// read, or its content. The files are read the way Load reads them (readProfileFile), so a
+// named pipe, a device or a huge file is refused before it is read, and a watched file that
+// becomes one is reported by the reload it triggers.
+func fingerprint(reads [2]fileRead) []byte {
 	h := sha256.New()
-	for _, p := range []string{l.userPath, l.projectPath} {
-		if p == "" {
-			h.Write([]byte{0})
-			continue
-		}
-		b, err := os.ReadFile(p)
+	for _, r := range reads {
 		switch {
-		case errors.Is(err, fs.ErrNotExist):
+		case r.path == "":
+			h.Write([]byte{0})
+		case r.err != nil && errors.Is(r.err, fs.ErrNotExist) && !isLoadError(r.err):
 			h.Write([]byte{1})
-		case err != nil:
-			h.Write([]byte("error:" + err.Error()))
+		case r.err != nil:
+			h.Write([]byte("error:" + r.err.Error() + "\x00"))
 		default:
-			h.Write([]byte{2})
-			h.Write(b)
+			h.Write(binary.BigEndian.AppendUint64([]byte{2}, uint64(len(r.data))))
+			h.Write(r.data)
 		}
 	}
 	return h.Sum(nil)
