@@ -62,6 +62,9 @@ func compileGlob(pattern string) (*glob, error) {
 	}
 	g := &glob{src: pattern}
 	for _, a := range alts {
+		if !doublestar.ValidatePattern(a) {
+			return nil, fmt.Errorf("glob %q: alternative %q is not a valid pattern", pattern, a)
+		}
 		ca, err := compileAlt(a)
 		if err != nil {
 			return nil, fmt.Errorf("glob %q: %w", pattern, err)
@@ -231,17 +234,27 @@ func literalExt(s string) string {
 	return ""
 }
 
-// expandBraces expands {a,b} alternatives (nested, escaped commas and braces respected).
+// expandBraces expands {a,b} alternatives (nested, escaped commas and braces respected). It reads
+// the pattern the way the matcher does: a backslash escapes the next byte and a character class
+// "[...]" is one unit, so a ',', '{' or '}' inside a class or after a backslash is a literal and
+// never splits or closes an alternative ("{secrets/[a,b]*,keys/**}" has two alternatives, not
+// three). An unterminated class is an error rather than a literal '['.
 func expandBraces(p string) ([]string, error) {
 	open := -1
+scan:
 	for i := 0; i < len(p); i++ {
-		if p[i] == '\\' {
+		switch p[i] {
+		case '\\':
 			i++
-			continue
-		}
-		if p[i] == '{' {
+		case '[':
+			end, err := classEnd(p, i)
+			if err != nil {
+				return nil, err
+			}
+			i = end
+		case '{':
 			open = i
-			break
+			break scan
 		}
 	}
 	if open < 0 {
@@ -253,6 +266,12 @@ func expandBraces(p string) ([]string, error) {
 		switch p[i] {
 		case '\\':
 			i++
+		case '[':
+			end, err := classEnd(p, i)
+			if err != nil {
+				return nil, err
+			}
+			i = end
 		case '{':
 			depth++
 		case '}':
@@ -288,6 +307,28 @@ func expandBraces(p string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// classEnd returns the index of the ']' that closes the character class opening at p[i] == '['.
+// Like the matcher, it lets a backslash escape the next byte and refuses an empty class ("[]",
+// "[!]"): a ']' right after the opening (and its negation) does not close it.
+func classEnd(p string, i int) (int, error) {
+	j := i + 1
+	if j < len(p) && (p[j] == '!' || p[j] == '^') {
+		j++
+	}
+	if j < len(p) && p[j] == ']' {
+		return 0, errors.New("empty character class")
+	}
+	for ; j < len(p); j++ {
+		switch p[j] {
+		case '\\':
+			j++
+		case ']':
+			return j, nil
+		}
+	}
+	return 0, errors.New("unterminated character class")
 }
 
 // segs is a path split into segments without allocating: it keeps the path's strings (at most

@@ -59,6 +59,27 @@ func TestGlobMatch(t *testing.T) {
 		{"**", "anything/at/all", true},
 		{"?", "é", true},       // ? is one character, not one byte
 		{"caf?", "café", true}, // a multi-byte last character
+		// Braces read classes and escapes as units: a ',' or '}' inside "[...]" or after "\"
+		// neither splits nor closes an alternative.
+		{"{secrets/[a,b]*,keys/**}", "secrets/a1", true},
+		{"{secrets/[a,b]*,keys/**}", "secrets/b", true},
+		{"{secrets/[a,b]*,keys/**}", "secrets/,x", true},
+		{"{secrets/[a,b]*,keys/**}", "secrets/c1", false},
+		{"{secrets/[a,b]*,keys/**}", "keys/k/id", true},
+		{"{secrets/[!a,b]*,x}", "secrets/c", true},
+		{"{secrets/[!a,b]*,x}", "secrets/b", false},
+		{"{[}],x}.txt", "}.txt", true},
+		{"{[{],x}y", "{y", true},
+		{"[{]y", "{y", true},
+		{"{[a-c,],z}", ",", true},
+		{"{[a-c,],z}", "b", true},
+		{`{a\,b,c}`, "a,b", true},
+		{`{a\,b,c}`, "c", true},
+		{`{a\,b,c}`, "a", false},
+		{`{a\},b}`, "a}", true},
+		{`{[\]a],b}`, "]", true},
+		{"{src/{a,[xy]},lib}/*.go", "src/y/m.go", true},
+		{"{src/{a,[xy]},lib}/*.go", "src/z/m.go", false},
 	} {
 		assert.Equal(t, tc.want, matchRel(t, tc.pattern, tc.path), "glob %q on %q", tc.pattern, tc.path)
 	}
@@ -66,7 +87,10 @@ func TestGlobMatch(t *testing.T) {
 
 func TestGlobRejects(t *testing.T) {
 	t.Parallel()
-	for _, p := range []string{"", "[", "a[", "{a", "a}", `\`, "[]", "build/", "a//b", "a[/]b", "src/**/"} {
+	for _, p := range []string{"", "[", "a[", "{a", "a}", `\`, "[]", "build/", "a//b", "a[/]b", "src/**/",
+		// Alternatives that are not valid patterns, or that a class or escape leaves unbalanced.
+		"{a,[b}", "{a,[b}]", "{a,b]", "{[],a}", "{[!],a}", `{a,b\}`, "{a,[}", "{[a,b}", "{a,{b}",
+		"{a,b/}", "{a,b//c}", "{a,[z-a]}", "{a,[a/b]c}", "{a,}", "{,}"} {
 		_, err := compileGlob(p)
 		assert.Error(t, err, "compileGlob(%q)", p)
 	}
@@ -80,6 +104,8 @@ func FuzzGlob(f *testing.F) {
 		{"src/**", "src/a"}, {"**/*.go", "a/b.go"}, {"a/**/b", "a/b"}, {"{a,b}/c", "b/c"},
 		{"[!a]*", "ba"}, {"a?c", "abc"}, {`\*x`, "*x"}, {"*.{go,ts}", "x.ts"}, {"/a/**", "/a/b"},
 		{"**", "x"}, {"a/**/**/b", "a/b"}, {"[a-]", "-"}, {"*a*b*", "xaybz"}, {"{,a}b", "b"},
+		{"{secrets/[a,b]*,keys/**}", "secrets/a1"}, {"{[}],x}y", "}y"}, {`{a\,b,c}`, "a,b"},
+		{"{[{],x}y", "{y"}, {"{a/[,]*,b}", "a/,"}, {"x{[a-c,],z}", "x,"}, {"{src/{a,[xy]},lib}/*", "src/x/m"},
 	} {
 		f.Add(s[0], s[1])
 	}
@@ -109,8 +135,10 @@ func FuzzGlob(f *testing.F) {
 		}
 		var s segs
 		s.addPath(p)
-		got := g.matchPath(&s, strings.HasPrefix(p, "/"))
-		if strings.HasPrefix(p, "/") != strings.HasPrefix(pattern, "/") && !strings.Contains(pattern, "{") {
+		abs := strings.HasPrefix(p, "/")
+		got := g.matchPath(&s, abs)
+		braces := strings.Contains(pattern, "{")
+		if abs != strings.HasPrefix(pattern, "/") && !braces {
 			// Our deliberate difference: absolute and relative never mix (doublestar lets "**"
 			// swallow the leading empty segment of an absolute path).
 			if got {
@@ -118,8 +146,10 @@ func FuzzGlob(f *testing.F) {
 			}
 			return
 		}
-		if strings.Contains(pattern, "{") {
-			return // alternatives may mix absolute and relative; covered by the table
+		if braces && abs && strings.Contains(pattern, "**") {
+			// The same difference inside an alternative ("{/a,**/b}" on "/b"); alternatives
+			// without "**" and every relative path are compared below, classes included.
+			return
 		}
 		if strings.Contains(pattern, "[!") || strings.Contains(pattern, "[^") {
 			// doublestar lets a negated class match "/" ("0[!0]0" matches "0/0"); ours never
@@ -131,16 +161,26 @@ func FuzzGlob(f *testing.F) {
 			// end of a pattern); stars match the empty string, so we answer true.
 			return
 		}
-		if got && !want && strings.HasSuffix(pattern, "/**") {
+		if got && !want && strings.Contains(pattern, "/**") {
 			// A trailing "/**" also matches the directory itself. doublestar does that after a
 			// literal segment ("a/**" matches "a") but not after a wildcard one ("a*/**" does not
-			// match "a"); we do it in both cases.
-			base := pattern
-			for strings.HasSuffix(base, "/**") {
-				base = strings.TrimSuffix(base, "/**")
+			// match "a"); we do it in both cases. With braces the "/**" may end an alternative
+			// rather than the pattern, so check every expanded alternative that ends with it.
+			alts := []string{pattern}
+			if braces {
+				alts, _ = expandBraces(pattern)
 			}
-			if self, _ := doublestar.Match(base, p); self {
-				return
+			for _, alt := range alts {
+				if !strings.HasSuffix(alt, "/**") {
+					continue
+				}
+				base := alt
+				for strings.HasSuffix(base, "/**") {
+					base = strings.TrimSuffix(base, "/**")
+				}
+				if self, _ := doublestar.Match(base, p); self {
+					return
+				}
 			}
 		}
 		require.Equal(t, want, got, "glob %q on %q: doublestar says %v", pattern, p, want)
