@@ -107,7 +107,10 @@ func checkHostile(t *testing.T, h hostile) {
 		}()
 		require.NoError(t, os.Remove(f.projFile))
 		err = bounded(t, "Watch", func() error {
-			h.make(t, f.projFile)
+			// Built beside the file and renamed into place, so Watch never sees it half made.
+			tmp := f.projFile + ".new"
+			h.make(t, tmp)
+			require.NoError(t, os.Rename(tmp, f.projFile))
 			for {
 				select {
 				case err := <-got:
