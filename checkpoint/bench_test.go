@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -100,14 +99,6 @@ type paired struct {
 
 func newPaired() paired {
 	return paired{wall: map[string]time.Duration{}, cpu: map[string]time.Duration{}}
-}
-
-func cpuNow() time.Duration {
-	var self, children syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &self)
-	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &children)
-	tv := func(t syscall.Timeval) time.Duration { return time.Duration(t.Nano()) }
-	return tv(self.Utime) + tv(self.Stime) + tv(children.Utime) + tv(children.Stime)
 }
 
 func (p paired) time(name string, fn func()) {

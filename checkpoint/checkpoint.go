@@ -53,6 +53,8 @@ type Checkpoint struct {
 	Skipped []string
 	// Commit is the git commit holding the snapshot; Tree its root tree.
 	Commit, Tree string
+
+	record string // object id of the record of uncovered paths; "" for version 1
 }
 
 // Scoped reports whether c covers only [Checkpoint.Paths].
@@ -101,6 +103,10 @@ type Checkpointer struct {
 	emptyTree string
 	base      string // see loadBase; guarded by the workspace lock
 
+	secrets secretMatcher               // read-protected names: never stored, never touched by a restore
+	purged  bool                        // the private index was checked for secrets (guarded by the lock)
+	hook    func(op, path string) error // tests: fails a restore midway
+
 	sem chan struct{}
 }
 
@@ -115,6 +121,7 @@ func New(ctx context.Context, workspace string, opts *Options) (*Checkpointer, e
 	if opts != nil {
 		o = *opts
 		o.Exclude = append([]string(nil), opts.Exclude...)
+		o.Secrets = append([]string(nil), opts.Secrets...)
 	}
 	if err := o.validate(); err != nil {
 		return nil, err
@@ -149,7 +156,7 @@ func New(ctx context.Context, workspace string, opts *Options) (*Checkpointer, e
 		return nil, fmt.Errorf("%w: %s is %s, need %s or newer", ErrGitTooOld, r.Path(), v, gitx.MinVersion)
 	}
 
-	c := &Checkpointer{opts: o, root: root, sem: make(chan struct{}, 1)}
+	c := &Checkpointer{opts: o, root: root, sem: make(chan struct{}, 1), secrets: newSecretMatcher(o.Secrets)}
 	format := "sha1"
 	repoDir, err := findRepo(root)
 	if err != nil {

@@ -9,8 +9,8 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/reins-go/reins/checkpoint/internal/gitx"
@@ -65,22 +65,23 @@ func (c *Checkpointer) create(ctx context.Context, label, corr, reason string, p
 	return c.store(ctx, label, corr, reason, paths, p)
 }
 
-// prepared is a snapshot ready to be stored: the tree to build on and the
-// paths to replace or remove in it.
+// prepared is a snapshot ready to be stored: the tree to build on, the
+// paths to replace or remove in it, and what it leaves out.
 type prepared struct {
-	base    string
-	entries []importEntry
-	skipped []string
+	base      string
+	entries   []importEntry
+	skipped   []string
+	uncovered []string // work-tree paths; directories end in "/"
 }
 
 func (c *Checkpointer) prepare(ctx context.Context, paths []string) (prepared, error) {
 	p := prepared{base: c.emptyTree}
 	var err error
 	if paths != nil {
-		p.entries, p.skipped, err = c.scopedEntries(paths)
+		p.entries, p.skipped, p.uncovered, err = c.scopedEntries(paths)
 		return p, err
 	}
-	if p.skipped, err = c.refreshIndex(ctx); err != nil {
+	if p.skipped, p.uncovered, err = c.refreshIndex(ctx); err != nil {
 		return p, err
 	}
 	if p.base = c.base; p.base == "" {
@@ -100,13 +101,18 @@ func (c *Checkpointer) store(ctx context.Context, label, corr, reason string, pa
 	if err != nil {
 		return Checkpoint{}, err
 	}
+	record, err := encodeUncovered(p.uncovered)
+	if err != nil {
+		return Checkpoint{}, err
+	}
+	recordOID := c.blobOID(record)
 	now := c.opts.now()
-	m := meta{V: metaVersion, ID: id, Label: label, Correlation: corr, Reason: reason, Scope: c.scope, Paths: paths}
+	m := meta{V: metaVersion, ID: id, Label: label, Correlation: corr, Reason: reason, Scope: c.scope, Paths: paths, Uncovered: recordOID}
 	msg, err := m.message()
 	if err != nil {
 		return Checkpoint{}, err
 	}
-	commit, tree, err := c.importCommit(ctx, RefPrefix+id, msg, now.Unix(), p.base, p.entries)
+	commit, tree, err := c.importCommit(ctx, RefPrefix+id, msg, now.Unix(), p.base, p.entries, record, recordOID)
 	if err != nil {
 		return Checkpoint{}, err
 	}
@@ -125,6 +131,7 @@ func (c *Checkpointer) store(ctx context.Context, label, corr, reason string, pa
 		Skipped:       p.skipped,
 		Commit:        commit,
 		Tree:          tree,
+		record:        recordOID,
 	}, nil
 }
 
@@ -136,8 +143,14 @@ func (c *Checkpointer) privEnvCopy() []string {
 // Only paths git reports as changed since the last snapshot (stat data
 // differs, deleted, or new) are hashed, and no object is written, so the
 // cost of an incremental snapshot is one scan of the tree plus the changed
-// files. It returns the files left out under OversizeSkip.
-func (c *Checkpointer) refreshIndex(ctx context.Context) ([]string, error) {
+// files. It returns the files left out under OversizeSkip, and the record
+// of everything the snapshot leaves out (work-tree paths, directories
+// ending in "/"): ignored files and directories, nested repositories,
+// read-protected files, and the skipped files.
+func (c *Checkpointer) refreshIndex(ctx context.Context) (skipped, uncov []string, err error) {
+	if err := c.purgeSecrets(ctx); err != nil {
+		return nil, nil, err
+	}
 	// The scans and the look at the user's index are independent; run
 	// them side by side.
 	type tracked struct {
@@ -160,40 +173,62 @@ func (c *Checkpointer) refreshIndex(ctx context.Context) ([]string, error) {
 			Args: append([]string{"ls-files", "-z", "--modified", "--deleted"}, c.pathspec()...)})
 		ch <- result{out, err}
 	}()
-	args := []string{"ls-files", "-z", "--others"}
+	var excludes []string
 	if !c.opts.IncludeIgnored {
-		args = append(args, "--exclude-standard")
+		excludes = append(excludes, "--exclude-standard")
 	}
 	if c.exclude != "" {
-		args = append(args, "--exclude-from="+c.exclude)
+		excludes = append(excludes, "--exclude-from="+c.exclude)
 	}
+	// What ignore rules leave out, with wholly ignored directories
+	// collapsed to "dir/": recorded so that a restore to this snapshot
+	// leaves them alone even after the rules change.
+	ich := make(chan result, 1)
+	if len(excludes) > 0 {
+		go func() {
+			args := append([]string{"ls-files", "-z", "--others", "--ignored", "--directory"}, excludes...)
+			out, err := c.git.Run(ctx, gitx.Cmd{Dir: c.workDir, Env: c.privEnv, Args: append(args, c.pathspec()...)})
+			ich <- result{out, err}
+		}()
+	} else {
+		ich <- result{}
+	}
+	args := append([]string{"ls-files", "-z", "--others"}, excludes...)
 	untracked, uerr := c.git.Run(ctx, gitx.Cmd{Dir: c.workDir, Env: c.privEnv, Args: append(args, c.pathspec()...)})
 	tr := <-ch
 	ti := <-tch
+	ir := <-ich
 	if ti.err != nil {
-		return nil, ti.err
+		return nil, nil, ti.err
 	}
 	forced, done := ti.paths, ti.done
 	if tr.err != nil {
-		return nil, fmt.Errorf("checkpoint: scanning tracked files: %w", tr.err)
+		return nil, nil, fmt.Errorf("checkpoint: scanning tracked files: %w", tr.err)
 	}
 	if uerr != nil {
-		return nil, fmt.Errorf("checkpoint: scanning untracked files: %w", uerr)
+		return nil, nil, fmt.Errorf("checkpoint: scanning untracked files: %w", uerr)
+	}
+	if ir.err != nil {
+		return nil, nil, fmt.Errorf("checkpoint: scanning ignored files: %w", ir.err)
 	}
 	changed, err := gitx.SplitNUL(tr.out)
 	if err != nil {
-		return nil, fmt.Errorf("checkpoint: ls-files: %w", err)
+		return nil, nil, fmt.Errorf("checkpoint: ls-files: %w", err)
 	}
 	others, err := gitx.SplitNUL(untracked)
 	if err != nil {
-		return nil, fmt.Errorf("checkpoint: ls-files: %w", err)
+		return nil, nil, fmt.Errorf("checkpoint: ls-files: %w", err)
+	}
+	ignored, err := gitx.SplitNUL(ir.out)
+	if err != nil {
+		return nil, nil, fmt.Errorf("checkpoint: ls-files: %w", err)
 	}
 
 	var (
 		update, remove []string
-		skipped        []string
 		seen           = make(map[string]bool, len(changed)+len(others)+len(forced))
 	)
+	uncov = ignored
 	limit := c.opts.maxFileSize()
 	realDirs := map[string]bool{".": true}
 	// realDir reports whether d is a directory reached without following a
@@ -218,6 +253,15 @@ func (c *Checkpointer) refreshIndex(ctx context.Context) ([]string, error) {
 		seen[p] = true
 		if strings.HasSuffix(p, "/") {
 			// A nested repository (or submodule): never part of a snapshot.
+			uncov = append(uncov, p)
+			return nil
+		}
+		if rel, ok := c.wsPath(p); !ok || c.secrets.match(rel) {
+			// Read-protected: never stored, whether ignored or not.
+			if tracked {
+				remove = append(remove, p)
+			}
+			uncov = append(uncov, p)
 			return nil
 		}
 		if !realDir(path.Dir(p)) {
@@ -240,6 +284,7 @@ func (c *Checkpointer) refreshIndex(ctx context.Context) ([]string, error) {
 					return &FileTooLargeError{Path: rel, Size: st.Size(), Limit: limit}
 				}
 				skipped = append(skipped, rel)
+				uncov = append(uncov, p)
 				if tracked {
 					remove = append(remove, p)
 				}
@@ -250,6 +295,7 @@ func (c *Checkpointer) refreshIndex(ctx context.Context) ([]string, error) {
 			// FIFO, socket or device: git cannot store it.
 			rel, _ := c.wsPath(p)
 			skipped = append(skipped, rel)
+			uncov = append(uncov, p)
 			if tracked {
 				remove = append(remove, p)
 			}
@@ -260,31 +306,77 @@ func (c *Checkpointer) refreshIndex(ctx context.Context) ([]string, error) {
 	}
 	for _, p := range changed {
 		if err := consider(p, true); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	for _, p := range others {
 		if err := consider(p, false); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	for _, p := range forced {
 		if err := consider(p, false); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	if len(remove) > 0 {
 		if err := c.updateIndex(ctx, c.privEnv, []string{"--force-remove"}, remove); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	if len(update) > 0 {
 		if err := c.updateIndex(ctx, c.privEnv, []string{"--add", "--remove", "--replace", "--info-only"}, update); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	done()
-	return skipped, nil
+	return skipped, uncov, nil
+}
+
+// purgeSecrets removes read-protected paths from the private index, once
+// per Checkpointer and list of names: an index written by an older
+// version, or before Options.Secrets named them, may hold some, and an
+// unchanged entry would otherwise be carried into every later snapshot.
+func (c *Checkpointer) purgeSecrets(ctx context.Context) error {
+	if c.purged {
+		return nil
+	}
+	names := append(append([]string(nil), defaultSecrets...), c.opts.Secrets...)
+	for i := range names {
+		names[i] = lowerASCII(names[i])
+	}
+	slices.Sort(names)
+	sig := "v1\n" + strings.Join(names, "\n") + "\n"
+	marker := filepath.Join(c.private, "secrets-purged")
+	if b, err := os.ReadFile(marker); err == nil && string(b) == sig {
+		c.purged = true
+		return nil
+	}
+	if _, err := os.Stat(c.index); errors.Is(err, fs.ErrNotExist) {
+		c.purged = true
+		return writeFileAtomic(marker, []byte(sig))
+	}
+	out, err := c.git.Run(ctx, gitx.Cmd{Dir: c.workDir, Env: c.privEnv, Args: []string{"ls-files", "-z", "--cached"}})
+	if err != nil {
+		return fmt.Errorf("checkpoint: listing the private index: %w", err)
+	}
+	all, err := gitx.SplitNUL(out)
+	if err != nil {
+		return fmt.Errorf("checkpoint: ls-files: %w", err)
+	}
+	var remove []string
+	for _, p := range all {
+		if rel, ok := c.wsPath(p); !ok || c.secrets.match(rel) {
+			remove = append(remove, p)
+		}
+	}
+	if len(remove) > 0 {
+		if err := c.updateIndex(ctx, c.privEnv, []string{"--force-remove"}, remove); err != nil {
+			return err
+		}
+	}
+	c.purged = true
+	return writeFileAtomic(marker, []byte(sig))
 }
 
 func (c *Checkpointer) updateIndex(ctx context.Context, env, flags, paths []string) error {
@@ -328,11 +420,7 @@ func (c *Checkpointer) trackedIgnored(ctx context.Context) (paths []string, done
 	if err != nil {
 		return nil, nil, fmt.Errorf("checkpoint: %w", err)
 	}
-	var ino uint64
-	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
-		ino = uint64(sys.Ino)
-	}
-	sig := fmt.Sprintf("%d %d %d\n", st.Size(), st.ModTime().UnixNano(), ino)
+	sig := fmt.Sprintf("%d %d %d\n", st.Size(), st.ModTime().UnixNano(), fileID(st))
 	stateFile := filepath.Join(c.private, "user-index")
 	if b, err := os.ReadFile(stateFile); err == nil && string(b) == sig {
 		return nil, noop, nil
@@ -361,9 +449,13 @@ func (c *Checkpointer) snapshotPaths(ctx context.Context, paths []string) (strin
 		if err := c.checkNoSymlinkParent(p); err != nil {
 			return "", nil, err
 		}
+		if c.secrets.match(p) {
+			skipped = append(skipped, p)
+			continue
+		}
 		st, err := os.Lstat(filepath.Join(c.workDir, filepath.FromSlash(rp)))
 		switch {
-		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, errNotDir):
 			continue // absent: restoring removes it
 		case err != nil:
 			return "", nil, fmt.Errorf("checkpoint: %s: %w", p, err)

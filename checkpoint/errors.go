@@ -3,6 +3,7 @@ package checkpoint
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Sentinel errors callers can branch on with errors.Is.
@@ -93,3 +94,91 @@ type PanicError struct {
 
 // Error renders the panic value.
 func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v", e.Value) }
+
+// ErrRestoreFailed matches every [*RestoreError]: a restore that was not
+// carried out.
+var ErrRestoreFailed = errors.New("checkpoint: restore not carried out")
+
+// RestoreFailure says why a restore was not carried out.
+type RestoreFailure uint8
+
+// Restore failures; the zero value is not used.
+const (
+	// RestoreSnapshotFailed: the current state could not be checkpointed
+	// first, so nothing was changed.
+	RestoreSnapshotFailed RestoreFailure = iota + 1
+	// RestoreUnreadable: the target's tree, objects or record of uncovered
+	// paths are missing, unreadable or unsafe (a forged or damaged
+	// checkpoint). Nothing was changed.
+	RestoreUnreadable
+	// RestoreConflict: something the snapshots do not cover is in the way
+	// (see [*ConflictError]). Nothing was changed.
+	RestoreConflict
+	// RestoreInterrupted: writing the workspace failed midway (a disk
+	// error, a concurrent change); the workspace was then returned to the
+	// state checkpointed before the restore, see RolledBack.
+	RestoreInterrupted
+)
+
+// String returns a short description of the failure.
+func (f RestoreFailure) String() string {
+	switch f {
+	case RestoreSnapshotFailed:
+		return "the current state could not be checkpointed"
+	case RestoreUnreadable:
+		return "the checkpoint is unreadable or unsafe"
+	case RestoreConflict:
+		return "something the snapshots do not cover is in the way"
+	case RestoreInterrupted:
+		return "applying the restore failed midway"
+	}
+	return fmt.Sprintf("RestoreFailure(%d)", uint8(f))
+}
+
+// RestoreError reports a restore that was not carried out: planned and
+// checked before anything is changed, a restore either completes, or
+// changes nothing, or (failing midway) returns the workspace to the state
+// it checkpointed first. It matches [ErrRestoreFailed] and unwraps to the
+// cause (a [*ConflictError], a git error, ...).
+type RestoreError struct {
+	ID      string         // the checkpoint that was to be restored
+	Undo    string         // the checkpoint of the state before the restore; "" if it could not be taken
+	Failure RestoreFailure // why
+	Path    string         // the workspace-relative path involved, when there is one
+	// RolledBack is set for RestoreInterrupted when the workspace was
+	// returned to Undo; RollbackErr says why not otherwise.
+	RolledBack  bool
+	RollbackErr error
+	Err         error // the cause
+}
+
+// Error says which restore failed, why, and what state the workspace is in.
+func (e *RestoreError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "checkpoint: restore of %s not carried out: %s", e.ID, e.Failure)
+	if e.Path != "" {
+		fmt.Fprintf(&b, " (at %s)", e.Path)
+	}
+	fmt.Fprintf(&b, ": %v", e.Err)
+	switch {
+	case e.Failure != RestoreInterrupted:
+		b.WriteString("; nothing was changed")
+	case e.RolledBack:
+		fmt.Fprintf(&b, "; the workspace was returned to checkpoint %s", e.Undo)
+	default:
+		fmt.Fprintf(&b, "; returning the workspace to checkpoint %s failed too (%v): restore that checkpoint by hand", e.Undo, e.RollbackErr)
+	}
+	return b.String()
+}
+
+// Is makes errors.Is(err, ErrRestoreFailed) true.
+func (e *RestoreError) Is(target error) bool { return target == ErrRestoreFailed }
+
+// Unwrap returns the cause and, if returning to Undo failed, why.
+func (e *RestoreError) Unwrap() []error {
+	errs := []error{e.Err}
+	if e.RollbackErr != nil {
+		errs = append(errs, e.RollbackErr)
+	}
+	return errs
+}

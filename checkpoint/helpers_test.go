@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -21,7 +20,7 @@ import (
 func TestMain(m *testing.M) {
 	// Files git writes get 0666/0777 minus the umask; fix it so modes
 	// can be compared exactly.
-	syscall.Umask(0o022)
+	setUmask()
 	os.Exit(m.Run())
 }
 

@@ -32,7 +32,11 @@ type importEntry struct {
 // A path whose type changed since it was listed is recorded as it is now
 // (a file that vanished is removed), so the tree is always a state the
 // disk was in.
-func (c *Checkpointer) importCommit(ctx context.Context, ref string, msg []byte, when int64, base string, entries []importEntry) (commit, tree string, err error) {
+//
+// The record of uncovered paths is stored first, as the only file of a
+// parent commit (so it lives exactly as long as the checkpoint), and its
+// id is checked against recordOID, which the metadata in msg names.
+func (c *Checkpointer) importCommit(ctx context.Context, ref string, msg []byte, when int64, base string, entries []importEntry, record []byte, recordOID string) (commit, tree string, err error) {
 	root, err := os.OpenRoot(c.workDir)
 	if err != nil {
 		return "", "", fmt.Errorf("checkpoint: %w", err)
@@ -43,7 +47,7 @@ func (c *Checkpointer) importCommit(ctx context.Context, ref string, msg []byte,
 	errc := make(chan error, 1)
 	go func() {
 		w := bufio.NewWriterSize(pw, 256<<10)
-		err := c.writeStream(w, root, ref, msg, when, base, entries)
+		err := c.writeStream(w, root, ref, msg, when, base, entries, record)
 		if err == nil {
 			err = w.Flush()
 		}
@@ -60,19 +64,22 @@ func (c *Checkpointer) importCommit(ctx context.Context, ref string, msg []byte,
 	if err != nil {
 		return "", "", fmt.Errorf("checkpoint: storing snapshot: %w", err)
 	}
-	// Answers to "ls :1 \"\"" and "get-mark :1".
+	// Answers to "ls :1 \"\"", "get-mark :1" and "get-mark :2".
 	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
-	if len(lines) != 2 {
+	if len(lines) != 3 {
 		return "", "", fmt.Errorf("checkpoint: unexpected fast-import output %q", truncate(string(out), 200))
 	}
 	f := strings.Fields(lines[0])
 	if len(f) != 3 || f[0] != "040000" || f[1] != "tree" || !gitx.IsOID(f[2]) || !gitx.IsOID(lines[1]) {
 		return "", "", fmt.Errorf("checkpoint: unexpected fast-import output %q", truncate(string(out), 200))
 	}
+	if lines[2] != recordOID {
+		return "", "", fmt.Errorf("checkpoint: the record of uncovered paths was stored as %q, expected %s", truncate(lines[2], 80), recordOID)
+	}
 	return lines[1], f[2], nil
 }
 
-func (c *Checkpointer) writeStream(w *bufio.Writer, root *os.Root, ref string, msg []byte, when int64, base string, entries []importEntry) error {
+func (c *Checkpointer) writeStream(w *bufio.Writer, root *os.Root, ref string, msg []byte, when int64, base string, entries []importEntry, record []byte) error {
 	type mline struct {
 		mode uint32
 		mark int
@@ -82,7 +89,13 @@ func (c *Checkpointer) writeStream(w *bufio.Writer, root *os.Root, ref string, m
 		deletes []string
 		mods    []mline
 	)
-	mark := 1 // :1 is the commit
+	// :1 is the checkpoint commit, :2 the record blob, :3 its commit.
+	fmt.Fprintf(w, "blob\nmark :2\ndata %d\n", len(record))
+	w.Write(record)
+	const recordMsg = "reins checkpoint: record of the paths the snapshot does not cover\n"
+	fmt.Fprintf(w, "\ncommit %s\nmark :3\ncommitter %s <%s> %d +0000\ndata %d\n%s\nM 100644 :2 %s\n\n",
+		ref, gitx.IdentityName, gitx.IdentityEmail, when, len(recordMsg), recordMsg, uncoveredName)
+	mark := 3
 	for _, e := range entries {
 		if e.delete {
 			deletes = append(deletes, e.path)
@@ -136,14 +149,14 @@ func (c *Checkpointer) writeStream(w *bufio.Writer, root *os.Root, ref string, m
 	}
 	fmt.Fprintf(w, "commit %s\nmark :1\ncommitter %s <%s> %d +0000\ndata %d\n", ref, gitx.IdentityName, gitx.IdentityEmail, when, len(msg))
 	w.Write(msg)
-	fmt.Fprintf(w, "\nM 040000 %s \"\"\n", base)
+	fmt.Fprintf(w, "\nfrom :3\nM 040000 %s \"\"\n", base)
 	for _, p := range deletes {
 		fmt.Fprintf(w, "D %s\n", quotePath(p))
 	}
 	for _, m := range mods {
 		fmt.Fprintf(w, "M %06o :%d %s\n", m.mode, m.mark, quotePath(m.path))
 	}
-	w.WriteString("\nls :1 \"\"\nget-mark :1\ndone\n")
+	w.WriteString("\nls :1 \"\"\nget-mark :1\nget-mark :2\ndone\n")
 	return nil
 }
 
@@ -221,39 +234,49 @@ func (c *Checkpointer) setBase(tree string) {
 // scopedEntries validates the paths of a path-scoped snapshot and lists
 // the existing ones (built on the empty tree, an absent path is simply not
 // in the snapshot).
-func (c *Checkpointer) scopedEntries(paths []string) ([]importEntry, []string, error) {
-	var entries []importEntry
-	var skipped []string
+//
+// Read-protected paths are reported as skipped, like files above the size
+// cap and special files; all three are recorded as uncovered, so that a
+// restore leaves them alone.
+func (c *Checkpointer) scopedEntries(paths []string) (entries []importEntry, skipped, uncov []string, err error) {
 	limit := c.opts.maxFileSize()
+	skip := func(p string) {
+		skipped = append(skipped, p)
+		uncov = append(uncov, c.repoPath(p))
+	}
 	for _, p := range paths {
 		rp := c.repoPath(p)
 		if err := c.checkNoSymlinkParent(p); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
+		}
+		if c.secrets.match(p) {
+			skip(p)
+			continue
 		}
 		st, err := os.Lstat(filepath.Join(c.workDir, filepath.FromSlash(rp)))
 		switch {
 		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, errNotDir):
 			continue // absent: restoring removes it
 		case err != nil:
-			return nil, nil, fmt.Errorf("checkpoint: %s: %w", p, err)
+			return nil, nil, nil, fmt.Errorf("checkpoint: %s: %w", p, err)
 		case st.IsDir():
-			return nil, nil, fmt.Errorf("%w: %s is a directory; path-scoped snapshots take files", ErrInvalidPath, p)
+			return nil, nil, nil, fmt.Errorf("%w: %s is a directory; path-scoped snapshots take files", ErrInvalidPath, p)
 		case st.Mode().IsRegular():
 			if limit >= 0 && st.Size() > limit {
 				if c.opts.Oversize == OversizeFail {
-					return nil, nil, &FileTooLargeError{Path: p, Size: st.Size(), Limit: limit}
+					return nil, nil, nil, &FileTooLargeError{Path: p, Size: st.Size(), Limit: limit}
 				}
-				skipped = append(skipped, p)
+				skip(p)
 				continue
 			}
 		case st.Mode()&fs.ModeSymlink != 0:
 		default:
-			skipped = append(skipped, p)
+			skip(p)
 			continue
 		}
 		entries = append(entries, importEntry{path: rp})
 	}
-	return entries, skipped, nil
+	return entries, skipped, uncov, nil
 }
 
 // packLimit is the number of packs above which a checkpoint consolidates

@@ -16,7 +16,9 @@ import (
 )
 
 const (
-	metaVersion       = 1
+	// metaVersion is written; version 1 (no record of uncovered paths)
+	// is still read.
+	metaVersion       = 2
 	maxLabelLen       = 1024
 	maxCorrelationLen = 256
 	maxScopedPaths    = 10000
@@ -31,6 +33,9 @@ type meta struct {
 	Reason      string   `json:"reason"`
 	Scope       string   `json:"scope"`
 	Paths       []string `json:"paths,omitempty"`
+	// Uncovered is the object id of the blob listing what the snapshot
+	// left out (see uncovered.go); version 2 only.
+	Uncovered string `json:"uncovered,omitempty"`
 }
 
 // ValidID reports whether id is a checkpoint id: a UUID in canonical
@@ -107,7 +112,13 @@ func parseMeta(body string) (meta, error) {
 	if dec.More() {
 		return m, fmt.Errorf("metadata: trailing data")
 	}
-	if m.V != metaVersion {
+	switch {
+	case m.V == 1 && m.Uncovered == "":
+	case m.V == metaVersion:
+		if !gitx.IsOID(m.Uncovered) {
+			return m, fmt.Errorf("metadata: invalid record object id %q", truncate(m.Uncovered, 80))
+		}
+	default:
 		return m, fmt.Errorf("metadata: unsupported version %d", m.V)
 	}
 	if !ValidID(m.ID) {
@@ -164,6 +175,7 @@ func fromRef(r gitx.Ref) (Checkpoint, meta, error) {
 		FilesChanged:  -1,
 		Commit:        r.Commit,
 		Tree:          r.Tree,
+		record:        m.Uncovered,
 	}, m, nil
 }
 

@@ -65,6 +65,15 @@ type Options struct {
 	// They apply even when IncludeIgnored is set.
 	Exclude []string
 
+	// Secrets adds read-protected names to the built-in list (.env,
+	// .env.local, .env.*, .ssh, id_rsa, id_ed25519, id_ecdsa, id_dsa,
+	// .netrc, .git-credentials). A path with a component matching one of
+	// them, ignoring ASCII case, is never stored in a checkpoint and never
+	// deleted or overwritten by a restore, whether or not it is ignored.
+	// Each entry is one file name; * and ? are wildcards. The built-in
+	// names cannot be removed.
+	Secrets []string
+
 	// MaxFileSize is the size cap per file in bytes. 0 means
 	// DefaultMaxFileSize; a negative value means no cap.
 	MaxFileSize int64
@@ -97,6 +106,11 @@ func (o *Options) validate() error {
 	for i, p := range o.Exclude {
 		if p == "" || strings.ContainsAny(p, "\n\r\x00") || !utf8.ValidString(p) {
 			return fmt.Errorf("checkpoint: Options.Exclude[%d]: %q is not a single-line ignore pattern", i, p)
+		}
+	}
+	for i, n := range o.Secrets {
+		if err := validSecretName(n); err != nil {
+			return fmt.Errorf("checkpoint: Options.Secrets[%d]: %w", i, err)
 		}
 	}
 	if strings.ContainsRune(o.ShadowRoot, 0) {

@@ -14,7 +14,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/reins-go/reins/checkpoint/internal/gitx"
 )
@@ -122,54 +121,96 @@ func (c *Checkpointer) rewindLocked(ctx context.Context, resolve func(context.Co
 	if err != nil {
 		return RewindResult{}, nil, err
 	}
+	fail := func(kind RestoreFailure, undo string, err error) error {
+		if re, ok := err.(*RestoreError); ok {
+			re.ID, re.Undo = target.ID, undo
+			return re
+		}
+		return &RestoreError{ID: target.ID, Undo: undo, Failure: kind, Err: err}
+	}
 	label := "before rewind to " + target.ID
 	if target.Label != "" {
 		label += " (" + truncate(target.Label, 200) + ")"
 	}
 	p, err := c.prepare(ctx, target.Paths)
 	if err != nil {
-		return RewindResult{}, nil, fmt.Errorf("checkpoint: rewind to %s: checkpointing the current state: %w", target.ID, err)
+		return RewindResult{}, nil, fail(RestoreSnapshotFailed, "", err)
 	}
-	// For a full restore, the changes to make are the difference between
-	// the just-refreshed private index (the current state) and the target;
-	// compute them, and check the target's objects, while the current
-	// state is being stored. Nothing is written before that store succeeds.
-	type plan struct {
+	// The target's record of what it does not cover, and (for a full
+	// restore) the changes to make, which are the difference between the
+	// just-refreshed private index (the current state) and the target,
+	// with the target's objects checked: computed while the current state
+	// is being stored. Nothing is written before that store succeeds.
+	type prep struct {
 		entries []gitx.RawEntry
+		unc     uncovered
 		err     error
 	}
-	pc := make(chan plan, 1)
-	if target.Paths == nil {
-		go func() {
-			entries, err := c.indexToTree(ctx, target.Tree)
-			if err == nil {
-				err = c.checkObjects(ctx, writesOf(entries))
+	pc := make(chan prep, 1)
+	go func() {
+		var r prep
+		r.unc, r.err = c.loadUncovered(ctx, target.record)
+		if r.err == nil && target.Paths == nil {
+			if r.entries, r.err = c.indexToTree(ctx, target.Tree); r.err == nil {
+				r.err = c.checkObjects(ctx, c.writesOf(r.entries))
 			}
-			pc <- plan{entries, err}
-		}()
-	}
+		}
+		pc <- r
+	}()
 	undo, err := c.store(ctx, label, target.CorrelationID, ReasonBeforeRestore, target.Paths, p)
-	var pl plan
-	if target.Paths == nil {
-		pl = <-pc
-	}
+	pr := <-pc
 	if err != nil {
-		return RewindResult{}, nil, fmt.Errorf("checkpoint: rewind to %s: checkpointing the current state: %w", target.ID, err)
+		return RewindResult{}, nil, fail(RestoreSnapshotFailed, "", err)
 	}
 	events := []Event{{Kind: CheckpointCreated, Workspace: c.root, Checkpoint: undo}}
-	var changes []Change
-	if target.Paths == nil {
-		if err = pl.err; err == nil {
-			changes, err = c.applyEntries(ctx, pl.entries, target.Tree, true, true)
-		}
-	} else {
-		changes, err = c.apply(ctx, undo.Tree, target.Tree)
+	if pr.err != nil {
+		return RewindResult{}, events, fail(RestoreUnreadable, undo.ID, pr.err)
 	}
+	entries := pr.entries
+	if target.Paths != nil && undo.Tree != target.Tree {
+		if entries, err = c.diffTrees(ctx, undo.Tree, target.Tree, nil); err != nil {
+			return RewindResult{}, events, fail(RestoreUnreadable, undo.ID, err)
+		}
+	}
+	full := target.Paths == nil
+	changes, err := c.restoreEntries(ctx, entries, target.Tree, pr.unc, full, full)
 	if err != nil {
-		return RewindResult{}, events, fmt.Errorf("checkpoint: rewind to %s (the prior state is checkpoint %s): %w", target.ID, undo.ID, err)
+		var re *RestoreError
+		if errors.As(err, &re) && re.Failure == RestoreInterrupted {
+			// Applying failed midway: put back the state just stored.
+			unc, lerr := c.loadUncovered(ctx, undo.record)
+			if lerr == nil {
+				lerr = c.returnTo(ctx, undo, unc)
+			}
+			re.RolledBack, re.RollbackErr = lerr == nil, lerr
+		}
+		return RewindResult{}, events, fail(RestoreUnreadable, undo.ID, err)
 	}
 	events = append(events, Event{Kind: CheckpointRestored, Workspace: c.root, Checkpoint: target, Undo: undo.ID, Changes: len(changes)})
 	return RewindResult{Restored: target, Undo: undo, Changes: changes}, events, nil
+}
+
+// returnTo puts the workspace back into checkpoint cp after a restore
+// failed midway (the state is whatever the failed restore left).
+func (c *Checkpointer) returnTo(ctx context.Context, cp Checkpoint, unc uncovered) error {
+	var entries []gitx.RawEntry
+	var err error
+	if cp.Paths == nil {
+		if _, _, err = c.refreshIndex(ctx); err != nil {
+			return err
+		}
+		entries, err = c.indexToTree(ctx, cp.Tree)
+	} else {
+		var cur string
+		if cur, _, err = c.snapshotPaths(ctx, cp.Paths); err == nil {
+			entries, err = c.diffTrees(ctx, cur, cp.Tree, nil)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	_, err = c.restoreEntries(ctx, entries, cp.Tree, unc, cp.Paths == nil, false)
+	return err
 }
 
 // lookup reads one checkpoint of this workspace.
@@ -247,21 +288,9 @@ func (c *Checkpointer) changesOf(entries []gitx.RawEntry) ([]Change, error) {
 
 type writeOp struct {
 	path string // work-tree relative
+	rel  string // workspace-relative
 	mode uint32
 	oid  string
-}
-
-// apply turns the work tree from tree cur (just snapshotted, so the files
-// on disk are exactly cur) into tree target, for a path-scoped restore.
-func (c *Checkpointer) apply(ctx context.Context, cur, target string) ([]Change, error) {
-	if cur == target {
-		return nil, nil
-	}
-	entries, err := c.diffTrees(ctx, cur, target, nil)
-	if err != nil {
-		return nil, err
-	}
-	return c.applyEntries(ctx, entries, target, false, false)
 }
 
 // indexToTree lists the differences from the private index (the current
@@ -294,135 +323,300 @@ func (c *Checkpointer) indexToTree(ctx context.Context, target string) ([]gitx.R
 }
 
 // writesOf lists the blobs a restore with these entries writes.
-func writesOf(entries []gitx.RawEntry) []writeOp {
+func (c *Checkpointer) writesOf(entries []gitx.RawEntry) []writeOp {
 	var w []writeOp
 	for _, e := range entries {
 		switch e.NewMode {
 		case gitx.ModeFile, gitx.ModeExec, gitx.ModeSymlink:
-			if e.OldMode != gitx.ModeGitlink {
-				w = append(w, writeOp{path: e.Path, mode: e.NewMode, oid: e.NewOID})
+			if e.OldMode == gitx.ModeGitlink {
+				continue
+			}
+			if rel, ok := c.wsPath(e.Path); ok && !c.secrets.match(rel) {
+				w = append(w, writeOp{path: e.Path, rel: rel, mode: e.NewMode, oid: e.NewOID})
 			}
 		}
 	}
 	return w
 }
 
-// applyEntries carries out a restore: it checks everything first, then
-// removes, then writes; only differing paths are touched.
-func (c *Checkpointer) applyEntries(ctx context.Context, entries []gitx.RawEntry, target string, full, objectsChecked bool) ([]Change, error) {
+// restorePlan is a restore checked and ready to apply.
+type restorePlan struct {
+	deletes []string // workspace-relative files and links to remove
+	dirs    []string // workspace-relative directories the removals may empty, deepest first
+	writes  []writeOp
+	created []string // work-tree paths of the files the restore creates
+	changes []Change
+	full    bool // a full restore (the private index follows it)
+}
+
+// restoreEntries carries out a restore whose differences from the current
+// state (every covered path as it is on disk) are entries: it plans and
+// checks everything first and returns a *RestoreError without changing
+// anything when the plan cannot be carried out; then it removes and
+// writes. When applying fails midway the error's Failure is
+// RestoreInterrupted and the caller puts the prior state back.
+func (c *Checkpointer) restoreEntries(ctx context.Context, entries []gitx.RawEntry, target string, unc uncovered, full, objectsChecked bool) ([]Change, error) {
 	if len(entries) == 0 {
 		if full {
 			c.setBase(target)
 		}
 		return nil, nil
 	}
-	// Reported from the current state's side: Added = the restore creates it.
-	changes, err := c.changesOf(entries)
+	root, err := os.OpenRoot(c.root)
+	if err != nil {
+		return nil, &RestoreError{Failure: RestoreConflict, Err: fmt.Errorf("checkpoint: %w", err)}
+	}
+	defer root.Close()
+	pl, err := c.plan(ctx, root, entries, unc, objectsChecked)
 	if err != nil {
 		return nil, err
 	}
-	root, err := os.OpenRoot(c.workDir)
-	if err != nil {
-		return nil, fmt.Errorf("checkpoint: %w", err)
+	pl.full = full
+	if err := c.applyPlan(ctx, root, pl); err != nil {
+		return nil, &RestoreError{Failure: RestoreInterrupted, Err: err}
 	}
-	defer root.Close()
+	if full {
+		c.setBase(target)
+	}
+	return pl.changes, nil
+}
 
+// plan decides what a restore does and checks that it can be done: every
+// path is safe, nothing the target does not cover is deleted, nothing the
+// current state does not cover is overwritten, no symbolic link is
+// followed, and every object exists.
+func (c *Checkpointer) plan(ctx context.Context, root *os.Root, entries []gitx.RawEntry, unc uncovered, objectsChecked bool) (restorePlan, error) {
 	var (
-		deletes []string
-		writes  []writeOp
-		inCur   = make(map[string]bool)
-		delSet  = make(map[string]bool)
+		pl     restorePlan
+		inCur  = make(map[string]bool) // workspace-relative paths of the current state
+		delSet = make(map[string]bool) // workspace-relative paths removed
+		dirs   = make(map[string]bool)
 	)
 	for _, e := range entries {
 		if e.OldMode == gitx.ModeGitlink || e.NewMode == gitx.ModeGitlink {
 			continue
 		}
+		// A tree under refs/reins could have been forged by anyone with
+		// write access to the repository: a path with "..", a .git
+		// component or outside the workspace is refused, never written.
+		rel, ok := c.wsPath(e.Path)
+		if !ok {
+			return pl, &RestoreError{Failure: RestoreUnreadable, Path: truncate(e.Path, 200),
+				Err: fmt.Errorf("checkpoint: snapshot holds %q, outside the workspace", truncate(e.Path, 200))}
+		}
+		if err := checkTreePath(rel); err != nil {
+			return pl, &RestoreError{Failure: RestoreUnreadable, Path: truncate(rel, 200),
+				Err: fmt.Errorf("checkpoint: snapshot holds an unsafe path: %w", err)}
+		}
+		if c.secrets.match(rel) {
+			continue // read-protected: never deleted, never overwritten
+		}
 		if e.OldMode != gitx.ModeNone {
-			inCur[e.Path] = true
+			inCur[rel] = true
 		}
 		switch e.NewMode {
 		case gitx.ModeNone:
-			deletes = append(deletes, e.Path)
-			delSet[e.Path] = true
+			if unc.excludes(e.Path) {
+				// Not covered by the target (ignored, protected or in a
+				// nested repository when it was taken): left alone.
+				continue
+			}
+			pl.deletes = append(pl.deletes, rel)
+			delSet[rel] = true
+			for d := path.Dir(rel); d != "."; d = path.Dir(d) {
+				dirs[d] = true
+			}
+			pl.changes = append(pl.changes, Change{Path: rel, Kind: Deleted})
 		case gitx.ModeFile, gitx.ModeExec, gitx.ModeSymlink:
-			writes = append(writes, writeOp{path: e.Path, mode: e.NewMode, oid: e.NewOID})
+			pl.writes = append(pl.writes, writeOp{path: e.Path, rel: rel, mode: e.NewMode, oid: e.NewOID})
+			k := Modified
+			if e.OldMode == gitx.ModeNone {
+				k = Added
+				pl.created = append(pl.created, e.Path)
+			}
+			pl.changes = append(pl.changes, Change{Path: rel, Kind: k})
 		default:
-			return nil, fmt.Errorf("checkpoint: snapshot holds %s with unsupported mode %o", e.Path, e.NewMode)
+			return pl, &RestoreError{Failure: RestoreUnreadable, Path: rel,
+				Err: fmt.Errorf("checkpoint: snapshot holds %s with unsupported mode %o", rel, e.NewMode)}
 		}
 	}
+	for d := range dirs {
+		pl.dirs = append(pl.dirs, d)
+	}
+	// Deepest first, so that parents are empty by the time they are tried.
+	slices.SortFunc(pl.dirs, func(a, b string) int {
+		if n := strings.Count(b, "/") - strings.Count(a, "/"); n != 0 {
+			return n
+		}
+		return strings.Compare(a, b)
+	})
 
-	// 1. Check: nothing the snapshots do not cover may be in the way.
-	for _, w := range writes {
-		if err := c.checkWritable(root, w.path, inCur[w.path], delSet); err != nil {
-			return nil, err
+	// Nothing the snapshots do not cover may be in the way.
+	v := &view{root: root, real: map[string]bool{}}
+	for _, w := range pl.writes {
+		if err := c.checkWritable(v, w.rel, inCur[w.rel], delSet); err != nil {
+			return pl, &RestoreError{Failure: RestoreConflict, Path: w.rel, Err: err}
 		}
 	}
 	if !objectsChecked {
-		if err := c.checkObjects(ctx, writes); err != nil {
-			return nil, err
+		if err := c.checkObjects(ctx, pl.writes); err != nil {
+			return pl, &RestoreError{Failure: RestoreUnreadable, Err: err}
 		}
 	}
+	return pl, nil
+}
 
-	// 2. Remove what the target does not have, then directories emptied.
-	dirs := make(map[string]bool)
-	for _, p := range deletes {
+// applyPlan removes, then writes. It follows no symbolic link: every
+// directory above a path is checked to be a real directory right before
+// the path is touched.
+func (c *Checkpointer) applyPlan(ctx context.Context, root *os.Root, pl restorePlan) error {
+	for _, p := range pl.deletes {
+		if err := c.restoreHook("remove", p); err != nil {
+			return err
+		}
+		if ok, err := realParents(root, p); err != nil {
+			return fmt.Errorf("checkpoint: removing %s: %w", p, err)
+		} else if !ok {
+			continue // a parent is gone or not a directory: so is p
+		}
 		if err := root.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("checkpoint: removing %s: %w", p, err)
-		}
-		for d := path.Dir(p); d != "." && d != c.prefix; d = path.Dir(d) {
-			dirs[d] = true
+			return fmt.Errorf("checkpoint: removing %s: %w", p, err)
 		}
 	}
-	sorted := make([]string, 0, len(dirs))
-	for d := range dirs {
-		sorted = append(sorted, d)
+	for _, d := range pl.dirs {
+		if ok, _ := realParents(root, d); !ok {
+			continue
+		}
+		if st, err := root.Lstat(d); err == nil && st.IsDir() {
+			_ = root.Remove(d) // fails harmlessly when not empty
+		}
 	}
-	// Deepest first, so that parents are empty by the time they are tried.
-	slices.SortFunc(sorted, func(a, b string) int { return strings.Count(b, "/") - strings.Count(a, "/") })
-	for _, d := range sorted {
-		_ = root.Remove(d) // fails harmlessly when not empty
+	if err := c.writeBlobs(ctx, root, pl.writes); err != nil {
+		return err
 	}
-
-	// 3. Write what differs.
-	if err := c.writeBlobs(ctx, root, writes); err != nil {
-		return nil, err
-	}
-
-	// 4. Record the files the restore created in the private index: a
+	// Record the files the restore created in the private index: a
 	// created file that ignore rules now match would otherwise drop out of
 	// later snapshots. Rewritten and removed files need nothing: the next
 	// scan sees their stat data change. Path-scoped restores skip this to
 	// keep their cost independent of the workspace size.
-	if full {
-		var created []string
-		for _, w := range writes {
-			if !inCur[w.path] {
-				created = append(created, w.path)
-			}
+	if len(pl.created) > 0 && pl.full {
+		if err := c.updateIndex(ctx, c.privEnv, []string{"--add", "--remove", "--replace", "--info-only"}, pl.created); err != nil {
+			return err
 		}
-		if len(created) > 0 {
-			if err := c.updateIndex(ctx, c.privEnv, []string{"--add", "--remove", "--replace", "--info-only"}, created); err != nil {
-				return nil, err
-			}
-		}
-		c.setBase(target)
 	}
-	return changes, nil
+	return nil
 }
 
-// checkWritable verifies that writing p (work-tree relative) will only
+// view looks at the workspace without following symbolic links,
+// remembering which directories are real (for planning, when nothing
+// changes).
+type view struct {
+	root *os.Root
+	real map[string]bool
+}
+
+// realDir reports whether the workspace-relative d is a directory reached
+// through directories only.
+func (v *view) realDir(d string) (bool, error) {
+	if d == "." {
+		return true, nil
+	}
+	if ok, seen := v.real[d]; seen {
+		return ok, nil
+	}
+	ok, err := v.realDir(path.Dir(d))
+	if err != nil {
+		return false, err
+	}
+	if ok {
+		st, err := v.root.Lstat(d)
+		switch {
+		case err == nil:
+			ok = st.IsDir()
+		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, errNotDir):
+			ok = false
+		default:
+			return false, err
+		}
+	}
+	v.real[d] = ok
+	return ok, nil
+}
+
+// lstat is Lstat of the workspace-relative p, or fs.ErrNotExist when a
+// directory above it is missing, a file or a symbolic link.
+func (v *view) lstat(p string) (fs.FileInfo, error) {
+	ok, err := v.realDir(path.Dir(p))
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fs.ErrNotExist
+	}
+	return v.root.Lstat(p)
+}
+
+// realParents reports, without memory, whether every directory above the
+// workspace-relative p is a real directory.
+func realParents(root *os.Root, p string) (bool, error) {
+	for i := 0; i < len(p); i++ {
+		if p[i] != '/' {
+			continue
+		}
+		st, err := root.Lstat(p[:i])
+		switch {
+		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, errNotDir):
+			return false, nil
+		case err != nil:
+			return false, err
+		case !st.IsDir():
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// mkdirAll creates the workspace-relative directory d and its parents,
+// refusing to pass through anything that is not a real directory.
+func mkdirAll(root *os.Root, d string) error {
+	if d == "." {
+		return nil
+	}
+	for i := 0; i <= len(d); i++ {
+		if i < len(d) && d[i] != '/' {
+			continue
+		}
+		sub := d[:i]
+		st, err := root.Lstat(sub)
+		if errors.Is(err, fs.ErrNotExist) {
+			if err = root.Mkdir(sub, 0o777); err != nil && !errors.Is(err, fs.ErrExist) {
+				return err
+			}
+			if st, err = root.Lstat(sub); err != nil {
+				return err
+			}
+		} else if err != nil {
+			return err
+		}
+		if !st.IsDir() {
+			return fmt.Errorf("%s is not a directory (it changed during the restore)", sub)
+		}
+	}
+	return nil
+}
+
+// checkWritable verifies that writing the workspace-relative p will only
 // replace things the current snapshot covers.
-func (c *Checkpointer) checkWritable(root *os.Root, p string, tracked bool, delSet map[string]bool) error {
-	rel, _ := c.wsPath(p)
+func (c *Checkpointer) checkWritable(v *view, p string, tracked bool, delSet map[string]bool) error {
 	var parents []string
-	for d := path.Dir(p); d != "." && d != c.prefix; d = path.Dir(d) {
+	for d := path.Dir(p); d != "."; d = path.Dir(d) {
 		parents = append(parents, d)
 	}
 	for i := len(parents) - 1; i >= 0; i-- {
 		d := parents[i]
-		st, err := root.Lstat(d)
-		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-			break
+		st, err := v.root.Lstat(d)
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, errNotDir) {
+			return nil // created from here down
 		}
 		if err != nil {
 			return fmt.Errorf("checkpoint: %s: %w", d, err)
@@ -431,31 +625,29 @@ func (c *Checkpointer) checkWritable(root *os.Root, p string, tracked bool, delS
 			continue
 		}
 		if delSet[d] {
-			break // removed first
+			return nil // removed first; nothing below it is followed
 		}
-		drel, _ := c.wsPath(d)
-		return &ConflictError{Path: drel, Reason: "a file the snapshot does not cover is where " + rel + " needs a directory"}
+		return &ConflictError{Path: d, Reason: "a file the snapshot does not cover is where " + p + " needs a directory"}
 	}
-	st, err := root.Lstat(p)
+	st, err := v.lstat(p)
 	switch {
-	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, errNotDir):
 		return nil
 	case err != nil:
-		return fmt.Errorf("checkpoint: %s: %w", rel, err)
+		return fmt.Errorf("checkpoint: %s: %w", p, err)
 	case st.IsDir():
 		// Every file below must be one the restore removes.
-		return fs.WalkDir(root.FS(), p, func(q string, d fs.DirEntry, err error) error {
+		return fs.WalkDir(v.root.FS(), p, func(q string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return fmt.Errorf("checkpoint: %s: %w", q, err)
 			}
 			if !d.IsDir() && !delSet[q] {
-				qrel, _ := c.wsPath(q)
-				return &ConflictError{Path: rel, Reason: "directory holds " + qrel + ", which the snapshot does not cover"}
+				return &ConflictError{Path: p, Reason: "directory holds " + q + ", which the snapshot does not cover"}
 			}
 			return nil
 		})
 	case !tracked:
-		return &ConflictError{Path: rel, Reason: "an ignored, oversized or unsupported file the snapshot does not cover would be overwritten"}
+		return &ConflictError{Path: p, Reason: "an ignored, protected, oversized or unsupported file the snapshot does not cover would be overwritten"}
 	}
 	return nil
 }
@@ -523,26 +715,27 @@ func (c *Checkpointer) writeBlobs(ctx context.Context, root *os.Root, writes []w
 func (c *Checkpointer) writeOne(root *os.Root, r *bufio.Reader, op writeOp) error {
 	header, err := r.ReadString('\n')
 	if err != nil {
-		return fmt.Errorf("checkpoint: reading blob for %s: %w", op.path, err)
+		return fmt.Errorf("checkpoint: reading blob for %s: %w", op.rel, err)
 	}
 	f := strings.Fields(header)
 	if len(f) != 3 || f[0] != op.oid || f[1] != "blob" {
-		return fmt.Errorf("checkpoint: unexpected cat-file answer %q for %s", truncate(header, 120), op.path)
+		return fmt.Errorf("checkpoint: unexpected cat-file answer %q for %s", truncate(header, 120), op.rel)
 	}
 	size, err := strconv.ParseInt(f[2], 10, 64)
 	if err != nil || size < 0 {
-		return fmt.Errorf("checkpoint: unexpected cat-file size %q for %s", f[2], op.path)
+		return fmt.Errorf("checkpoint: unexpected cat-file size %q for %s", f[2], op.rel)
 	}
-	dir := path.Dir(op.path)
-	if dir != "." {
-		if err := root.MkdirAll(dir, 0o777); err != nil {
-			return fmt.Errorf("checkpoint: creating %s: %w", dir, err)
-		}
+	if err := c.restoreHook("write", op.rel); err != nil {
+		return err
 	}
-	if st, err := root.Lstat(op.path); err == nil && st.IsDir() {
+	dir := path.Dir(op.rel)
+	if err := mkdirAll(root, dir); err != nil {
+		return fmt.Errorf("checkpoint: creating %s: %w", dir, err)
+	}
+	if st, err := root.Lstat(op.rel); err == nil && st.IsDir() {
 		// Checked empty of uncovered files; its covered files were removed.
-		if err := root.RemoveAll(op.path); err != nil {
-			return fmt.Errorf("checkpoint: replacing directory %s: %w", op.path, err)
+		if err := root.RemoveAll(op.rel); err != nil {
+			return fmt.Errorf("checkpoint: replacing directory %s: %w", op.rel, err)
 		}
 	}
 	if op.mode != gitx.ModeSymlink {
@@ -554,28 +747,31 @@ func (c *Checkpointer) writeOne(root *os.Root, r *bufio.Reader, op writeOp) erro
 		}
 		if done {
 			if b, err := r.ReadByte(); err != nil || b != '\n' {
-				return fmt.Errorf("checkpoint: malformed cat-file stream after %s", op.path)
+				return fmt.Errorf("checkpoint: malformed cat-file stream after %s", op.rel)
 			}
 			return nil
 		}
 	}
 	tmp := path.Join(dir, ".reins-restore-"+randHex())
 	if op.mode == gitx.ModeSymlink {
+		if size > 64<<10 {
+			return fmt.Errorf("checkpoint: link %s: target of %d bytes", op.rel, size)
+		}
 		target := make([]byte, size)
 		if _, err := io.ReadFull(r, target); err != nil {
-			return fmt.Errorf("checkpoint: reading link %s: %w", op.path, err)
+			return fmt.Errorf("checkpoint: reading link %s: %w", op.rel, err)
 		}
 		if err := root.Symlink(string(target), tmp); err != nil {
-			return fmt.Errorf("checkpoint: creating link %s: %w", op.path, err)
+			return fmt.Errorf("checkpoint: creating link %s: %w", op.rel, err)
 		}
 	} else {
 		perm := os.FileMode(0o666)
 		if op.mode == gitx.ModeExec {
 			perm = 0o777
 		}
-		out, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+		out, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, perm)
 		if err != nil {
-			return fmt.Errorf("checkpoint: writing %s: %w", op.path, err)
+			return fmt.Errorf("checkpoint: writing %s: %w", op.rel, err)
 		}
 		_, err = io.CopyN(out, r, size)
 		if cerr := out.Close(); err == nil {
@@ -583,15 +779,15 @@ func (c *Checkpointer) writeOne(root *os.Root, r *bufio.Reader, op writeOp) erro
 		}
 		if err != nil {
 			_ = root.Remove(tmp)
-			return fmt.Errorf("checkpoint: writing %s: %w", op.path, err)
+			return fmt.Errorf("checkpoint: writing %s: %w", op.rel, err)
 		}
 	}
-	if err := root.Rename(tmp, op.path); err != nil {
+	if err := root.Rename(tmp, op.rel); err != nil {
 		_ = root.Remove(tmp)
-		return fmt.Errorf("checkpoint: writing %s: %w", op.path, err)
+		return fmt.Errorf("checkpoint: writing %s: %w", op.rel, err)
 	}
 	if b, err := r.ReadByte(); err != nil || b != '\n' {
-		return fmt.Errorf("checkpoint: malformed cat-file stream after %s", op.path)
+		return fmt.Errorf("checkpoint: malformed cat-file stream after %s", op.rel)
 	}
 	return nil
 }
@@ -606,14 +802,14 @@ func randHex() string {
 // executable bit; it reports false (having consumed nothing) when the path
 // is not an existing regular file.
 func overwrite(root *os.Root, r *bufio.Reader, op writeOp, size int64) (bool, error) {
-	st, err := root.Lstat(op.path)
+	st, err := root.Lstat(op.rel)
 	if err != nil || !st.Mode().IsRegular() || linkCount(st) != 1 {
 		// Not a regular file, or hard-linked elsewhere (possibly outside
 		// the workspace): replace the directory entry instead of writing
 		// through it.
 		return false, nil
 	}
-	f, err := root.OpenFile(op.path, os.O_WRONLY|os.O_TRUNC|oNoFollow, 0)
+	f, err := root.OpenFile(op.rel, os.O_WRONLY|os.O_TRUNC|oNoFollow, 0)
 	if err != nil {
 		return false, nil
 	}
@@ -633,7 +829,16 @@ func overwrite(root *os.Root, r *bufio.Reader, op writeOp, size int64) (bool, er
 		err = cerr
 	}
 	if err != nil {
-		return true, fmt.Errorf("checkpoint: writing %s: %w", op.path, err)
+		return true, fmt.Errorf("checkpoint: writing %s: %w", op.rel, err)
 	}
 	return true, nil
+}
+
+// restoreHook runs the test hook, when one is set, before every removal
+// and write of a restore; its error fails the restore at that point.
+func (c *Checkpointer) restoreHook(op, path string) error {
+	if c.hook != nil {
+		return c.hook(op, path)
+	}
+	return nil
 }

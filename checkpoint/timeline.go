@@ -151,7 +151,7 @@ func (c *Checkpointer) Diff(ctx context.Context, id string) ([]Change, error) {
 			return nil, err
 		}
 	} else {
-		if _, err := c.refreshIndex(ctx); err != nil {
+		if _, _, err := c.refreshIndex(ctx); err != nil {
 			return nil, err
 		}
 		out, err := c.git.Run(ctx, gitx.Cmd{Dir: c.workDir, Env: c.privEnv,

@@ -1,0 +1,5 @@
+package checkpoint
+
+// SetRestoreHook makes every later removal and write of c's restores call
+// f first; an error from f fails the restore at that point.
+func SetRestoreHook(c *Checkpointer, f func(op, path string) error) { c.hook = f }
