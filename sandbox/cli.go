@@ -64,8 +64,8 @@ func envKeys(env []string) []string {
 
 // containerEnv splits what a container backend forwards: hostKeys are
 // allowed variables whose value comes from the host environment (the
-// CLI copies them, "-e KEY"), pairs the allowed KEY=VALUE pairs of
-// Command.Env, which never enter the CLI's own environment (a
+// CLI copies them, "-e KEY"), pairs the KEY=VALUE pairs of
+// Command.Env (all of them), which never enter the CLI's own environment (a
 // Command.Env HOME or PATH must not reconfigure the CLI on the host).
 // Without an allowlist nothing comes from the host and every pair of
 // Command.Env is forwarded.

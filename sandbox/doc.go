@@ -49,8 +49,9 @@ symlink followed, including the intermediate hops, so a link named
 cannot be resolved is refused.
 
 A non-empty EnvAllowlist clears the environment and forwards only the
-listed variables, from the host environment and from Command.Env alike,
-so host secrets such as OPENAI_API_KEY never reach the command.
+listed variables of the host environment, so host secrets such as
+OPENAI_API_KEY never reach the command. Command.Env is never filtered:
+every pair the host puts there reaches the command, on every backend.
 
 # Backends
 

@@ -72,7 +72,7 @@ func TestDockerRunArgsGolden(t *testing.T) {
 				"--mount=type=bind,source=" + root + "/.git,target=/workspace/.git,readonly",
 				"--mount=type=bind,source=/dev/null,target=/workspace/.env,readonly",
 				"--mount=type=tmpfs,target=/workspace/sub/.ssh,tmpfs-mode=0",
-				"--workdir=/workspace", "-e", "REINS_HOST_VAR", "-e", "REINS_OVERRIDDEN=from-cmd", "-e", "REINS_CMD=x y", "img", "env"}),
+				"--workdir=/workspace", "-e", "REINS_HOST_VAR", "-e", "REINS_OVERRIDDEN=from-cmd", "-e", "REINS_CMD=x y", "-e", "REINS_NOT_ALLOWED=z", "img", "env"}),
 		},
 		{
 			name: "without an allowlist only Command.Env is forwarded",

@@ -29,9 +29,10 @@ type FsNetPolicy struct {
 	// path with every symlink followed.
 	DeniedPaths []string
 	// EnvAllowlist, when non-empty, clears the environment and forwards
-	// only the variables named here (exact, case-sensitive names). When
-	// empty, local passes the host environment through and the hardened
-	// backend uses [DefaultEnvAllowlist].
+	// only the host variables named here (exact, case-sensitive names).
+	// When empty, local passes the host environment through and the
+	// hardened backend uses [DefaultEnvAllowlist]. Command.Env is not
+	// filtered: what the host puts there always reaches the command.
 	EnvAllowlist []string
 }
 
@@ -253,8 +254,10 @@ func within(p, dir string) bool {
 	return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator))
 }
 
-// buildEnv overlays overrides on base and, when allow is non-empty, keeps
-// only the allowed keys. Later entries win.
+// buildEnv keeps the variables of base that allow names (all of them
+// when allow is empty) and overlays overrides, which are always kept:
+// the allowlist filters what a command inherits from the host, while
+// Command.Env is what the host chose to give it. Later entries win.
 func buildEnv(base, overrides, allow []string) []string {
 	allowed := func(string) bool { return true }
 	if len(allow) > 0 {
@@ -266,9 +269,9 @@ func buildEnv(base, overrides, allow []string) []string {
 	}
 	idx := map[string]int{}
 	var out []string
-	for _, kv := range append(append([]string(nil), base...), overrides...) {
+	for i, kv := range append(append([]string(nil), base...), overrides...) {
 		k, _, ok := strings.Cut(kv, "=")
-		if !ok || k == "" || !allowed(k) {
+		if !ok || k == "" || (i < len(base) && !allowed(k)) {
 			continue
 		}
 		if i, seen := idx[k]; seen {

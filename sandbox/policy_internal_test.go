@@ -51,7 +51,9 @@ func TestBuildEnv(t *testing.T) {
 	t.Parallel()
 	base := []string{"PATH=/bin", "SECRET=x", "HOME=/h", "PATH=/usr/bin"}
 	assert.Equal(t, []string{"PATH=/usr/bin", "SECRET=x", "HOME=/h", "A=1"}, buildEnv(base, []string{"A=1"}, nil))
-	assert.Equal(t, []string{"PATH=/usr/bin", "A=2"}, buildEnv(base, []string{"A=1", "B=3", "A=2"}, []string{"PATH", "A"}))
+	// The allowlist filters the host's variables; Command.Env's always pass.
+	assert.Equal(t, []string{"PATH=/usr/bin", "A=2", "B=3"}, buildEnv(base, []string{"A=1", "B=3", "A=2"}, []string{"PATH", "A"}))
+	assert.Equal(t, []string{"SECRET=given"}, buildEnv(base, []string{"SECRET=given"}, []string{"NONE"}))
 	assert.Empty(t, buildEnv(base, nil, []string{"NONE"}))
 }
 

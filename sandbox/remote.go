@@ -293,8 +293,8 @@ func lexicalWorkdir(root string, m pathMatcher, dir string) (string, []Violation
 
 // remoteEnv splits the environment of a remote command: clear says
 // whether the far side's environment is cleared, keep which of its
-// variables survive, set the KEY=VALUE pairs from Command.Env that pass
-// the allowlist (all of them when the allowlist is empty).
+// variables survive, set the KEY=VALUE pairs from Command.Env (all of
+// them: the allowlist filters the far side's environment only).
 func remoteEnv(allow, cmdEnv []string) (clear bool, keep, set []string) {
 	clear = len(allow) > 0
 	for _, k := range allow {
