@@ -127,7 +127,9 @@ func TestRollbackKeepsWhatTheSnapshotDidNotCover(t *testing.T) {
 			},
 			map[string]string{"vendor/lib/lib.go": "package lib // nested\n", "vendor/lib/extra.go": "package lib // added by the agent\n"}},
 		{"secret not ignored at all",
-			func(t *testing.T, dir string) { writeFile(t, dir, "config/.ENV.production", "DB_PASSWORD=NOTIGNORED-3\n", 0o600) },
+			func(t *testing.T, dir string) {
+				writeFile(t, dir, "config/.ENV.production", "DB_PASSWORD=NOTIGNORED-3\n", 0o600)
+			},
 			func(t *testing.T, dir string) { writeFile(t, dir, ".env.local", "TOKEN=CREATED-LATER-4\n", 0o600) },
 			map[string]string{"config/.ENV.production": "DB_PASSWORD=NOTIGNORED-3\n", ".env.local": "TOKEN=CREATED-LATER-4\n"}},
 	}
