@@ -330,12 +330,15 @@ type partOutcome struct {
 func (g *Gate) decidePart(st *state, sub *policy.Subject, cmd int, tr *tracer) partOutcome {
 	cell := policy.Matrix(st.band, sub.Level)
 	obl := cell.Obligations | discipline(sub.Level)
+	out := partOutcome{cell.Verdict, LayerMatrix, "matrix", matrixReasons[st.band][sub.Level], obl, sub.Severity}
 	if m, ok := st.rules.Evaluate(sub); ok {
-		tr.part(st, sub, cmd, m.Verdict, LayerRule, m.Rule.ID, cell)
-		return partOutcome{m.Verdict, LayerRule, m.Rule.ID, m.Rule.Reason, obl | m.Obligations, sub.Severity}
+		out = partOutcome{m.Verdict, LayerRule, m.Rule.ID, m.Rule.Reason, obl | m.Obligations, sub.Severity}
 	}
-	tr.part(st, sub, cmd, cell.Verdict, LayerMatrix, "matrix", cell)
-	return partOutcome{cell.Verdict, LayerMatrix, "matrix", matrixReasons[st.band][sub.Level], obl, sub.Severity}
+	if out.verdict == policy.Confirm {
+		g.applyGrant(st, sub, &out) // grants.go: a standing grant answers the CONFIRM
+	}
+	tr.part(st, sub, cmd, out.verdict, out.layer, out.ruleID, cell)
+	return out
 }
 
 // analyze returns the shell analysis of a command line, from the profile's cache when it was

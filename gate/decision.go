@@ -33,9 +33,15 @@ const (
 	LayerMatrix
 	// LayerAudit: the decision could not be recorded, so it is a Deny.
 	LayerAudit
+	// LayerApproval: after the decision order, the approval of a CONFIRM: refused, timed out,
+	// parked, or nobody to ask (the run discipline of package session).
+	LayerApproval
+	// LayerObligation: after the decision order, an obligation that could not be honoured (no
+	// checkpointer, a notification that failed, no sandbox runner).
+	LayerObligation
 )
 
-var layerNames = [...]string{"input", "halted", "hard_stop", "boundary", "mode", "rule", "matrix", "audit"}
+var layerNames = [...]string{"input", "halted", "hard_stop", "boundary", "mode", "rule", "matrix", "audit", "approval", "obligation"}
 
 // String returns the layer's name as audit records write it ("hard_stop", "rule", ...).
 func (l Layer) String() string {
@@ -94,8 +100,13 @@ func (d Decision) String() string {
 // use it to branch.
 var ErrDenied = errors.New("gate: denied")
 
-// DeniedError carries the decision that denied an action. It matches [ErrDenied].
-type DeniedError struct{ Decision Decision }
+// DeniedError carries the decision that denied an action, and the ways forward the engine knows.
+// It matches [ErrDenied].
+type DeniedError struct {
+	Decision Decision
+	// Alternatives lists what could go ahead instead (see [Gate.Alternatives]); may be empty.
+	Alternatives []Alternative
+}
 
 // Error implements error.
 func (e *DeniedError) Error() string { return "gate: denied: " + e.Decision.String() }

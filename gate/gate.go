@@ -48,14 +48,10 @@ type Options struct {
 	// ConfirmSwitch is asked before a switch to a profile that is not at least as restrictive
 	// as the active one (see profile.AtLeastAsRestrictive). Nil means such switches are refused.
 	ConfirmSwitch func(ctx context.Context, req SwitchRequest) (bool, error)
-	// Approver answers CONFIRM decisions in Do. Nil means nobody can be asked: Do denies them.
-	Approver Approver
-	// Checkpointer honours the Checkpoint obligation in Do (a *checkpoint.Checkpointer). Nil
-	// means Do denies actions that require a checkpoint.
-	Checkpointer Checkpointer
-	// Notifier honours the Notify obligation in Do. Nil means Do denies actions that require a
-	// notification.
-	Notifier Notifier
+	// OnRepeatedFailure says what MaxConsecutiveFailures failures of one tool in a row do:
+	// FailuresLatch (the default, the autonomy seed's hard stop) or FailuresDeescalate (the
+	// policy spec: step the autonomy down one band).
+	OnRepeatedFailure FailurePolicy
 }
 
 // Gate decides whether an agent may take an action: ALLOW, DENY or CONFIRM, with obligations.
@@ -77,12 +73,15 @@ type Gate struct {
 	spent    atomic.Uint64 // float64 bits
 	failMu   sync.Mutex
 	failures map[string]int
+	grants   atomic.Pointer[grantHook] // standing grants consulted at the rule layer (grants.go)
+	alts     sync.Map                  // profile name -> *state, for Alternatives
 
 	// Operation boundaries and pending profile switches (not on Check's path).
 	opMu     sync.Mutex
 	inflight int
 	pending  *pendingSwitch
-	drained  chan struct{} // closed when a pending switch is applied
+	drained  chan struct{}    // closed when a pending switch is applied
+	ops      map[*Op]struct{} // operations in flight, for EmergencyStop
 }
 
 // state is everything a decision needs from the active profile, derived once per profile.
@@ -121,6 +120,9 @@ func New(p profile.Profile, opts *Options) (*Gate, error) {
 	}
 	if g.maxFail == 0 {
 		g.maxFail = 3
+	}
+	if o.OnRepeatedFailure > FailuresDeescalate {
+		return nil, fmt.Errorf("gate: OnRepeatedFailure %d is not a known policy", o.OnRepeatedFailure)
 	}
 	if g.maxFail < 0 {
 		return nil, fmt.Errorf("gate: MaxConsecutiveFailures %d is negative", g.maxFail)

@@ -20,6 +20,21 @@ const (
 	CauseToolFailures  Cause = "tool_failures"  // a tool failed MaxConsecutiveFailures times in a row
 	CauseExternalWrite Cause = "external_write" // an action would write outside the workspace
 	CauseManual        Cause = "manual"         // the host called Halt
+	CauseEmergency     Cause = "emergency_stop" // the host called EmergencyStop
+)
+
+// FailurePolicy says what repeated failures of one tool do (Options.OnRepeatedFailure).
+type FailurePolicy uint8
+
+// The failure policies.
+const (
+	// FailuresLatch latches the tool-failures hard stop (the autonomy seed). The default.
+	FailuresLatch FailurePolicy = iota
+	// FailuresDeescalate steps the autonomy down one band (autonomous to trusted, trusted to
+	// supervised) through a profile switch, which takes effect at the next operation boundary
+	// and is recorded like any switch; the tool's failure count starts again. A run that is
+	// already supervised has nowhere to step down to, and latches the hard stop instead.
+	FailuresDeescalate
 )
 
 // Halt describes a latched hard stop. While one is latched, every Check is a Deny until Reset.
@@ -53,6 +68,15 @@ func (g *Gate) latch(ctx context.Context, h *Halt, profileName string) {
 		// The halt holds regardless: failing to record it must not un-halt the run.
 		g.log.Error("gate: halt record could not be written", "cause", h.Cause, "err", err)
 	}
+}
+
+// Latch latches a hard stop with the given cause, as a host-side meter or monitor reports it
+// (a budget meter, a sandbox escape seen elsewhere). It reports whether this call latched it:
+// false when a halt was already latched (the first cause wins).
+func (g *Gate) Latch(ctx context.Context, cause Cause, reason string) bool {
+	h := &Halt{Cause: cause, Reason: reason}
+	g.latch(ctx, h, g.st.Load().name)
+	return g.halt.Load() == h
 }
 
 // Halt latches a manual hard stop: every Check is denied until Reset.
@@ -125,6 +149,9 @@ func (g *Gate) RecordResult(ctx context.Context, tool string, err error) {
 	g.failures[tool]++
 	n := g.failures[tool]
 	g.failMu.Unlock()
+	if n >= g.maxFail && g.opts.OnRepeatedFailure == FailuresDeescalate && g.deescalate(ctx, tool, n, err) {
+		return
+	}
 	if n >= g.maxFail {
 		g.latch(ctx, &Halt{Cause: CauseToolFailures, Reason: fmt.Sprintf("tool %q failed %d times in a row (last: %v)", tool, n, err)}, g.st.Load().name)
 	}
@@ -134,4 +161,28 @@ func (g *Gate) RecordResult(ctx context.Context, tool string, err error) {
 // gate at once.
 func (g *Gate) RecordViolation(ctx context.Context, detail string) {
 	g.latch(ctx, &Halt{Cause: CauseSandboxEscape, Reason: "sandbox escape signal: " + detail}, g.st.Load().name)
+}
+
+// deescalate switches to the active profile with its autonomy one band lower. It reports false
+// when there is no lower band (the caller latches instead) or the switch was refused.
+func (g *Gate) deescalate(ctx context.Context, tool string, n int, cause error) bool {
+	p := g.target()
+	band, err := policy.BandOf(p.Autonomy)
+	if err != nil || band == policy.Supervised {
+		return false
+	}
+	lower := policy.Supervised
+	if band == policy.Autonomous {
+		lower = policy.Trusted
+	}
+	p.Autonomy = lower.Dial()
+	p.Description = fmt.Sprintf("%s (de-escalated to %s after tool %q failed %d times in a row: %v)", p.Description, lower, tool, n, cause)
+	if _, err := g.SwitchProfile(ctx, p); err != nil {
+		g.log.Error("gate: de-escalation refused", "err", err)
+		return false
+	}
+	g.failMu.Lock()
+	delete(g.failures, tool)
+	g.failMu.Unlock()
+	return true
 }

@@ -2,12 +2,19 @@ package gate
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
+	"github.com/google/uuid"
+
+	"github.com/reins-go/reins/audit"
 	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
 )
+
+// ErrEmergencyStop is the cause (context.Cause) of the contexts EmergencyStop cancels.
+var ErrEmergencyStop = errors.New("gate: emergency stop")
 
 // Op is one operation: a unit of agent work (a tool call, a plan step) between two boundaries.
 // The profile is fixed for the whole operation: a profile switch requested meanwhile waits until
@@ -17,7 +24,8 @@ type Op struct {
 	g      *Gate
 	st     *state
 	ctx    context.Context
-	cancel context.CancelFunc
+	cancel context.CancelCauseFunc
+	stop   context.CancelFunc // the timeout's, when the profile has one
 	once   sync.Once
 }
 
@@ -56,10 +64,20 @@ func (g *Gate) Begin(ctx context.Context) (*Op, error) {
 		}
 	}
 	op := &Op{g: g, st: st}
+	op.ctx, op.cancel = context.WithCancelCause(ctx)
 	if t := st.limits.Timeout; t > 0 {
-		op.ctx, op.cancel = context.WithTimeout(ctx, t)
-	} else {
-		op.ctx, op.cancel = context.WithCancel(ctx)
+		op.ctx, op.stop = context.WithTimeout(op.ctx, t)
+	}
+	// Register the operation so EmergencyStop can cancel it. EmergencyStop latches before it
+	// sweeps, so an operation registered after the sweep sees the latch here.
+	g.opMu.Lock()
+	if g.ops == nil {
+		g.ops = map[*Op]struct{}{}
+	}
+	g.ops[op] = struct{}{}
+	g.opMu.Unlock()
+	if h := g.halt.Load(); h != nil && h.Cause == CauseEmergency {
+		op.cancel(ErrEmergencyStop)
 	}
 	return op, nil
 }
@@ -68,7 +86,13 @@ func (g *Gate) Begin(ctx context.Context) (*Op, error) {
 // flight, a pending profile switch is applied.
 func (op *Op) End() {
 	op.once.Do(func() {
-		op.cancel()
+		op.cancel(context.Canceled)
+		if op.stop != nil {
+			op.stop()
+		}
+		op.g.opMu.Lock()
+		delete(op.g.ops, op)
+		op.g.opMu.Unlock()
 		if op.st.sem != nil {
 			op.st.sem.Release(1)
 		}
@@ -112,3 +136,84 @@ func (g *Gate) InFlight() int {
 	defer g.opMu.Unlock()
 	return g.inflight
 }
+
+// EmergencyStop stops the run from any goroutine: it latches the emergency-stop halt, so every
+// new decision is a Deny until Reset, and cancels the context of every operation in flight
+// (context.Cause reports ErrEmergencyStop), so work that honours its context stops too. It is
+// recorded like any halt. Calling it again while halted cancels operations begun since.
+func (g *Gate) EmergencyStop(ctx context.Context, reason string) {
+	g.latch(ctx, &Halt{Cause: CauseEmergency, Reason: "emergency stop: " + reason}, g.st.Load().name)
+	g.opMu.Lock()
+	ops := make([]*Op, 0, len(g.ops))
+	for op := range g.ops {
+		ops = append(ops, op)
+	}
+	g.opMu.Unlock()
+	for _, op := range ops {
+		op.cancel(ErrEmergencyStop)
+	}
+}
+
+// Record writes r to the audit sink as a record about action a and its decision d, taken in this
+// operation: it fills the time (when zero), the decision and correlation ids, the operation's
+// profile and hash, the action's fields and, where r leaves them empty, the decision's layer,
+// rule, obligations, risk and reason. It writes even when ctx is done (a record of what happened
+// must not be lost to a cancellation).
+func (op *Op) Record(ctx context.Context, a policy.Action, d Decision, r audit.Record) error {
+	if r.Time.IsZero() {
+		r.Time = op.g.clock()
+	}
+	r.DecisionID, r.CorrelationID = d.DecisionID, d.CorrelationID
+	r.Profile, r.ProfileHash, r.Operation, r.Tool, r.Command, r.Host, r.Targets = op.st.name, op.st.hash, string(a.Operation), a.Tool, a.Command, a.Host, a.Targets
+	if len(a.Targets) > 0 {
+		r.Target = a.Targets[0]
+	}
+	if r.Layer == "" {
+		r.Layer = d.Layer.String()
+	}
+	if r.RuleMatched == "" {
+		r.RuleMatched = d.RuleID
+	}
+	if r.Obligations == 0 {
+		r.Obligations = d.Obligations
+	}
+	if r.Risk == 0 {
+		r.Risk = d.Risk
+	}
+	if r.Reason == "" {
+		r.Reason = d.Reason
+	}
+	if err := op.g.sink.Write(context.WithoutCancel(ctx), r); err != nil {
+		return fmt.Errorf("gate: audit: %w", err)
+	}
+	return nil
+}
+
+// ProfileHash returns the content hash of the operation's profile.
+func (op *Op) ProfileHash() string { return op.st.hash }
+
+// Record writes r to the audit sink, outside any operation: it fills the time and decision id
+// (when zero), the correlation id (the decision id, when zero) and the active profile and its
+// hash (when empty).
+func (g *Gate) Record(ctx context.Context, r audit.Record) error {
+	if r.Time.IsZero() {
+		r.Time = g.clock()
+	}
+	if r.DecisionID == [16]byte{} {
+		r.DecisionID = newV7(r.Time)
+	}
+	if r.CorrelationID == [16]byte{} {
+		r.CorrelationID = r.DecisionID
+	}
+	if r.Profile == "" {
+		st := g.st.Load()
+		r.Profile, r.ProfileHash = st.name, st.hash
+	}
+	if err := g.sink.Write(context.WithoutCancel(ctx), r); err != nil {
+		return fmt.Errorf("gate: audit: %w", err)
+	}
+	return nil
+}
+
+// NewDecisionID returns a fresh decision id (a UUIDv7 at the gate's clock).
+func (g *Gate) NewDecisionID() uuid.UUID { return newV7(g.clock()) }

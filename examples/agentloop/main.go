@@ -1,8 +1,9 @@
 // Command agentloop shows a host wiring every part of reins around an agent: a scripted agent
 // proposes actions; the gate decides each one; a scripted human answers confirmations; the
 // workspace is checkpointed before mutating work and rolled back when a step fails; commands run
-// in the hardened sandbox when the decision says so; every decision and outcome goes to a
-// hash-chained audit log, verified at the end.
+// in the hardened sandbox when the decision says so (the session's DoCommand carries out the
+// obligation); every decision, approval and outcome goes to a hash-chained audit log, verified
+// at the end.
 //
 // It needs no flags: it builds a throwaway git workspace in a temporary directory.
 package main
@@ -21,6 +22,7 @@ import (
 	"github.com/reins-go/reins/audit"
 	"github.com/reins-go/reins/checkpoint"
 	"github.com/reins-go/reins/gate"
+	"github.com/reins-go/reins/gate/session"
 	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
 	"github.com/reins-go/reins/sandbox"
@@ -101,53 +103,51 @@ func run(ctx context.Context, out io.Writer) error {
 	hardened, hardErr := sandbox.NewHardened(sandbox.HardenedConfig{Root: ws})
 
 	var notes []string
-	g, err := gate.New(profile.MustBuiltin(profile.ModeTrusted), &gate.Options{
-		Workspace:    []string{ws},
-		Audit:        sink,
+	g, err := gate.New(profile.MustBuiltin(profile.ModeTrusted), &gate.Options{Workspace: []string{ws}, Audit: sink})
+	if err != nil {
+		return err
+	}
+	opts := &session.Options{
 		Checkpointer: cp,
-		Notifier: gate.NotifierFunc(func(_ context.Context, a policy.Action, d gate.Decision) error {
-			notes = append(notes, "notify: "+describe(a))
+		Runner:       local, // commands without the Sandbox obligation
+		Notifier: session.NotifierFunc(func(_ context.Context, n session.Notice) error {
+			notes = append(notes, "notify: "+n.Message)
 			return nil
 		}),
 		// The scripted human: approves cleaning the build directory, refuses everything else.
-		Approver: gate.ApproverFunc(func(_ context.Context, a policy.Action, _ gate.Decision) (bool, error) {
-			return a.Command == "rm -rf build", nil
+		Approver: session.ApproverFunc(func(_ context.Context, req session.Request) (session.Answer, error) {
+			if req.Action.Command == "rm -rf build" {
+				return session.Answer{Verdict: policy.Allow, By: "the human"}, nil
+			}
+			return session.Answer{Verdict: policy.Deny, By: "the human"}, nil
 		}),
-	})
+	}
+	// Commands whose decision carries the Sandbox obligation run in the hardened sandbox. If this
+	// machine cannot provide it, they are refused, not run unconfined.
+	if hardErr == nil {
+		opts.Sandbox = hardened
+	}
+	s, err := session.New(ctx, g, opts)
 	if err != nil {
 		return err
 	}
 
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "STEP\tVERDICT\tOUTCOME\tWHY")
-	for _, s := range script {
-		o, err := g.Do(ctx, s.action, func(ctx context.Context, d gate.Decision) error {
-			if s.action.Operation == policy.OpWrite {
-				return os.WriteFile(filepath.Join(ws, s.action.Targets[0]), []byte(s.write), 0o644)
-			}
-			runner := sandbox.Sandbox(local)
-			if d.Obligations.Has(policy.Sandbox) {
-				if hardErr != nil {
-					return fmt.Errorf("the decision requires a sandbox and none is available: %w", hardErr)
-				}
-				runner = hardened
-			}
-			res, err := runner.Run(ctx, sandbox.Command{Args: []string{"sh", "-c", s.action.Command}})
-			if err != nil {
-				return err
-			}
-			if res.Escaped() {
-				g.RecordViolation(ctx, res.Violations[0].String())
-			}
-			if res.ExitCode != 0 {
-				return fmt.Errorf("exit status %d", res.ExitCode)
-			}
-			return nil
-		})
+	for _, st := range script {
+		var o session.Outcome
+		if st.action.Operation == policy.OpWrite {
+			o, err = s.Do(ctx, st.action, func(ctx context.Context, d gate.Decision) error {
+				return os.WriteFile(filepath.Join(ws, st.action.Targets[0]), []byte(st.write), 0o644)
+			})
+		} else {
+			// DoCommand runs sh -c with the command line, through the runner the decision asks
+			// for; a violation the sandbox reports latches the gate's hard stop by itself.
+			o, _, err = s.DoCommand(ctx, st.action, sandbox.Command{})
+		}
 		outcome := "ran"
-		var denied *gate.DeniedError
 		switch {
-		case errors.As(err, &denied):
+		case errors.Is(err, gate.ErrDenied):
 			outcome = "not run"
 		case o.RolledBack:
 			outcome = "failed, rolled back"
@@ -155,10 +155,10 @@ func run(ctx context.Context, out io.Writer) error {
 			outcome = "failed: " + err.Error()
 		}
 		why := o.Decision.Reason
-		if o.Approved {
-			why = "approved by the human; " + why
+		if o.Approval != nil && o.Approval.Approved {
+			why = "approved by " + o.Approval.By + "; " + why
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.say, o.Decision.Verdict, outcome, shorten(why, 80))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", st.say, o.Decision.Verdict, outcome, shorten(why, 80))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
