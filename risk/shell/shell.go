@@ -55,6 +55,9 @@ type Command struct {
 	Via string
 	// Depth is how deep in nested scripts it sits (0 for the line itself).
 	Depth int
+	// Dir is the directory the command runs in (after cd and git -C), or "" when the line
+	// makes it unknown or the analysis was given none.
+	Dir string
 
 	Reads  []Path
 	Writes []Path // writes and deletions, redirection targets included
@@ -97,6 +100,56 @@ type Analysis struct {
 // ErrEmpty is returned for a line with no commands.
 var ErrEmpty = errors.New("shell: empty command line")
 
+// ErrTooLong is returned for a line longer than MaxLine bytes. Such a line is not parsed: the
+// analysis is opaque and fails closed, though the line may well be valid shell.
+var ErrTooLong = errors.New("shell: command line too long to analyse")
+
+// Limits on what one line may cost. Past one, the analysis stops reading and the line is
+// opaque (it ends with a command that may do anything), so any line up to MaxLine bytes is
+// analysed in bounded time and memory.
+const (
+	// MaxLine is the longest line Analyze parses (64 KiB).
+	MaxLine = 64 << 10
+	// maxNesting bounds how deeply brackets, braces and parentheses nest (the parser recurses).
+	maxNesting = 100
+	// maxStatements bounds the statements walked, nested ones included.
+	maxStatements = 1000
+	// maxWords bounds the words evaluated.
+	maxWords = 4096
+	// maxWordNodes bounds the syntax nodes of one word or expression that are checked.
+	maxWordNodes = 4096
+	// maxBraceWords bounds the words one brace expansion makes; maxLineBraceWords all of them,
+	// and maxBraceBytes their total size (counted before expanding anything).
+	maxBraceWords     = 64
+	maxLineBraceWords = 1024
+	maxBraceBytes     = 256 << 10
+	// maxNestedBytes bounds the nested scripts parsed (bash -c, eval, heredocs to a shell).
+	maxNestedBytes = 256 << 10
+)
+
+// tooDeep reports why a line is not parsed: brackets nested deeper than maxNesting. Quoting is
+// ignored, so a quoted run of brackets counts too (the line is then opaque, never allowed).
+func tooDeep(src string) string {
+	depth, top := 0, 0
+	for i := 0; i < len(src); i++ {
+		switch src[i] {
+		case '(', '{', '[':
+			depth++
+			if depth > top {
+				top = depth
+			}
+		case ')', '}', ']':
+			if depth > 0 {
+				depth--
+			}
+		}
+	}
+	if top > maxNesting {
+		return "brackets nest deeper than the analysis reads"
+	}
+	return ""
+}
+
 var parsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }}
 
 // Analyze parses a command line (bash syntax; POSIX is a subset) and reports what it does.
@@ -108,14 +161,19 @@ func Analyze(line string, opts *Options) (*Analysis, error) {
 	if opts == nil {
 		opts = &Options{}
 	}
+	if len(line) > MaxLine {
+		return failClosed(line, ErrTooLong), ErrTooLong
+	}
 	w := &walker{opts: opts, maxDepth: opts.MaxDepth}
 	if w.maxDepth <= 0 {
 		w.maxDepth = 8
 	}
-	if err := w.script(line, newScope(opts.Dir), 0, ""); err != nil {
+	if why := tooDeep(line); why != "" {
+		w.stop(why)
+	} else if err := w.script(line, newScope(opts.Dir), 0, ""); err != nil {
 		return failClosed(line, err), err
 	}
-	if len(w.cmds) == 0 {
+	if len(w.cmds) == 0 && w.stopped == "" {
 		if strings.TrimSpace(line) == "" {
 			return failClosed(line, ErrEmpty), ErrEmpty
 		}
@@ -125,12 +183,24 @@ func Analyze(line string, opts *Options) (*Analysis, error) {
 }
 
 func failClosed(line string, err error) *Analysis {
+	c := unknownCommand(line, "does not parse: "+err.Error())
+	if err == ErrTooLong {
+		c.Why[0] = err.Error()
+		c.Text = line[:128] + "…"
+	}
+	return &Analysis{Commands: []Command{c}, Risk: c.Risk, Severity: risk.High, Opaque: true, Network: true, ExecutesCode: true}
+}
+
+// unknownCommand stands for what the analysis could not read: it may do anything.
+func unknownCommand(text, why string) Command {
 	all := risk.Of(risk.Mutating, risk.Exec, risk.Destructive, risk.Network)
-	c := Command{Text: line, Opaque: true, Why: []string{"does not parse: " + err.Error()}, Risk: all, Severity: risk.High, Network: true, ExecutesCode: true}
-	return &Analysis{Commands: []Command{c}, Risk: all, Severity: risk.High, Opaque: true, Network: true, ExecutesCode: true}
+	return Command{Text: text, Opaque: true, Why: []string{why}, Risk: all, Severity: risk.High, Network: true, ExecutesCode: true}
 }
 
 func (w *walker) result() *Analysis {
+	if w.stopped != "" {
+		w.cmds = append(w.cmds, unknownCommand("", w.stopped+": the rest of the line is not analysed"))
+	}
 	a := &Analysis{Commands: w.cmds}
 	for i := range a.Commands {
 		c := &a.Commands[i]

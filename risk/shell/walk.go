@@ -86,10 +86,55 @@ type walker struct {
 	opts     *Options
 	maxDepth int
 	cmds     []Command
+
+	// pending holds the hazards of the statement being analysed (see hazard).
+	pending []string
+
+	// What the line has cost so far (see the limits in shell.go). Past a limit the rest of the
+	// line is not analysed and the analysis ends with an opaque command (stopped says why).
+	stmtCount, words int
+	braceWords       uint64
+	braceBytes       uint64
+	nestedBytes      int
+	stopped          string
+}
+
+// spend counts one unit against a limit; past it the analysis stops.
+func (w *walker) spend(n *int, limit int, why string) bool {
+	if w.stopped != "" {
+		return false
+	}
+	*n++
+	if *n > limit {
+		w.stop(why)
+		return false
+	}
+	return true
+}
+
+// stop ends the analysis: what follows is not read, and the line is opaque.
+func (w *walker) stop(why string) {
+	if w.stopped == "" {
+		w.stopped = why
+	}
 }
 
 // script parses src and walks it.
 func (w *walker) script(src string, sc *scope, depth int, via string) error {
+	if w.stopped != "" {
+		return nil
+	}
+	if depth > 0 {
+		w.nestedBytes += len(src)
+		if w.nestedBytes > maxNestedBytes {
+			w.stop("nested scripts larger than the analysis reads")
+			return nil
+		}
+		if why := tooDeep(src); why != "" {
+			w.stop(why)
+			return nil
+		}
+	}
 	p := parsers.Get().(*syntax.Parser)
 	f, err := p.Parse(strings.NewReader(src), "")
 	parsers.Put(p)
@@ -102,6 +147,9 @@ func (w *walker) script(src string, sc *scope, depth int, via string) error {
 
 func (w *walker) stmts(list []*syntax.Stmt, sc *scope, cx ctx) {
 	for _, st := range list {
+		if w.stopped != "" {
+			return
+		}
 		w.stmt(st, sc, cx)
 	}
 }
@@ -124,6 +172,23 @@ func text(cx ctx, n syntax.Node) string {
 }
 
 func (w *walker) stmt(st *syntax.Stmt, sc *scope, cx ctx) {
+	if !w.spend(&w.stmtCount, maxStatements, "more commands than the analysis reads") {
+		return
+	}
+	// Hazards found in this statement's own words belong to it; a nested statement (in a
+	// substitution) keeps its own.
+	outer := w.pending
+	w.pending = nil
+	w.stmtBody(st, sc, cx)
+	if len(w.pending) > 0 {
+		cmd := w.newCommand(text(cx, st), cx)
+		w.takeHazards(cmd)
+		w.cmds = append(w.cmds, *cmd)
+	}
+	w.pending = outer
+}
+
+func (w *walker) stmtBody(st *syntax.Stmt, sc *scope, cx ctx) {
 	// Heredocs and herestrings feed the command's stdin; their expansions run first.
 	for _, r := range st.Redirs {
 		switch r.Op {
@@ -250,9 +315,7 @@ func (w *walker) stmt(st *syntax.Stmt, sc *scope, cx ctx) {
 			w.stmt(c.Body, sc.clone(), fcx)
 		}
 	case *syntax.DeclClause:
-		for _, as := range c.Args {
-			w.assign(as, sc, cx)
-		}
+		w.decl(c, sc, cx)
 		w.compoundRedirects(st, sc, cx)
 	case *syntax.TimeClause:
 		if c.Stmt != nil {
@@ -305,27 +368,18 @@ func (w *walker) compoundRedirects(st *syntax.Stmt, sc *scope, cx ctx) {
 	w.cmds = append(w.cmds, *cmd)
 }
 
-// substitutionsIn walks every command substitution inside a node that runs nothing else.
+// substitutionsIn walks every command substitution inside a node that runs nothing else, and
+// checks its expansions for second evaluation (see hazard).
 func (w *walker) substitutionsIn(n syntax.Node, sc *scope, cx ctx) {
-	if n == nil {
-		return
-	}
-	syntax.Walk(n, func(node syntax.Node) bool {
-		switch s := node.(type) {
-		case *syntax.CmdSubst:
-			w.stmts(s.Stmts, sc.clone(), cx)
-			return false
-		case *syntax.ProcSubst:
-			w.stmts(s.Stmts, sc.clone(), cx)
-			return false
-		}
-		return true
-	})
+	w.walkNode(n, sc, cx)
 }
 
 func (w *walker) assign(as *syntax.Assign, sc *scope, cx ctx) {
 	if as.Name == nil {
 		return
+	}
+	if !as.Naked && runEnv(as.Name.Value) {
+		w.hazard("assigns " + as.Name.Value + ", which changes what later commands run")
 	}
 	switch {
 	case as.Array != nil || as.Index != nil || as.Append:

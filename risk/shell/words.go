@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/expand"
@@ -9,10 +10,11 @@ import (
 
 // wordVal is what a word evaluates to, as far as the line itself says.
 type wordVal struct {
-	vals  []string // one per brace-expansion result; meaningful only when lit
-	lit   bool     // every part is known: no unknown variable, substitution or arithmetic
-	glob  bool     // unquoted pattern characters remain: the shell will expand them
-	subst bool     // the word holds a $( ), backquote or <( ) (walked as commands)
+	vals     []string // one per brace-expansion result; meaningful only when lit
+	lit      bool     // every part is known: no unknown variable, substitution or arithmetic
+	glob     bool     // unquoted pattern characters remain: the shell will expand them
+	globLead bool     // some result starts with an unquoted pattern: it may expand to "-x"
+	subst    bool     // the word holds a $( ), backquote or <( ) (walked as commands)
 }
 
 func (v wordVal) join() string { return strings.Join(v.vals, " ") }
@@ -24,8 +26,6 @@ const (
 	modeAssign                  // an assignment value: tilde only, no braces, no globs
 	modeHeredoc                 // a heredoc body: like double quotes
 )
-
-const maxBraceWords = 64
 
 // word evaluates a word and walks the substitutions it contains (they run, whatever the word
 // is used for).
@@ -42,24 +42,30 @@ func (w *walker) wordMode(word *syntax.Word, sc *scope, cx ctx, mode wordMode) w
 	if word == nil {
 		return wordVal{lit: true, vals: []string{""}}
 	}
-	syntax.Walk(word, func(n syntax.Node) bool {
-		switch s := n.(type) {
-		case *syntax.CmdSubst:
-			v.subst = true
-			w.stmts(s.Stmts, sc.clone(), cx)
-			return false
-		case *syntax.ProcSubst:
-			v.subst = true
-			w.stmts(s.Stmts, sc.clone(), cx)
-			return false
-		}
-		return true
-	})
+	if !w.spend(&w.words, maxWords, "more words than the analysis reads") {
+		return v
+	}
+	// Substitutions run and expansions that evaluate text as code are found wherever they
+	// sit in the word, evaluated by this analysis or not.
+	v.subst = w.walkNode(word, sc, cx)
 	words := []*syntax.Word{word}
 	if mode == modeArg && syntax.SplitBraces(word) {
-		words = expand.Braces(word)
-		if len(words) > maxBraceWords {
+		// Count what the braces make before making it: {1..20000000} is one short word.
+		n := braceCount(word.Parts)
+		size := n * uint64(int(word.End().Offset())-int(word.Pos().Offset())+1)
+		if n > maxBraceWords || w.braceWords+n > maxLineBraceWords || w.braceBytes+size > maxBraceBytes {
+			w.hazard("brace expansion makes more words than the analysis expands")
 			return wordVal{subst: v.subst}
+		}
+		w.braceWords += n
+		w.braceBytes += size
+		words = words[:0]
+		for bw, err := range expand.BracesSeq(nil, word) {
+			if err != nil {
+				w.hazard("brace expansion: " + err.Error())
+				return wordVal{subst: v.subst}
+			}
+			words = append(words, bw)
 		}
 	}
 	v.lit = true
@@ -72,20 +78,94 @@ func (w *walker) wordMode(word *syntax.Word, sc *scope, cx ctx, mode wordMode) w
 			return v
 		}
 		v.glob = v.glob || e.glob
+		v.globLead = v.globLead || e.globLead && e.glob // a lone "[" is literal
 		v.vals = append(v.vals, e.b.String())
 	}
 	return v
 }
 
+// braceCount is how many words brace expansion makes of parts, saturating above the caps.
+func braceCount(parts []syntax.WordPart) uint64 {
+	n := uint64(1)
+	for _, p := range parts {
+		b, ok := p.(*syntax.BraceExp)
+		if !ok {
+			continue
+		}
+		n = satMul(n, braceExpCount(b))
+	}
+	return n
+}
+
+const braceSaturate = 1 << 40
+
+func satMul(a, b uint64) uint64 {
+	if a == 0 || b == 0 {
+		return 0
+	}
+	if a > braceSaturate/b {
+		return braceSaturate
+	}
+	return a * b
+}
+
+func braceExpCount(b *syntax.BraceExp) uint64 {
+	if !b.Sequence {
+		var n uint64
+		for _, e := range b.Elems {
+			n += braceCount(e.Parts)
+			if n > braceSaturate {
+				return braceSaturate
+			}
+		}
+		return n
+	}
+	if len(b.Elems) < 2 {
+		return 1
+	}
+	fromLit, toLit := b.Elems[0].Lit(), b.Elems[1].Lit()
+	from, err1 := strconv.ParseInt(fromLit, 10, 64)
+	to, err2 := strconv.ParseInt(toLit, 10, 64)
+	if err1 != nil || err2 != nil {
+		if fromLit == "" || toLit == "" {
+			return 1
+		}
+		from, to = int64(fromLit[0]), int64(toLit[0])
+	}
+	var span uint64
+	if from <= to {
+		span = uint64(to) - uint64(from)
+	} else {
+		span = uint64(from) - uint64(to)
+	}
+	incr := uint64(1)
+	if len(b.Elems) > 2 {
+		if s, err := strconv.ParseInt(b.Elems[2].Lit(), 10, 64); err == nil && s != 0 {
+			if s < 0 {
+				s = -s
+			}
+			if s > 0 {
+				incr = uint64(s)
+			}
+		}
+	}
+	n := span/incr + 1
+	if n > braceSaturate || n == 0 {
+		return braceSaturate
+	}
+	return n
+}
+
 type evaluator struct {
-	w       *walker
-	sc      *scope
-	mode    wordMode
-	b       strings.Builder
-	ok      bool
-	glob    bool
-	bracket bool // an unquoted "[" waits for its "]" to make a pattern
-	done    bool // evaluation failed; ok is false
+	w        *walker
+	sc       *scope
+	mode     wordMode
+	b        strings.Builder
+	ok       bool
+	glob     bool
+	globLead bool // the result starts with an unquoted pattern character
+	bracket  bool // an unquoted "[" waits for its "]" to make a pattern
+	done     bool // evaluation failed; ok is false
 }
 
 func (e *evaluator) fail() { e.done, e.ok = true, false }
@@ -114,11 +194,20 @@ func (e *evaluator) parts(parts []syntax.WordPart, quoted, first bool) {
 				e.b.WriteString(p.Value)
 			}
 		case *syntax.DblQuoted:
+			if p.Dollar {
+				e.fail() // $"...": a translation the analysis does not see
+				return
+			}
 			e.parts(p.Parts, true, false)
 		case *syntax.ParamExp:
 			e.param(p, quoted)
 		case *syntax.ExtGlob:
-			e.glob = true
+			if e.mode == modeArg && !quoted {
+				e.glob = true
+				if e.b.Len() == 0 {
+					e.globLead = true
+				}
+			}
 			e.b.WriteString(p.Op.String() + p.Pattern.Value + ")")
 		default: // command and process substitutions, arithmetic, leftover braces
 			e.fail()
@@ -163,8 +252,14 @@ func (e *evaluator) lit(s string, quoted, first bool) {
 			switch c {
 			case '*', '?':
 				e.glob = true
+				if e.b.Len() == 0 {
+					e.globLead = true
+				}
 			case '[':
 				e.bracket = true
+				if e.b.Len() == 0 {
+					e.globLead = true // "[-]x" may be a pattern for "-x"
+				}
 			case ']':
 				e.glob = e.glob || e.bracket
 			}
@@ -193,6 +288,9 @@ func (e *evaluator) param(p *syntax.ParamExp, quoted bool) {
 		}
 		if strings.ContainsAny(val, "*?[") {
 			e.glob = true
+			if e.b.Len() == 0 && strings.ContainsAny(val[:1], "*?[") {
+				e.globLead = true
+			}
 		}
 	}
 	e.b.WriteString(val)
