@@ -115,7 +115,10 @@ func TestPrecedence(t *testing.T) {
 		{name: "no files, host default", def: "trusted", wantName: "trusted", wantAutonomy: 0.5, wantActiveBy: profile.LayerBuiltin, wantOps: 3, wantTimeout: 10 * time.Minute},
 		{name: "user only", user: userDev, wantName: profile.ProfileDev, wantAutonomy: 0.4, wantActiveBy: profile.LayerUser,
 			wantBlocklist: []string{"user-blocked", "rm -rf /"}, wantOps: 3, wantTimeout: 2 * time.Minute},
-		{name: "project only", project: projSafe, def: profile.ProfileDev, wantName: profile.ProfileSafe, wantAutonomy: 0, wantActiveBy: profile.LayerProject,
+		// (A project that switches the default PROFILE-DEV to PROFILE-SAFE moves the dial to the
+		// supervised band, where allowed commands lose the sandbox: that needs trust, see
+		// TestBandChangeJudgedByEffect.)
+		{name: "project only", project: projSafe, wantName: profile.ProfileSafe, wantAutonomy: 0, wantActiveBy: profile.LayerProject,
 			wantBlocklist: []string{"project-blocked"}, wantOps: 1, wantTimeout: 2 * time.Minute},
 		// The project selects the base profile; the user's settings apply on top of it, then the
 		// project's.
@@ -162,7 +165,7 @@ func TestProvenanceNamesLayerFilePointerAndLine(t *testing.T) {
 	f := newFiles(t)
 	f.writeUser(readTestdata(t, "user-dev.json"))
 	f.writeProject(`{
-  "autonomy": 0.3,
+  "autonomy": 0.4,
   "denied_paths": ["deploy/prod"],
   "resource_limits": {
     "max_files_per_plan": 5
@@ -181,7 +184,8 @@ func TestProvenanceNamesLayerFilePointerAndLine(t *testing.T) {
 		{field: "autonomy", layer: profile.LayerProject, file: f.projFile, pointer: "/autonomy", line: 2},
 		{field: "denied_paths", key: "deploy/prod", layer: profile.LayerProject, file: f.projFile, pointer: "/denied_paths/0", line: 3},
 		{field: "denied_paths", key: "secrets", layer: profile.LayerUser, file: f.userFile, pointer: "/denied_paths/0", line: 8},
-		{field: "denied_paths", key: ".git", layer: profile.LayerBuiltin, builtin: profile.ProfileDev},
+		{field: "denied_paths", key: ".env", layer: profile.LayerBuiltin, builtin: profile.ProfileDev},
+		{field: "write_protected_paths", key: ".git", layer: profile.LayerBuiltin, builtin: profile.ProfileDev},
 		{field: "resource_limits.max_files_per_plan", layer: profile.LayerProject, file: f.projFile, pointer: "/resource_limits/max_files_per_plan", line: 5},
 		{field: "resource_limits.max_concurrent_ops", layer: profile.LayerUser, file: f.userFile, pointer: "/resource_limits/max_concurrent_ops", line: 34},
 		{field: "permission_mode", layer: profile.LayerBuiltin, builtin: profile.ProfileDev},
@@ -474,12 +478,14 @@ func TestConfirmationCallback(t *testing.T) {
 	assert.Equal(t, 0.5, l.Profile.Autonomy)
 
 	// A project file that loosens nothing is never asked about.
-	f.writeProject(`{"autonomy": 0.1}`)
+	// (0.4 stays in the trusted band; a dial in the supervised band would take the matrix's
+	// sandbox from allowlisted commands, which is a loosening: see TestBandChangeJudgedByEffect.)
+	f.writeProject(`{"autonomy": 0.4}`)
 	answerErr = nil
 	l, err = loader.Load(context.Background())
 	require.NoError(t, err)
 	assert.Len(t, asked, 3)
-	assert.Equal(t, 0.1, l.Profile.Autonomy)
+	assert.Equal(t, 0.4, l.Profile.Autonomy)
 }
 
 // TestProjectLoosenings: each kind of loosening is skipped without trust and applied with it.
@@ -758,6 +764,7 @@ limits
   timeout                1m30s
 lists
   denied paths           ".git", "/etc"
+  write-protected paths  none
   trusted paths          none
   shell allowlist        none
   shell blocklist        "dd"

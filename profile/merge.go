@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/reins-go/reins/policy"
+	"github.com/reins-go/reins/risk"
 )
 
 // Skipped is a setting of a project file that was not applied because it loosens the profile
@@ -41,13 +42,94 @@ type builder struct {
 	skipped      []Skipped
 	errs         []*LoadError
 	allowProject bool // the project is trusted: its loosenings apply
+	// keepBand, when not "", is why the project file may not move the dial to another band of
+	// the autonomy matrix: the settings that would are skipped with this reason.
+	keepBand string
 }
 
 // build computes the effective profile: the base built-in (override if set, else the highest
 // layer's active_profile, else def), then the user file, then the project file, then the
 // protected paths the host adds (protect). Project loosenings apply only when allowProject.
+//
+// A lower dial is not always stricter: the rule layer adds the autonomy matrix cell's
+// obligations to what a rule allows or confirms, and a lower band's cells can carry fewer
+// (trusted mutating is ALLOW+notify+checkpoint, supervised mutating is CONFIRM). So when an
+// untrusted project file moves the dial to another band, the result is compared with the profile
+// without the project file (bandLoss); if some action could lose an obligation or get a looser
+// matrix verdict, the profile is built again with every project setting that moves the band
+// skipped.
 func build(def, override string, user, project *parsedFile, allowProject bool, protect []string) (*builder, error) {
-	b := &builder{prov: Provenance{m: map[Setting]Source{}}, allowProject: allowProject}
+	b, err := build1(def, override, user, project, allowProject, protect, "")
+	if err != nil || project == nil || allowProject {
+		return b, err
+	}
+	without, err := build1(def, override, user, nil, false, protect, "")
+	if err != nil {
+		return nil, err
+	}
+	if why := bandLoss(without.p, b.p); why != "" {
+		return build1(def, override, user, project, false, protect, why)
+	}
+	return b, nil
+}
+
+// bandLoss compares the autonomy bands of two profiles, from (without the project file) and to
+// (with it), and says how moving from one to the other can make a decision more permissive or
+// drop obligations, or "". Only the risk levels that to's permission mode lets through to the
+// rules and the matrix count. At each, the matrix cell must be at least as strict (a stricter
+// verdict, or the same verdict with at least the obligations) and, if a rule that is not a DENY
+// rule may decide actions of that level, the cell's obligations (which the gate adds to the
+// rule's) must not shrink.
+func bandLoss(from, to Profile) string {
+	fb, err1 := policy.BandOf(from.Autonomy)
+	tb, err2 := policy.BandOf(to.Autonomy)
+	if err1 != nil || err2 != nil || fb == tb {
+		return ""
+	}
+	var levels []risk.Level
+	switch to.Mode {
+	case Default:
+		levels = risk.Levels()
+	case ReadOnly:
+		levels = []risk.Level{risk.ReadOnly}
+	}
+	var lost []string
+	for _, l := range levels {
+		fc, tc := policy.Matrix(fb, l), policy.Matrix(tb, l)
+		matrixOK := tc.Verdict == policy.Deny || tc.Verdict.StricterThan(fc.Verdict) ||
+			tc.Verdict == fc.Verdict && tc.Obligations.Has(fc.Obligations)
+		ruleOK := tc.Obligations.Has(fc.Obligations) || !ruleMayDecide(to.Rules, l)
+		if !matrixOK || !ruleOK {
+			lost = append(lost, fmt.Sprintf("%s (%s, now %s)", l, fc, tc))
+		}
+	}
+	if len(lost) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("moves the autonomy dial from the %s band to the %s band, where actions that a rule allows or confirms, or the matrix decides, lose obligations or get a looser verdict: %s",
+		fb, tb, strings.Join(lost, "; "))
+}
+
+// ruleMayDecide reports whether a rule that is not a DENY rule may match a part of risk level l:
+// its risk_level condition is unset, lists l, or lists a severity (any level may have it).
+func ruleMayDecide(rules []policy.Rule, l risk.Level) bool {
+	for _, r := range rules {
+		if r.Action == policy.Deny {
+			continue
+		}
+		if len(r.Condition.RiskLevel) == 0 {
+			return true
+		}
+		levels, sevs, ok := riskSets(r.Condition.RiskLevel)
+		if !ok || levels.Has(l) || sevs != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func build1(def, override string, user, project *parsedFile, allowProject bool, protect []string, keepBand string) (*builder, error) {
+	b := &builder{prov: Provenance{m: map[Setting]Source{}}, allowProject: allowProject, keepBand: keepBand}
 	name, src := def, Source{Layer: LayerBuiltin, Profile: def}
 	if override != "" {
 		name, src = override, Source{Layer: LayerHost, Profile: override}
@@ -62,6 +144,9 @@ func build(def, override string, user, project *parsedFile, allowProject bool, p
 				return nil, err
 			}
 			ok, why := AtLeastAsRestrictive(cand, cur)
+			if ok && b.keepBand != "" && bandOf(cand.Autonomy) != bandOf(cur.Autonomy) {
+				ok, why = false, b.keepBand
+			}
 			if b.gate(project, ptr, Setting{Field: "active_profile"}, fmt.Sprintf("switches the active profile from %s to %s: %s", cur.Name, cand.Name, why), !ok) {
 				name, src = cand.Name, project.src(ptr)
 			}
@@ -87,7 +172,7 @@ func build(def, override string, user, project *parsedFile, allowProject bool, p
 		b.p.Family = FamilyCustom
 	}
 	for _, e := range protect {
-		if !slices.ContainsFunc(b.p.ProtectedPaths, func(x string) bool { return strings.EqualFold(x, e) }) {
+		if !slices.ContainsFunc(slices.Concat(b.p.ProtectedPaths, b.p.WriteProtectedPaths), func(x string) bool { return strings.EqualFold(x, e) }) {
 			b.p.ProtectedPaths = append(b.p.ProtectedPaths, e)
 			b.prov.set("denied_paths", e, Source{Layer: LayerHost})
 		}
@@ -134,7 +219,7 @@ func (b *builder) recordBase(p Profile, src Source) {
 
 func (b *builder) lists(p *Profile) map[string][]string {
 	return map[string][]string{
-		"denied_paths": p.ProtectedPaths, "trusted_paths": p.TrustedPaths,
+		"denied_paths": p.ProtectedPaths, "write_protected_paths": p.WriteProtectedPaths, "trusted_paths": p.TrustedPaths,
 		"shell_allowlist": p.ShellAllowlist, "shell_blocklist": p.ShellBlocklist,
 		"network_allowlist": p.NetworkAllowlist, "allowed_tools": p.AllowedTools,
 		"auto_approve_patterns": p.AutoApprovePatterns,
@@ -172,6 +257,8 @@ func (b *builder) apply(f *parsedFile) {
 			reason, loosens = fmt.Sprintf("loosens the permission mode from %s to %s", p.Mode, mode), true
 		case dial > p.Autonomy:
 			reason, loosens = fmt.Sprintf("raises autonomy from %v to %v", p.Autonomy, dial), true
+		case b.keepBand != "" && bandOf(dial) != bandOf(p.Autonomy):
+			reason, loosens = b.keepBand, true
 		}
 		if b.gate(f, "/permission_mode", Setting{Field: "permission_mode"}, reason, loosens) {
 			p.Mode = mode
@@ -184,7 +271,11 @@ func (b *builder) apply(f *parsedFile) {
 	}
 	if c.Autonomy != nil {
 		v := *c.Autonomy
-		if b.gate(f, "/autonomy", Setting{Field: "autonomy"}, fmt.Sprintf("raises autonomy from %v to %v", p.Autonomy, v), v > p.Autonomy) {
+		reason, loosens := fmt.Sprintf("raises autonomy from %v to %v", p.Autonomy, v), v > p.Autonomy
+		if !loosens && b.keepBand != "" && bandOf(v) != bandOf(p.Autonomy) {
+			reason, loosens = b.keepBand, true
+		}
+		if b.gate(f, "/autonomy", Setting{Field: "autonomy"}, reason, loosens) {
 			p.Autonomy = v
 			b.prov.set("autonomy", "", f.src("/autonomy"))
 		}
@@ -215,9 +306,11 @@ func (b *builder) apply(f *parsedFile) {
 		limit("timeout_seconds", l.TimeoutSeconds, int(p.Limits.Timeout/time.Second), func(v int) { p.Limits.Timeout = time.Duration(v) * time.Second })
 	}
 
-	// Restrictions accumulate: they never loosen.
+	// Restrictions accumulate: they never loosen. The blocklist is a restriction only as long
+	// as DENY rules alone use it: an entry added to a list that a CONFIRM or ALLOW rule refers
+	// to widens that rule.
 	b.add(f, "denied_paths", "/denied_paths", c.DeniedPaths, &p.ProtectedPaths, false, true)
-	b.add(f, "shell_blocklist", "/shell_blocklist", c.ShellBlocklist, &p.ShellBlocklist, false, false)
+	b.add(f, "shell_blocklist", "/shell_blocklist", c.ShellBlocklist, &p.ShellBlocklist, b.listGrants(f, policy.ListShellBlocklist), false)
 	// Allow-side lists widen what runs without asking: every new entry loosens.
 	b.add(f, "shell_allowlist", "/shell_allowlist", c.ShellAllowlist, &p.ShellAllowlist, true, false)
 	b.add(f, "network_allowlist", "/network_allowlist", c.NetworkAllow, &p.NetworkAllowlist, true, false)
@@ -285,11 +378,34 @@ func (b *builder) add(f *parsedFile, field, ptr string, list []string, dst *[]st
 			continue
 		}
 		p := ptr + "/" + strconv.Itoa(i)
-		if b.gate(f, p, Setting{field, e}, fmt.Sprintf("adds %q to %s", e, field), loosens) {
+		reason := fmt.Sprintf("adds %q to %s", e, field)
+		if field == "shell_blocklist" {
+			reason += ", which a rule that is not a DENY rule refers to"
+		}
+		if b.gate(f, p, Setting{field, e}, reason, loosens) {
 			*dst = append(*dst, e)
 			b.prov.set(field, e, f.src(p))
 		}
 	}
+}
+
+// bandOf is policy.BandOf without the error (the schema keeps the dial in range).
+func bandOf(dial float64) policy.Band {
+	b, _ := policy.BandOf(dial)
+	return b
+}
+
+// listGrants reports whether a rule that is not a DENY rule, of the profile so far or of file
+// f, refers to the list name, so that entries added to it can allow or confirm something.
+func (b *builder) listGrants(f *parsedFile, name string) bool {
+	for _, rules := range [][]policy.Rule{b.p.Rules, f.cfg.CustomRules} {
+		for _, r := range rules {
+			if r.Action != policy.Deny && refersTo(r.Condition, name) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // groupGrants reports whether hosts added to group g can allow something: it is a group the
@@ -381,33 +497,143 @@ func (b *builder) unknownRefs(f *parsedFile, ptr string, c policy.Condition) boo
 }
 
 // replacementLoosens says how replacing rule old by r loosens the rules, or "" if it does not.
-// Removing an ALLOW rule never loosens; a DENY rule loosens nothing wherever it stands; a
-// CONFIRM rule that matches where no CONFIRM or ALLOW rule matched before can override a
-// denial; a DENY or CONFIRM rule that moves or narrows lets actions through to later rules.
+// The replacement is judged by its effect on decisions, conservatively: it is harmless only when,
+// for every action, the decision with r is at least as strict as with old, in the order
+//
+//	DENY  >  CONFIRM with obligations O  >=  ALLOW with obligations O' when O ⊇ O'
+//
+// (a DENY is stricter than anything; otherwise the verdict must be at least as strict AND the
+// obligations a superset: a CONFIRM without the checkpoint, notification or sandbox the rule it
+// replaces required is a loosening, because the human who approves it sees the command, not
+// what it does when it runs). Deciding that for arbitrary conditions is not possible in general,
+// so r must be provably at least as strict:
+//
+//   - A DENY rule is harmless when it matches every action old matched (its condition is
+//     provably at least as broad, see covers) and is evaluated no later than old. Anything more
+//     it matches becomes a denial. If it misses some, those actions fall through to later rules
+//     or the autonomy matrix, which may allow them with fewer obligations (the project file that
+//     replaces PROFILE-FULL-AUTO's allow-self-upgrade by a DENY rule that never matches takes
+//     away its checkpoint and notification). The one exception: old is an ALLOW rule without
+//     obligations, the most permissive outcome there is, so whatever the actions fall through to
+//     is at least as strict.
+//   - An ALLOW or CONFIRM rule must stand where old stood (same priority, so the same place in
+//     the evaluation order), match no action old did not (anything else could override a later
+//     denial), match every action old matched (unless old is an ALLOW rule without
+//     obligations), give a verdict at least as strict and keep old's obligations.
 func replacementLoosens(old, r policy.Rule) string {
-	same := old.Priority == r.Priority && sameCondition(old.Condition, r.Condition)
-	if old.Action == policy.Allow {
+	// An ALLOW rule that adds no obligation: nothing an action can fall through to is more
+	// permissive, since the rule layer and the matrix both add the matrix cell's obligations.
+	minimal := old.Action == policy.Allow && old.Obligations == 0
+	if r.Action == policy.Deny {
 		switch {
-		case r.Action == policy.Deny:
+		case minimal || r.Priority <= old.Priority && covers(r, old):
 			return ""
-		case r.Action == policy.Confirm && same:
-			return ""
-		case r.Action == policy.Confirm:
-			return fmt.Sprintf("replaces the ALLOW rule %q with a CONFIRM rule that matches elsewhere, which can override a denial", r.ID)
-		case same && r.Obligations.Has(old.Obligations):
-			return ""
+		case old.Action == policy.Allow:
+			return fmt.Sprintf("replaces the ALLOW rule %q, which adds %s, with a DENY rule that does not cover every action it allowed: those fall through to later rules or the autonomy matrix, without its obligations", r.ID, old.Obligations)
 		}
-		return fmt.Sprintf("changes what the ALLOW rule %q allows", r.ID)
+		return fmt.Sprintf("changes the condition or priority of the %s rule %q", old.Action, r.ID)
 	}
+	samePlace := old.Priority == r.Priority
+	noMore := samePlace && covers(old, r) // r decides no action that old did not decide
+	noLess := samePlace && covers(r, old) // every action old decided, r decides
 	switch {
-	case !same:
+	case old.Action == policy.Allow && r.Action == policy.Confirm && !noMore:
+		return fmt.Sprintf("replaces the ALLOW rule %q with a CONFIRM rule that matches elsewhere, which can override a denial", r.ID)
+	case old.Action == policy.Allow && noMore && !noLess && !minimal:
+		return fmt.Sprintf("narrows the ALLOW rule %q, which adds %s: the actions it no longer matches fall through to later rules or the autonomy matrix, without its obligations", r.ID, old.Obligations)
+	case old.Action == policy.Allow && !noMore:
+		return fmt.Sprintf("changes what the ALLOW rule %q allows", r.ID)
+	case !noMore || !noLess && !minimal:
 		return fmt.Sprintf("changes the condition or priority of the %s rule %q", old.Action, r.ID)
 	case old.Action.StricterThan(r.Action):
 		return fmt.Sprintf("turns the %s rule %q into %s", old.Action, r.ID, r.Action)
-	case r.Action != policy.Deny && !r.Obligations.Has(old.Obligations):
+	case !r.Obligations.Has(old.Obligations):
 		return fmt.Sprintf("drops obligations of the %s rule %q", old.Action, r.ID)
 	}
 	return ""
+}
+
+// covers reports whether rule a provably matches every action rule b matches. A condition is a
+// conjunction of its fields and a list field holds when any entry does, so a's condition is at
+// least as broad as b's when each field of a is unset, or set the same way as in b, or (for
+// lists) lists everything b lists. Operations are compared in canonical form and risk levels and
+// severities by value. Entries are compared as written, not as what they match ("go" matches
+// more than "go test", but covers does not know that): a false "no" only makes a harmless
+// replacement need trust.
+//
+// The commands and command_pattern fields of an ALLOW rule match less than the same fields of a
+// DENY or CONFIRM rule (an ALLOW entry "rm" does not cover "/bin/rm"; an ALLOW pattern is not
+// tried against the whole line), so an ALLOW rule with either field never covers a DENY or
+// CONFIRM rule.
+func covers(a, b policy.Rule) bool {
+	ca, cb := &a.Condition, &b.Condition
+	if a.Action == policy.Allow && b.Action != policy.Allow && (len(ca.Commands) > 0 || ca.CommandPattern != "") {
+		return false
+	}
+	if ca.OutsideWorkspace && !cb.OutsideWorkspace {
+		return false
+	}
+	for _, f := range [][2]string{{ca.TargetPattern, cb.TargetPattern}, {ca.CommandPattern, cb.CommandPattern}} {
+		if f[0] != "" && f[0] != f[1] {
+			return false
+		}
+	}
+	canon := func(ops []policy.Operation) []string {
+		out := make([]string, len(ops))
+		for i, op := range ops {
+			out[i] = string(op.Canonical())
+		}
+		return out
+	}
+	if !listCovers(canon(ca.OperationType), canon(cb.OperationType)) {
+		return false
+	}
+	if len(ca.RiskLevel) > 0 {
+		la, sa, okA := riskSets(ca.RiskLevel)
+		lb, sb, okB := riskSets(cb.RiskLevel)
+		if !okA || !okB || len(cb.RiskLevel) == 0 || la.Union(lb) != la || sa&sb != sb {
+			return false
+		}
+	}
+	for _, l := range [][2][]string{{ca.Commands, cb.Commands}, {ca.Tools, cb.Tools}, {ca.Hosts, cb.Hosts},
+		{ca.Providers, cb.Providers}, {ca.Surfaces, cb.Surfaces}} {
+		if !listCovers(l[0], l[1]) {
+			return false
+		}
+	}
+	return true
+}
+
+// listCovers reports whether a list condition a holds wherever b holds: a is unset, or b is set
+// and every entry of b is in a.
+func listCovers(a, b []string) bool {
+	if len(a) == 0 {
+		return true
+	}
+	if len(b) == 0 {
+		return false
+	}
+	for _, e := range b {
+		if !slices.Contains(a, e) {
+			return false
+		}
+	}
+	return true
+}
+
+// riskSets parses a risk_level list into its levels and severities (as a bit set); ok is false
+// if a name is neither.
+func riskSets(names []string) (levels risk.Set, sevs uint8, ok bool) {
+	for _, n := range names {
+		if l, err := risk.ParseLevel(n); err == nil {
+			levels = levels.With(l)
+		} else if s, err := risk.ParseSeverity(n); err == nil {
+			sevs |= 1 << s
+		} else {
+			return 0, 0, false
+		}
+	}
+	return levels, sevs, true
 }
 
 // sameCondition compares conditions by their JSON form, so an absent list and an empty one

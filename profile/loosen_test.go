@@ -1,0 +1,135 @@
+package profile_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/reins-go/reins/policy"
+	"github.com/reins-go/reins/profile"
+)
+
+// TestReplacementJudgedByEffect: a project rule that replaces a rule is judged by what it does
+// to decisions. Under PROFILE-FULL-AUTO, allow-self-upgrade is ALLOW+checkpoint+notify at
+// priority 4 (operation self_upgrade) and default-allow is ALLOW at 99; the user adds
+// allow-docs (ALLOW+notify) and confirm-ci (CONFIRM+checkpoint).
+func TestReplacementJudgedByEffect(t *testing.T) {
+	t.Parallel()
+	const user = `{"active_profile": "PROFILE-FULL-AUTO", "custom_rules": [
+		{"id": "allow-docs", "priority": 5, "condition": {"target_pattern": "docs/**"}, "action": "ALLOW", "obligations": ["notify"]},
+		{"id": "allow-cat", "priority": 5, "condition": {"commands": ["cat"]}, "action": "ALLOW"},
+		{"id": "confirm-ci", "priority": 3, "condition": {"target_pattern": ".ci/**", "tools": ["edit"]}, "action": "CONFIRM", "obligations": ["checkpoint"]}
+	]}`
+	const upgrade = `"allow-self-upgrade"`
+	for _, tc := range []struct {
+		name, rule string // the project's rule
+		reason     string // "" means it applies without trust
+	}{
+		{"issue 12: a DENY that never matches", `{"id": ` + upgrade + `, "priority": 4, "condition": {"tools": ["never-matches"]}, "action": "DENY"}`,
+			`replaces the ALLOW rule "allow-self-upgrade", which adds checkpoint+notify, with a DENY rule that does not cover every action it allowed: those fall through to later rules or the autonomy matrix, without its obligations`},
+		{"a DENY on another operation", `{"id": ` + upgrade + `, "priority": 4, "condition": {"operation_type": ["write"]}, "action": "DENY"}`,
+			`replaces the ALLOW rule "allow-self-upgrade", which adds checkpoint+notify, with a DENY rule that does not cover every action it allowed: those fall through to later rules or the autonomy matrix, without its obligations`},
+		{"a DENY that covers it, in place", `{"id": ` + upgrade + `, "priority": 4, "condition": {"operation_type": ["self_upgrade"]}, "action": "DENY"}`, ""},
+		{"a DENY that covers it, in another spelling and more", `{"id": ` + upgrade + `, "priority": 4, "condition": {"operation_type": ["edit", "SELF_UPGRADE"]}, "action": "DENY"}`, ""},
+		{"a DENY that covers everything, earlier", `{"id": ` + upgrade + `, "priority": 0, "condition": {}, "action": "DENY"}`, ""},
+		{"a covering DENY, later", `{"id": ` + upgrade + `, "priority": 5, "condition": {}, "action": "DENY"}`,
+			`replaces the ALLOW rule "allow-self-upgrade", which adds checkpoint+notify, with a DENY rule that does not cover every action it allowed: those fall through to later rules or the autonomy matrix, without its obligations`},
+		{"CONFIRM without the obligations", `{"id": ` + upgrade + `, "priority": 4, "condition": {"operation_type": ["self_upgrade"]}, "action": "CONFIRM"}`,
+			`drops obligations of the ALLOW rule "allow-self-upgrade"`},
+		{"CONFIRM with the obligations", `{"id": ` + upgrade + `, "priority": 4, "condition": {"operation_type": ["self_upgrade"]}, "action": "CONFIRM", "obligations": ["notify", "checkpoint"]}`, ""},
+		{"ALLOW with one obligation less", `{"id": ` + upgrade + `, "priority": 4, "condition": {"operation_type": ["self_upgrade"]}, "action": "ALLOW", "obligations": ["checkpoint"]}`,
+			`drops obligations of the ALLOW rule "allow-self-upgrade"`},
+		{"ALLOW narrowed", `{"id": ` + upgrade + `, "priority": 4, "condition": {"operation_type": ["self_upgrade"], "tools": ["x"]}, "action": "ALLOW", "obligations": ["notify", "checkpoint"]}`,
+			`narrows the ALLOW rule "allow-self-upgrade", which adds checkpoint+notify: the actions it no longer matches fall through to later rules or the autonomy matrix, without its obligations`},
+		{"ALLOW with more obligations", `{"id": ` + upgrade + `, "priority": 4, "condition": {"operation_type": ["self_upgrade"]}, "action": "ALLOW", "obligations": ["notify", "checkpoint", "sandbox"]}`, ""},
+		{"the user's ALLOW+notify narrowed", `{"id": "allow-docs", "priority": 5, "condition": {"target_pattern": "docs/**", "tools": ["x"]}, "action": "ALLOW", "obligations": ["notify"]}`,
+			`narrows the ALLOW rule "allow-docs", which adds notify: the actions it no longer matches fall through to later rules or the autonomy matrix, without its obligations`},
+		{"an ALLOW without obligations narrowed", `{"id": "allow-cat", "priority": 5, "condition": {"commands": ["cat"], "tools": ["bash"]}, "action": "ALLOW"}`, ""},
+		{"an ALLOW without obligations replaced by a DENY anywhere", `{"id": "allow-cat", "priority": 50, "condition": {"tools": ["x"]}, "action": "DENY"}`, ""},
+		{"an ALLOW on commands to CONFIRM: matches /bin/cat too", `{"id": "allow-cat", "priority": 5, "condition": {"commands": ["cat"]}, "action": "CONFIRM"}`,
+			`replaces the ALLOW rule "allow-cat" with a CONFIRM rule that matches elsewhere, which can override a denial`},
+		{"a CONFIRM to a covering DENY", `{"id": "confirm-ci", "priority": 3, "condition": {"target_pattern": ".ci/**"}, "action": "DENY"}`, ""},
+		{"a CONFIRM to a narrower DENY", `{"id": "confirm-ci", "priority": 3, "condition": {"target_pattern": ".ci/**", "tools": ["edit"], "hosts": ["x"]}, "action": "DENY"}`,
+			`changes the condition or priority of the CONFIRM rule "confirm-ci"`},
+		{"a CONFIRM broadened", `{"id": "confirm-ci", "priority": 3, "condition": {"target_pattern": ".ci/**"}, "action": "CONFIRM", "obligations": ["checkpoint"]}`,
+			`changes the condition or priority of the CONFIRM rule "confirm-ci"`},
+		{"a CONFIRM to ALLOW", `{"id": "confirm-ci", "priority": 3, "condition": {"target_pattern": ".ci/**", "tools": ["edit"]}, "action": "ALLOW", "obligations": ["checkpoint"]}`,
+			`turns the CONFIRM rule "confirm-ci" into ALLOW`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFiles(t)
+			f.writeUser(user)
+			f.writeProject(`{"custom_rules": [` + tc.rule + `]}`)
+			l := f.mustLoad()
+			if tc.reason == "" {
+				assert.Empty(t, l.Skipped)
+				return
+			}
+			require.Len(t, l.Skipped, 1, "%v", l.Skipped)
+			assert.Equal(t, tc.reason, l.Skipped[0].Reason)
+			assert.Equal(t, profile.Setting{Field: "rules", Key: l.Skipped[0].Setting.Key}, l.Skipped[0].Setting)
+		})
+	}
+}
+
+// TestBandChangeJudgedByEffect: the rule layer adds the autonomy matrix cell's obligations to
+// what a rule allows, so a project file that moves the dial to a lower band can take the
+// sandbox from allowlisted commands (trusted exec is ALLOW+notify+sandbox, supervised exec
+// CONFIRM without obligations, and allow-shell-allowlist keeps allowing). That needs trust.
+// Within a band, towards a band whose cells keep the obligations, or in a mode where no action
+// of the affected levels reaches the rules, it does not.
+func TestBandChangeJudgedByEffect(t *testing.T) {
+	t.Parallel()
+	const lost = "moves the autonomy dial from the trusted band to the supervised band, where actions that a rule allows or confirms, or the matrix decides, lose obligations or get a looser verdict: " +
+		"mutating (ALLOW+checkpoint+notify, now CONFIRM); exec (ALLOW+notify+sandbox, now CONFIRM)"
+	for _, tc := range []struct {
+		name, user, project string
+		reason              string
+		pointer             string
+	}{
+		{"dial into the supervised band", `{"active_profile": "PROFILE-DEV"}`, `{"autonomy": 0.2}`, "", "/autonomy"},
+		{"band name", `{"active_profile": "PROFILE-DEV"}`, `{"permission_mode": "supervised"}`, "", "/permission_mode"},
+		{"switch to PROFILE-SAFE", `{"active_profile": "PROFILE-DEV"}`, `{"active_profile": "PROFILE-SAFE"}`, "switches the active profile from PROFILE-DEV to PROFILE-SAFE: ", "/active_profile"},
+		{"lower within the band", `{"active_profile": "PROFILE-DEV"}`, `{"autonomy": 0.34}`, "-", ""},
+		{"autonomous to trusted keeps every obligation", `{"active_profile": "PROFILE-FULL-AUTO"}`, `{"autonomy": 0.5}`, "-", ""},
+		{"read-only: only reads reach the rules", `{"active_profile": "PROFILE-DEV"}`, `{"autonomy": 0, "permission_mode": "read-only"}`, "-", ""},
+		{"no rule allows or confirms exec or mutating", `{"active_profile": "trusted"}`, `{"autonomy": 0}`, "-", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFiles(t)
+			f.writeUser(tc.user)
+			f.writeProject(tc.project)
+			l := f.mustLoad()
+			if tc.reason == "-" {
+				assert.Empty(t, l.Skipped)
+				return
+			}
+			require.Len(t, l.Skipped, 1, "%v", l.Skipped)
+			assert.Equal(t, tc.pointer, l.Skipped[0].Source.Pointer)
+			assert.Equal(t, tc.reason+lost, l.Skipped[0].Reason)
+			assert.Equal(t, policy.Trusted, l.Profile.MustCompile().Band(), "the band stays")
+		})
+	}
+}
+
+// TestBlocklistOfAConfirmRule: the shell blocklist is a restriction only while DENY rules alone
+// use it; when the user's CONFIRM rule refers to it, a project entry would make that rule
+// confirm (and so override a denial) where it did not before.
+func TestBlocklistOfAConfirmRule(t *testing.T) {
+	t.Parallel()
+	f := newFiles(t)
+	f.writeUser(`{"active_profile": "PROFILE-DEV", "custom_rules": [
+		{"id": "deny-dangerous-commands", "priority": 2, "condition": {"commands": ["@shell_blocklist"]}, "action": "CONFIRM"}]}`)
+	f.writeProject(`{"shell_blocklist": ["rm -rf"]}`)
+	l := f.mustLoad()
+	require.Len(t, l.Skipped, 1)
+	assert.Equal(t, `adds "rm -rf" to shell_blocklist, which a rule that is not a DENY rule refers to`, l.Skipped[0].Reason)
+
+	f.writeUser(`{"active_profile": "PROFILE-DEV"}`)
+	l = f.mustLoad()
+	assert.Empty(t, l.Skipped, "only DENY rules use it")
+	assert.Contains(t, l.Profile.ShellBlocklist, "rm -rf")
+}
