@@ -6,117 +6,121 @@ import (
 	"github.com/reins-go/reins/risk"
 )
 
-// gitCmd classifies git by subcommand and flags.
+// gitCmd classifies git: its global options by gitGlobalSpec, then the subcommand by its
+// table (gittable.go) and a small handler.
 func gitCmd(c *call) {
-	args := c.args
-	i := 0
-	for ; i < len(args); i++ {
-		a := args[i]
-		if !a.lit {
-			c.opaque("a git option is not literal")
-			c.risk(risk.Exec)
-			return
-		}
+	o, idx := gitGlobalSpec.parse(c.args)
+	c.applyOpts(&o)
+	for _, f := range o.flags {
 		switch {
-		case a.val == "-C":
-			if i+1 < len(args) {
-				i++
-				c.read(args[i])     // git works on the repository there
-				c.sc = c.sc.clone() // -C applies to this command only
-				cd(c.sc, args[i].val, args[i].lit, c.w.opts.Home)
-			}
-		case a.val == "-c" || a.val == "--config-env" || strings.HasPrefix(a.val, "--config-env=") || strings.HasPrefix(a.val, "-c"):
-			if a.val == "-c" || a.val == "--config-env" {
-				i++
-			}
-			gitExec(c, "git -c sets configuration that can make git run commands (aliases, pagers, hooks, ssh)")
-		case strings.HasPrefix(a.val, "--exec-path"):
-			if a.val == "--exec-path" {
-				// Without a value it only prints the path.
-				continue
-			}
+		case f.is([]string{"-C"}) && f.has:
+			c.read(f.val) // git works on the repository there
+			c.sc = c.sc.clone()
+			cd(c.sc, f.val.val, f.val.lit, c.w.opts.Home)
+		case f.is([]string{"--exec-path"}) && f.has:
 			gitExec(c, "git --exec-path makes git run its helpers from another directory")
-		case a.val == "--git-dir" || a.val == "--work-tree":
-			if i+1 < len(args) {
-				i++
-				c.write(args[i])
-			}
-		case strings.HasPrefix(a.val, "--git-dir=") || strings.HasPrefix(a.val, "--work-tree="):
-			c.write(arg{val: a.val[strings.IndexByte(a.val, '=')+1:], lit: true})
-		case a.val == "--namespace" || a.val == "--super-prefix" || a.val == "--list-cmds":
-			i++
-		case strings.HasPrefix(a.val, "-"):
-			// --no-pager, -p, -P, --bare, --literal-pathspecs, --version, --help...
-			if a.is("--version", "--help", "-h", "--html-path", "--man-path", "--info-path") {
-				c.risk(risk.ReadOnly)
-				return
-			}
-		default:
-			goto sub
+		case f.is([]string{"--git-dir", "--work-tree"}):
+			c.read(f.val)
+			gitExec(c, "git "+f.name+" uses a repository whose configuration the analysis did not check")
 		}
 	}
-	c.risk(risk.ReadOnly)
-	return
-sub:
-	sub := args[i].val
-	rest := args[i+1:]
-	o, _ := parseOpts(rest, "mFCcobBtSuxsXnjp", false, "message", "file", "reuse-message", "template", "author", "date",
-		"upload-pack", "receive-pack", "exec", "output", "depth", "branch", "origin", "config", "reference", "separate-git-dir",
-		"shallow-since", "shallow-exclude", "filter", "strategy", "strategy-option", "onto", "pathspec-from-file", "format", "remote", "prefix")
-	for _, f := range []string{"--upload-pack", "--receive-pack", "-u"} {
-		if _, ok := o.value(f); ok && (f != "-u" || sub == "clone" || sub == "fetch" || sub == "ls-remote" || sub == "pull") {
-			gitExec(c, "git "+f+" names a program to run")
+	if idx >= len(c.args) {
+		c.risk(risk.ReadOnly) // --version, --help, the paths
+		return
+	}
+	if !c.args[idx].lit {
+		c.opaque("the git subcommand is not literal")
+		c.risk(risk.Exec)
+		return
+	}
+	sub, rest := c.args[idx].val, c.args[idx+1:]
+	if sp := gitSubSpecs[sub]; sp != nil {
+		so, _ := sp.parse(rest)
+		c.applyOpts(&so)
+		gitReading(c, sub, so)
+		return
+	}
+	if sp := gitWriteSpecs[sub]; sp != nil {
+		so, _ := sp.parse(rest)
+		c.applyOpts(&so)
+		gitWriting(c, sub, so)
+		return
+	}
+	gitOther(c, sub, rest)
+}
+
+// gitPaths records the operands of a reading subcommand that name files: everything after
+// "--", "rev:path" blobs, and words that look like paths (a slash, or a leading "." or "~").
+func gitPaths(c *call, o opts, all bool) {
+	after := len(o.pos) - len(o.rest)
+	for i, p := range o.pos {
+		switch {
+		case !p.lit:
+			c.read(p)
+		case all || i >= after:
+			c.read(p)
+		case strings.HasPrefix(p.val, ":/"):
+			// A commit message search.
+		case strings.Contains(p.val, ":"):
+			if _, file, _ := strings.Cut(p.val, ":"); file != "" {
+				c.read(arg{val: strings.TrimPrefix(file, "./"), lit: true, word: p.word})
+			}
+		case strings.ContainsAny(p.val[:min(1, len(p.val))], ".~/") && !strings.Contains(p.val, ".."),
+			strings.Contains(p.val, "/") && !strings.Contains(p.val, ".."):
+			c.read(p)
 		}
 	}
-	if o.has("--config", "--template") || (sub == "clone" && o.has("-c")) {
-		gitExec(c, "git "+sub+" with configuration or templates that can install hooks")
+}
+
+// gitReading handles the subcommands whose table is in gitSubSpecs: read-only ones, and the
+// ones that read or change depending on their operands and options.
+func gitReading(c *call, sub string, o opts) {
+	mode := false
+	for _, f := range o.flags {
+		if f.opt != nil && f.opt.eff == effMode {
+			mode = true
+		}
 	}
-	if o.has("--ext-diff", "--textconv") {
-		gitExec(c, "git runs external diff or textconv programs")
+	if gitReadOnly[sub] {
+		c.risk(risk.ReadOnly)
+		switch sub {
+		case "diff":
+			gitPaths(c, o, o.has("--no-index"))
+		case "grep":
+			pos := o
+			if !o.has("-e", "-f") && len(pos.pos) > 0 {
+				pos.pos = pos.pos[1:]
+			}
+			gitPaths(c, pos, o.has("--no-index", "--untracked"))
+		case "log", "show", "whatchanged", "cat-file", "blame", "annotate", "diff-tree", "range-diff":
+			gitPaths(c, o, false)
+		}
+		return
 	}
-	c.readAll(o.values("-F", "--file", "--pathspec-from-file"))
+	first := ""
+	if len(o.pos) > 0 && o.pos[0].lit {
+		first = o.pos[0].val
+	}
 	switch sub {
-	case "status", "log", "show", "blame", "annotate", "shortlog", "describe", "rev-parse", "rev-list", "ls-files",
-		"ls-tree", "cat-file", "grep", "whatchanged", "count-objects", "help", "version", "check-ignore", "check-attr",
-		"name-rev", "merge-base", "for-each-ref", "show-ref", "var", "diff-tree", "diff-files", "diff-index", "range-diff",
-		"cherry", "verify-commit", "verify-tag", "fsck", "show-branch", "request-pull", "check-ref-format", "get-tar-commit-id":
-		c.risk(risk.ReadOnly)
-	case "diff":
-		c.risk(risk.ReadOnly)
-		if out, ok := o.value("--output"); ok {
-			c.risk(risk.Mutating)
-			c.write(out)
-		}
-	case "archive":
-		c.risk(risk.ReadOnly)
-		if out, ok := o.value("-o", "--output"); ok {
-			c.risk(risk.Mutating)
-			c.write(out)
-		}
-		if r, ok := o.value("--remote"); ok {
-			c.net(gitHost(r.val))
-		}
 	case "branch":
 		switch {
-		case o.has("-D"):
+		case o.has("-D") || o.has("-d") && o.has("-f"):
 			c.risk(risk.Destructive)
-		case o.has("-d", "--delete", "-m", "-M", "-c", "-C", "--move", "--copy", "-u", "--set-upstream-to", "--unset-upstream", "-f", "--force", "--edit-description"):
+		case mode || len(o.pos) > 0 && !o.has("-l", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at"):
 			c.risk(risk.Mutating)
-			if o.has("-f", "--force") {
+			if o.has("-f", "-M", "-C") {
 				c.risk(risk.Destructive)
 			}
-		case len(o.pos) > 0 && !o.has("-l", "--list", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at"):
-			c.risk(risk.Mutating)
 		default:
 			c.risk(risk.ReadOnly)
 		}
 	case "tag":
 		switch {
-		case o.has("-d", "--delete"):
+		case o.has("-d"):
 			c.risk(risk.Destructive)
-		case len(o.pos) > 0 && !o.has("-l", "--list", "-v", "--verify", "--contains", "--points-at", "--merged"):
+		case mode || len(o.pos) > 0 && !o.has("-l", "-v", "--contains", "--no-contains", "--points-at", "--merged", "--no-merged"):
 			c.risk(risk.Mutating)
-			if o.has("-f", "--force") {
+			if o.has("-f") {
 				c.risk(risk.Destructive)
 			}
 		default:
@@ -124,76 +128,146 @@ sub:
 		}
 	case "remote":
 		switch {
-		case len(o.pos) == 0 || o.pos[0].is("show", "get-url", "-v"):
+		case first == "" || first == "get-url":
 			c.risk(risk.ReadOnly)
-		case o.pos[0].is("update", "prune"):
+		case first == "show":
+			c.risk(risk.ReadOnly)
+			if !o.has("-n") {
+				c.net()
+			}
+		case first == "update" || first == "prune":
 			c.risk(risk.Mutating)
 			c.net()
-		default: // add, set-url, remove, rename
+		case first == "add" || first == "set-url" || first == "remove" || first == "rm" || first == "rename" ||
+			first == "set-head" || first == "set-branches":
 			c.risk(risk.Mutating)
+		default:
+			c.risk(risk.Exec)
+			c.opaque("git remote " + first + " is not known")
 		}
 	case "config":
-		if o.has("--get", "--get-all", "--get-regexp", "--get-urlmatch", "-l", "--list", "--show-origin", "--show-scope") ||
-			(len(o.pos) == 1 && !o.has("--unset", "--unset-all", "--add", "--replace-all", "--rename-section", "--remove-section", "-e", "--edit")) ||
-			(len(o.pos) > 0 && o.pos[0].is("get", "list")) {
-			c.risk(risk.ReadOnly)
-			return
-		}
-		gitExec(c, "git config can make git run commands (aliases, hooks, fsmonitor, pagers)")
-		c.risk(risk.Mutating)
-		switch {
-		case o.has("--global"):
-			c.write(arg{val: "~/.gitconfig", lit: c.w.opts.Home != "", glob: false})
-			if c.w.opts.Home != "" {
-				c.cmd.Writes[len(c.cmd.Writes)-1].Path = c.w.opts.Home + "/.gitconfig"
-			}
-		case o.has("--system"):
-			c.write(arg{val: "/etc/gitconfig", lit: true})
-		default:
-			c.write(arg{val: ".git/config", lit: true})
-		}
+		gitConfig(c, o, first)
 	case "stash":
 		switch {
-		case len(o.pos) > 0 && o.pos[0].is("list", "show"):
+		case first == "list" || first == "show":
 			c.risk(risk.ReadOnly)
-		case len(o.pos) > 0 && o.pos[0].is("drop", "clear"):
+		case first == "drop" || first == "clear":
 			c.risk(risk.Destructive)
 		default:
 			c.risk(risk.Mutating)
 		}
-	case "add", "commit", "mv", "notes", "apply", "am", "merge", "cherry-pick", "revert", "update-index", "commit-tree",
-		"write-tree", "hash-object", "replace", "sparse-checkout", "repack", "maintenance", "read-tree", "symbolic-ref",
-		"update-ref", "mktag", "mktree", "pack-refs", "rerere", "fast-import":
-		c.risk(risk.Mutating)
-		if sub == "update-ref" && o.has("-d") {
+	case "reflog":
+		switch {
+		case first == "" || first == "show" || first == "exists" || !mode && first != "expire" && first != "delete":
+			c.risk(risk.ReadOnly)
+		default:
 			c.risk(risk.Destructive)
 		}
-		if sub == "apply" || sub == "am" {
-			c.readAll(o.pos)
+	case "worktree":
+		switch first {
+		case "list":
+			c.risk(risk.ReadOnly)
+		case "remove", "prune":
+			c.risk(risk.Destructive)
+			c.writeAll(o.pos[1:])
+		case "add", "move":
+			c.risk(risk.Mutating)
+			if len(o.pos) > 1 {
+				c.write(o.pos[1])
+			}
+			if first == "move" && len(o.pos) > 2 {
+				c.write(o.pos[2])
+			}
+		default:
+			c.risk(risk.Mutating)
 		}
-		if sub == "mv" {
-			c.writeAll(o.pos)
+	case "submodule":
+		switch {
+		case first == "foreach":
+			var parts []string
+			for _, p := range o.pos[1:] {
+				if !p.lit {
+					gitExec(c, "git submodule foreach runs a command the line does not spell out")
+					return
+				}
+				parts = append(parts, p.val)
+			}
+			c.risk(risk.Mutating)
+			c.code(strings.Join(parts, " "), true, "git submodule foreach")
+		case first == "" || first == "status" || first == "summary":
+			c.risk(risk.ReadOnly)
+		default:
+			c.risk(risk.Network, risk.Mutating, risk.Exec)
+			c.net()
 		}
+	}
+}
+
+// gitConfig: reading is read-only; any write can make git run programs (aliases, hooks,
+// fsmonitor, pagers).
+func gitConfig(c *call, o opts, first string) {
+	writes := o.has("--add", "--replace-all", "--unset", "--unset-all", "--rename-section", "--remove-section")
+	reads := o.has("--get", "-l") || first == "get" || first == "list" ||
+		len(o.pos) == 1 && first != "edit" && first != "set" && first != "unset"
+	if reads && !writes {
+		c.risk(risk.ReadOnly)
+		if f, ok := o.value("-f"); ok {
+			c.read(f)
+		}
+		return
+	}
+	gitExec(c, "git config can make git run commands (aliases, hooks, fsmonitor, pagers)")
+	c.risk(risk.Mutating)
+	switch {
+	case o.has("-f"):
+		f, _ := o.value("-f")
+		c.write(f)
+	case o.has("--global"):
+		c.write(arg{val: "~/.gitconfig", lit: c.w.opts.Home != ""})
+		if c.w.opts.Home != "" {
+			c.cmd.Writes[len(c.cmd.Writes)-1].Path = c.w.opts.Home + "/.gitconfig"
+		}
+	case o.has("--system"):
+		c.write(arg{val: "/etc/gitconfig", lit: true})
+	default:
+		c.write(arg{val: ".git/config", lit: true})
+	}
+}
+
+// gitWriting handles the subcommands of gitWriteSpecs.
+func gitWriting(c *call, sub string, o opts) {
+	switch sub {
+	case "add", "commit", "merge":
+		c.risk(risk.Mutating)
+	case "mv":
+		c.risk(risk.Mutating)
+		c.writeAll(o.pos)
+	case "rm":
+		if o.has("--cached") {
+			c.risk(risk.Mutating)
+			return
+		}
+		c.risk(risk.Destructive)
+		c.writeAll(o.pos)
 	case "switch":
 		c.risk(risk.Mutating)
-		if o.has("-f", "--force", "--discard-changes", "-C", "--force-create") {
+		if o.has("-f", "-C") {
 			c.risk(risk.Destructive)
 		}
 	case "checkout":
 		c.risk(risk.Mutating)
-		if o.rest != nil || o.has("-f", "--force", "-B", "--overwrite-ignore", "--ours", "--theirs", "-p", "--patch") {
+		discard := o.rest != nil || o.has("-f", "-B", "--overwrite-ignore", "--ours", "--theirs")
+		for _, p := range o.pos {
+			if p.is(".", "..") || p.glob || p.lit && (strings.HasPrefix(p.val, "./") || strings.HasPrefix(p.val, "../")) {
+				discard = true
+			}
+		}
+		if discard {
 			c.risk(risk.Destructive)
 			c.note("git checkout of paths discards their uncommitted changes")
 		}
-		for _, p := range o.pos {
-			if p.is(".", "..") || p.glob || (p.lit && (strings.HasPrefix(p.val, "./") || strings.HasPrefix(p.val, "../"))) {
-				c.risk(risk.Destructive)
-				c.note("git checkout of paths discards their uncommitted changes")
-				break
-			}
-		}
 	case "restore":
-		if o.has("-S", "--staged") && !o.has("-W", "--worktree") {
+		if o.has("-S") && !o.has("-W") {
 			c.risk(risk.Mutating)
 			return
 		}
@@ -205,30 +279,22 @@ sub:
 			c.risk(risk.Destructive)
 		}
 	case "clean":
-		switch {
-		case o.has("-n", "--dry-run"):
+		if o.has("-n") {
 			c.risk(risk.ReadOnly)
-		default:
-			c.risk(risk.Destructive)
-			c.cwd(true)
-		}
-	case "rm":
-		if o.has("--cached") {
-			c.risk(risk.Mutating)
 			return
 		}
 		c.risk(risk.Destructive)
-		c.writeAll(o.pos)
+		c.cwd(true)
 	case "rebase":
 		c.risk(risk.Mutating)
-		if cmd, ok := o.value("-x", "--exec"); ok {
+		if cmd, ok := o.value("-x"); ok {
 			if cmd.lit {
 				c.code(cmd.val, true, "git rebase --exec")
 			} else {
 				gitExec(c, "git rebase --exec runs a command the line does not spell out")
 			}
 		}
-		if o.has("-i", "--interactive") {
+		if o.has("-i") {
 			c.opaque("an interactive rebase runs an editor and whatever the todo list says")
 			c.risk(risk.Exec)
 		}
@@ -239,36 +305,12 @@ sub:
 		} else {
 			c.cwd(true)
 		}
-	case "worktree":
-		switch {
-		case len(o.pos) > 0 && o.pos[0].is("list"):
-			c.risk(risk.ReadOnly)
-		case len(o.pos) > 0 && o.pos[0].is("remove", "prune"):
-			c.risk(risk.Destructive)
-			c.writeAll(o.pos[1:])
-		default:
-			c.risk(risk.Mutating)
-			if len(o.pos) > 1 {
-				c.write(o.pos[1])
-			}
-		}
-	case "gc", "prune", "reflog", "filter-branch", "filter-repo":
-		switch {
-		case sub == "reflog" && (len(o.pos) == 0 || o.pos[0].is("show", "exists")):
-			c.risk(risk.ReadOnly)
-		case sub == "gc" && !o.has("--prune", "--aggressive"):
-			c.risk(risk.Mutating)
-		default:
-			c.risk(risk.Destructive)
-			if strings.HasPrefix(sub, "filter") {
-				c.risk(risk.Exec)
-				c.opaque("git " + sub + " rewrites history with commands it is given")
-			}
-		}
+	case "archive":
+		c.risk(risk.ReadOnly)
 	case "push":
 		c.risk(risk.Network)
 		c.net(gitRemoteHost(o.pos)...)
-		force := o.has("-f", "--force", "--force-with-lease", "--force-if-includes", "--mirror", "-d", "--delete", "--prune")
+		force := o.has("-f", "--force-with-lease", "--force-if-includes", "--mirror", "-d", "--prune")
 		for _, p := range o.pos {
 			if p.lit && (strings.HasPrefix(p.val, "+") || strings.HasPrefix(p.val, ":")) {
 				force = true
@@ -278,29 +320,25 @@ sub:
 			c.risk(risk.Destructive)
 			c.note("a forced push or deletion rewrites the remote")
 		}
-	case "fetch", "ls-remote":
-		c.risk(risk.Network)
+	case "fetch":
+		c.risk(risk.Network, risk.Mutating)
 		c.net(gitRemoteHost(o.pos)...)
-		if sub == "fetch" {
-			c.risk(risk.Mutating)
-		} else {
-			c.risk(risk.ReadOnly)
-		}
 	case "pull":
 		c.risk(risk.Network, risk.Mutating)
 		c.net(gitRemoteHost(o.pos)...)
-		if o.has("-f", "--force") {
+		if o.has("-f") {
 			c.risk(risk.Destructive)
 		}
 	case "clone":
 		c.risk(risk.Network, risk.Mutating)
 		if len(o.pos) > 0 {
 			src := o.pos[0]
-			if src.lit && isLocalRepo(src.val) {
+			switch {
+			case src.lit && isLocalRepo(src.val):
 				c.read(src)
-			} else if src.lit {
+			case src.lit:
 				c.net(gitHost(src.val))
-			} else {
+			default:
 				c.opaque("the clone source is not literal")
 			}
 		}
@@ -309,24 +347,64 @@ sub:
 		} else {
 			c.cwd(true)
 		}
-	case "submodule":
+	}
+}
+
+// gitOther handles the subcommands without a table by what they are known to do; their options
+// are not checked (they are never read-only).
+func gitOther(c *call, sub string, rest []arg) {
+	o, _ := parseOpts(rest, "FoX", false, "file", "output", "output-directory", "exec", "upload-pack", "receive-pack")
+	if o.has("--exec", "--upload-pack", "--receive-pack") {
+		gitExec(c, "git "+sub+" names a program to run")
+	}
+	if o.has("--ext-diff", "--textconv", "--config", "--template") {
+		gitExec(c, "git "+sub+" runs external programs or installs hooks")
+	}
+	c.readAll(o.values("-F", "--file"))
+	switch sub {
+	case "notes", "apply", "am", "cherry-pick", "revert", "update-index", "commit-tree", "write-tree", "hash-object",
+		"replace", "sparse-checkout", "repack", "maintenance", "read-tree", "symbolic-ref", "update-ref", "mktag",
+		"mktree", "pack-refs", "rerere", "fast-import", "bisect", "format-patch", "gc", "prune", "filter-branch",
+		"filter-repo", "lfs", "send-email", "imap-send", "request-pull", "fsck", "verify-commit", "verify-tag",
+		"check-ref-format", "get-tar-commit-id", "ls-remote":
+		gitLegacy(c, sub, o)
+	case "difftool", "mergetool", "instaweb", "web--browse", "daemon", "http-backend", "shell", "upload-pack", "receive-pack":
+		gitExec(c, "git "+sub+" runs external programs")
+	default:
+		// An alias or a git-<name> program on PATH: it runs code.
+		c.risk(risk.Exec)
+		c.note("git " + sub + " is an alias or an external git command")
+	}
+}
+
+// gitLegacy classifies the less common subcommands by their operands.
+func gitLegacy(c *call, sub string, o opts) {
+	switch sub {
+	case "fsck", "request-pull", "check-ref-format", "get-tar-commit-id":
+		c.risk(risk.ReadOnly)
+	case "verify-commit", "verify-tag":
+		gitExec(c, "git "+sub+" runs the configured signature program")
+	case "ls-remote":
+		c.risk(risk.Network, risk.ReadOnly)
+		c.net(gitRemoteHost(o.pos)...)
+	case "update-ref":
+		c.risk(risk.Mutating)
+		if o.has("-d") {
+			c.risk(risk.Destructive)
+		}
+	case "apply", "am":
+		c.risk(risk.Mutating)
+		c.readAll(o.pos)
+	case "gc", "prune", "filter-branch", "filter-repo":
 		switch {
-		case len(o.pos) > 0 && o.pos[0].is("foreach"):
-			var parts []string
-			for _, p := range o.pos[1:] {
-				if !p.lit {
-					gitExec(c, "git submodule foreach runs a command the line does not spell out")
-					return
-				}
-				parts = append(parts, p.val)
-			}
+		case sub == "gc" && !o.has("--prune", "--aggressive"):
 			c.risk(risk.Mutating)
-			c.code(strings.Join(parts, " "), true, "git submodule foreach")
-		case len(o.pos) == 0 || o.pos[0].is("status", "summary"):
-			c.risk(risk.ReadOnly)
 		default:
-			c.risk(risk.Network, risk.Mutating, risk.Exec)
-			c.net()
+			c.risk(risk.Destructive)
+			if strings.HasPrefix(sub, "filter") {
+				c.risk(risk.Exec)
+				c.opaque("git " + sub + " rewrites history with commands it is given")
+			}
 		}
 	case "bisect":
 		c.risk(risk.Mutating)
@@ -353,12 +431,8 @@ sub:
 	case "send-email", "imap-send":
 		c.risk(risk.Network)
 		c.net()
-	case "difftool", "mergetool", "instaweb", "web--browse", "daemon", "http-backend", "shell", "upload-pack", "receive-pack":
-		gitExec(c, "git "+sub+" runs external programs")
 	default:
-		// An alias or a git-<name> program on PATH: it runs code.
-		c.risk(risk.Exec)
-		c.note("git " + sub + " is an alias or an external git command")
+		c.risk(risk.Mutating)
 	}
 }
 

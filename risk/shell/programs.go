@@ -17,37 +17,6 @@ func register(h handler, names ...string) {
 	}
 }
 
-// reader returns a handler for a program that only reads: its positionals after the first skip
-// (a pattern, a script) are files it reads.
-func reader(skip int, shortVal string, longVal ...string) handler {
-	return func(c *call) {
-		c.risk(risk.ReadOnly)
-		o, _ := parseOpts(c.args, shortVal, false, longVal...)
-		pos := o.pos
-		if len(pos) >= skip {
-			pos = pos[skip:]
-		} else {
-			pos = nil
-		}
-		c.readAll(pos)
-	}
-}
-
-// lister is a reader that reads the working directory when it names no path (ls, tree, du).
-func lister(shortVal string, longVal ...string) handler {
-	return func(c *call) {
-		c.risk(risk.ReadOnly)
-		o, _ := parseOpts(c.args, shortVal, false, longVal...)
-		if len(o.pos) == 0 {
-			c.cwd(false)
-		}
-		c.readAll(o.pos)
-	}
-}
-
-// quiet is a program that reads no files and changes nothing.
-func quiet(c *call) { c.risk(risk.ReadOnly) }
-
 // writer is a program that creates or modifies its positionals.
 func writer(shortVal string, longVal ...string) handler {
 	return func(c *call) {
@@ -63,20 +32,6 @@ func destroyer(shortVal string, longVal ...string) handler {
 		c.risk(risk.Destructive)
 		o, _ := parseOpts(c.args, shortVal, false, longVal...)
 		c.writeAll(o.pos)
-	}
-}
-
-// grepLike reads files after a pattern, unless the pattern comes from -e or -f.
-func grepLike(shortVal string, longVal ...string) handler {
-	return func(c *call) {
-		c.risk(risk.ReadOnly)
-		o, _ := parseOpts(c.args, shortVal, false, longVal...)
-		c.readAll(o.values("-f", "--file"))
-		pos := o.pos
-		if !o.has("-e", "--regexp", "-f", "--file") && len(pos) > 0 {
-			pos = pos[1:]
-		}
-		c.readAll(pos)
 	}
 }
 
@@ -130,28 +85,27 @@ func sedRisky(s string) bool {
 func init() {
 	programs = map[string]handler{}
 
-	// Read only, files as positionals.
-	register(reader(0, ""), "cat", "tac", "less", "more", "wc", "nl", "rev", "strings", "file", "stat",
-		"md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum",
-		"diff", "cmp", "comm", "paste", "fold", "fmt", "column", "expand", "unexpand", "base64", "base32",
-		"zcat", "bzcat", "xzcat", "zless", "lsattr", "readlink", "realpath", "df", "bat", "view", "pr", "tsort", "ptx", "look")
-	register(lister("IwTLP", "ignore", "width", "tabsize", "hide", "block-size", "time-style", "format", "sort", "color", "indicator-style", "quoting-style", "max-depth", "exclude", "threshold"),
-		"ls", "dir", "vdir", "exa", "eza", "tree", "du")
-	register(reader(0, "ncs", "lines", "bytes", "sleep-interval", "pid"), "head", "tail")
-	register(reader(0, "tjwAN", "format", "address-radix", "width", "skip-bytes", "read-bytes"), "od", "hexdump", "hd", "xxd")
-	register(reader(0, "dfcbs", "delimiter", "fields", "characters", "bytes", "output-delimiter"), "cut")
-	register(reader(0, "12j", "t"), "join")
-	register(grepLike("efmABCdDg", "regexp", "file", "max-count", "after-context", "before-context", "context",
-		"include", "exclude", "exclude-dir", "label", "glob", "type", "type-not", "threads", "max-depth", "color", "colors"),
-		"grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack", "ugrep", "git-grep")
-	register(reader(1, "fL", "arg", "argjson", "slurpfile", "rawfile", "args", "jsonargs", "indent", "from-file"), "jq", "yq", "gojq")
-	register(quiet, "echo", "printf", "true", "false", ":", "test", "[", "[[", "which", "type", "whoami", "id",
-		"date", "uname", "uptime", "nproc", "free", "ps", "printenv", "seq", "yes", "sleep", "tty", "locale",
-		"groups", "logname", "arch", "getconf", "expr", "cal", "history", "jobs", "wait", "umask", "ulimit",
-		"shopt", "set", "unalias", "alias", "hash", "help", "times", "getopts", "shift", "return", "exit",
-		"break", "continue", "basename", "dirname", "pwd", "tput", "clear", "reset", "stty", "bc", "dc",
-		"lsof", "pgrep", "pidof", "top", "htop", "vmstat", "iostat", "who", "w", "last", "lscpu", "lsblk",
-		"lsusb", "lspci", "dmesg", "env-check", "tr", "numfmt", "factor", "shuf", "mktemp-dry", "hostnamectl-status")
+	// Read only, by option table (tables.go).
+	for name, t := range readOnlyTools {
+		programs[name] = t.run
+	}
+	programs["echo"] = echo
+	register(quietNoArgs, "true", "false", ":", "test", "[", "[[")
+	register(envReader, "printenv")
+	register(quietStatus, "uptime", "free", "ps", "sleep", "yes", "locale", "getconf", "expr", "cal", "jobs", "wait",
+		"times", "getopts", "shift", "return", "exit", "break", "continue", "tput", "clear", "reset", "lsof", "pgrep",
+		"pidof", "vmstat", "iostat", "who", "w", "last", "lscpu", "lsblk", "lsusb", "lspci", "help", "unalias")
+	programs["history"] = historyBuiltin
+	programs["set"] = setBuiltin
+	programs["shopt"] = shoptBuiltin
+	programs["alias"] = aliasBuiltin
+	programs["umask"] = settingBuiltin
+	programs["ulimit"] = settingBuiltin
+	programs["stty"] = settingBuiltin
+	programs["hostname"] = settingBuiltin
+	programs["top"] = top
+	programs["htop"] = top
+	programs["btop"] = top
 	programs["unset"] = func(c *call) {
 		c.risk(risk.ReadOnly)
 		for _, a := range c.args {
@@ -260,50 +214,9 @@ func init() {
 		c.writeAll(o.pos)
 	}, "mkfs", "mkfs.ext2", "mkfs.ext3", "mkfs.ext4", "mkfs.xfs", "mkfs.btrfs", "mkfs.vfat", "mkfs.fat", "mkfs.ntfs",
 		"mke2fs", "mkswap", "wipefs", "fdisk", "sfdisk", "cfdisk", "parted", "gdisk", "sgdisk", "blkdiscard", "badblocks")
-	programs["sed"] = func(c *call) {
-		c.risk(risk.ReadOnly)
-		o, _ := parseOpts(c.args, "efl", false, "expression", "file", "line-length")
-		scripts := o.values("-e", "--expression")
-		pos := o.pos
-		if len(scripts) == 0 && !o.has("-f", "--file") && len(pos) > 0 {
-			scripts, pos = pos[:1], pos[1:]
-		}
-		c.readAll(o.values("-f", "--file"))
-		for _, s := range scripts {
-			if !s.lit || sedRisky(s.val) {
-				c.opaque("the sed script may write files or run commands (w, e, r)")
-				c.risk(risk.Exec)
-			}
-		}
-		if o.has("-i", "--in-place") {
-			c.risk(risk.Mutating)
-			c.writeAll(pos)
-			return
-		}
-		c.readAll(pos)
-	}
-	programs["awk"] = awk
-	programs["gawk"], programs["mawk"], programs["nawk"] = awk, awk, awk
-	programs["sort"] = func(c *call) {
-		c.risk(risk.ReadOnly)
-		o, _ := parseOpts(c.args, "ktoST", false, "key", "field-separator", "output", "buffer-size", "temporary-directory", "files0-from")
-		if out, ok := o.value("-o", "--output"); ok {
-			c.risk(risk.Mutating)
-			c.write(out)
-		}
-		c.readAll(o.pos)
-	}
-	programs["uniq"] = func(c *call) {
-		c.risk(risk.ReadOnly)
-		o, _ := parseOpts(c.args, "fsw", false, "skip-fields", "skip-chars", "check-chars")
-		if len(o.pos) > 0 {
-			c.read(o.pos[0])
-		}
-		if len(o.pos) > 1 {
-			c.risk(risk.Mutating)
-			c.write(o.pos[1])
-		}
-	}
+	programs["sed"] = sed
+	programs["gsed"] = sed
+	register(awk, "awk", "gawk", "mawk", "nawk")
 	register(func(c *call) {
 		c.risk(risk.ReadOnly)
 		o, _ := parseOpts(c.args, "SoS", false, "suffix")
@@ -652,37 +565,6 @@ func modeChanger(c *call) {
 		c.note("recursive " + c.name)
 	}
 	c.writeAll(pos)
-}
-
-func awk(c *call) {
-	c.risk(risk.ReadOnly)
-	o, _ := parseOpts(c.args, "fvFE", false, "file", "assign", "field-separator", "exec", "include", "load")
-	c.readAll(o.values("-f", "--file", "-E", "--exec", "--include"))
-	pos := o.pos
-	scripts := pos
-	if !o.has("-f", "--file", "-E", "--exec") && len(pos) > 0 {
-		scripts, pos = pos[:1], pos[1:]
-	} else {
-		scripts = nil
-	}
-	for _, s := range scripts {
-		if !s.lit || strings.Contains(s.val, "system") || strings.Contains(s.val, "|") || strings.Contains(s.val, ">") || strings.Contains(s.val, "getline") {
-			c.cmd.ExecutesCode = true
-			c.risk(risk.Exec)
-			c.opaque("the awk program may run commands or write files")
-		}
-	}
-	if len(o.values("-f", "--file", "-E", "--exec")) > 0 {
-		c.cmd.ExecutesCode = true
-		c.risk(risk.Exec)
-		c.opaque("the awk program is in a file")
-	}
-	for _, a := range pos {
-		if a.lit && strings.Contains(a.val, "=") && !strings.Contains(a.val, "/") {
-			continue // a var=value assignment operand
-		}
-		c.read(a)
-	}
 }
 
 func tar(c *call) {

@@ -1,0 +1,409 @@
+package shell
+
+import (
+	"strings"
+
+	"github.com/reins-go/reins/risk"
+)
+
+// Operand handlers of the table-driven programs: what the operands are once the options are
+// parsed and their effects recorded.
+
+// lister reads its operands, or the working directory when it names none (ls, du).
+func lister(c *call, o opts) {
+	if len(o.pos) == 0 {
+		c.cwd(false)
+	}
+	c.readAll(o.pos)
+}
+
+// noOperands: the operands are not paths (names, numbers, formats, character sets).
+func noOperands(*call, opts) {}
+
+func treeOperands(c *call, o opts) {
+	if o.has("--fromfile") {
+		c.readAll(o.pos)
+		c.opaque("tree --fromfile lists the paths a file names")
+		return
+	}
+	lister(c, o)
+}
+
+// uniqOperands: uniq [INPUT [OUTPUT]] writes its second operand.
+func uniqOperands(c *call, o opts) {
+	if len(o.pos) > 0 {
+		c.read(o.pos[0])
+	}
+	if len(o.pos) > 1 {
+		c.risk(risk.Mutating)
+		c.writeAll(o.pos[1:])
+	}
+}
+
+// xxdOperands: xxd [INFILE [OUTFILE]] writes its second operand.
+func xxdOperands(c *call, o opts) {
+	uniqOperands(c, o)
+}
+
+// grepOperands: the first operand is the pattern unless -e or -f gave one.
+func grepOperands(c *call, o opts) {
+	pos := o.pos
+	if !o.has("-e", "-f") && len(pos) > 0 {
+		pos = pos[1:]
+	}
+	c.readAll(pos)
+}
+
+func rgOperands(c *call, o opts) {
+	pos := o.pos
+	if !o.has("-e", "-f", "--files", "--type-list") && len(pos) > 0 {
+		pos = pos[1:]
+	}
+	c.readAll(pos)
+}
+
+// jqFilterRisky reports a jq or yq program that reads what the line does not name: the
+// environment (env, $ENV, strenv), files (load, yq's load_str), modules (import, include).
+func jqFilterRisky(s string) bool {
+	for _, w := range []string{"env", "ENV", "load", "import", "include", "input_filename", "$__"} {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+func jqOperands(c *call, o opts) {
+	pos := o.pos
+	if !o.has("-f", "--from-file") && len(pos) > 0 {
+		f := pos[0]
+		if !f.lit || jqFilterRisky(f.val) {
+			c.opaque(c.name + " filter reads the environment or files the line does not name")
+		}
+		pos = pos[1:]
+	}
+	if o.has("-L") {
+		c.opaque(c.name + " -L loads modules the line does not name")
+	}
+	if o.has("--args", "--jsonargs") {
+		return // the operands are values
+	}
+	c.readAll(pos)
+}
+
+func yqOperands(c *call, o opts) {
+	pos := o.pos
+	if len(pos) > 0 && pos[0].is("eval", "e", "eval-all", "ea") {
+		pos = pos[1:]
+	}
+	if !o.has("--from-file") && len(pos) > 0 {
+		f := pos[0]
+		if !f.lit || jqFilterRisky(f.val) || strings.HasPrefix(f.val, "./") || strings.HasPrefix(f.val, "/") {
+			if !f.lit || jqFilterRisky(f.val) {
+				c.opaque("yq expression reads the environment or files the line does not name")
+			}
+		}
+		pos = pos[1:]
+	}
+	if o.has("-i") {
+		c.writeAll(pos)
+		return
+	}
+	c.readAll(pos)
+}
+
+// dateOperands: "+FORMAT" prints; any other operand sets the system clock.
+func dateOperands(c *call, o opts) {
+	for _, p := range o.pos {
+		if !p.lit || !strings.HasPrefix(p.val, "+") {
+			c.risk(risk.Destructive)
+			c.note("date with a time operand sets the system clock")
+			return
+		}
+	}
+}
+
+// pagerOperands: files read; "+cmd" runs pager commands at start (less's "!" runs a shell).
+func pagerOperands(c *call, o opts) {
+	for _, p := range o.pos {
+		if p.lit && strings.HasPrefix(p.val, "+") {
+			if c.name == "less" {
+				c.cmd.ExecutesCode = true
+				c.risk(risk.Exec)
+				c.opaque("less " + p.val + " runs less commands, which can run a shell")
+			}
+			continue
+		}
+		c.read(p)
+	}
+}
+
+// manOperands: page names, or files with -l or a slash.
+func manOperands(c *call, o opts) {
+	for _, p := range o.pos {
+		if o.has("-l") || !p.lit || strings.Contains(p.val, "/") {
+			c.read(p)
+		}
+	}
+}
+
+func shufOperands(c *call, o opts) {
+	if o.has("-e", "-i") {
+		return
+	}
+	c.readAll(o.pos)
+}
+
+// sed(1), GNU sed 4.9, OPTIONS: -i writes the operands; --sandbox refuses w, e and r.
+var sedSpec = &spec{man: "sed(1)", abbrev: true, opts: `
+	-n --quiet --silent
+	--debug
+	-e --expression =
+	-f --file =R
+	--follow-symlinks
+	-i --in-place ?M
+	-I =M
+	-l --line-length =
+	--posix
+	-E -r --regexp-extended
+	-s --separate
+	--sandbox
+	-u --unbuffered
+	-z --null-data
+	-a
+	--help
+	--version`}
+
+func sed(c *call) {
+	c.risk(risk.ReadOnly)
+	o, _ := sedSpec.parse(c.args)
+	c.applyOpts(&o)
+	scripts := o.values("-e")
+	pos := o.pos
+	if len(scripts) == 0 && !o.has("-f") && len(pos) > 0 {
+		scripts, pos = pos[:1], pos[1:]
+	}
+	if o.has("-f") && !o.has("--sandbox") {
+		c.opaque("the sed script is in a file the analysis does not read")
+		c.risk(risk.Exec)
+	}
+	inPlace := o.has("-i", "-I")
+	if inPlace {
+		// BSD's "-i SUFFIX" takes the next word: any operand may be the script.
+		for _, f := range o.flags {
+			if f.is([]string{"-i"}) && !f.has {
+				scripts = append(scripts, pos...)
+			}
+		}
+	}
+	for _, s := range scripts {
+		if (!s.lit || sedRisky(s.val)) && !o.has("--sandbox") {
+			c.opaque("the sed script may write files or run commands (w, e, r)")
+			c.risk(risk.Exec)
+			break
+		}
+	}
+	if inPlace {
+		c.risk(risk.Mutating)
+		c.writeAll(pos)
+		return
+	}
+	c.readAll(pos)
+}
+
+// awk(1): POSIX awk, gawk 5.3 and mawk OPTIONS. A program file, an extension, a debugger
+// script or a profile is opaque or written.
+var awkSpec = &spec{man: "awk(1) gawk 5.3", abbrev: true, opts: `
+	-f --file =R
+	-v --assign =
+	-F --field-separator =
+	-b --characters-as-bytes
+	-c --traditional
+	-C --copyright
+	-e --source =
+	-E --exec =R
+	-g --gen-pot
+	-h --usage --help
+	-i --include =R
+	-l --load =X
+	-L --lint ?
+	-M --bignum
+	-N --use-lc-numeric
+	-n --non-decimal-data
+	-o --pretty-print ?W
+	-O --optimize
+	-p --profile ?W
+	-d --dump-variables ?W
+	-D --debug ?X
+	-P --posix
+	-r --re-interval
+	-s --no-optimize
+	-S --sandbox
+	-t --lint-old
+	-V --version
+	-W =X`}
+
+func awkRisky(s string) bool {
+	for _, w := range []string{"system", "|", ">", "getline", "@", "ENVIRON", "PROCINFO"} {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+func awk(c *call) {
+	c.risk(risk.ReadOnly)
+	o, _ := awkSpec.parse(c.args)
+	c.applyOpts(&o)
+	pos := o.pos
+	scripts := o.values("-e")
+	if !o.has("-f", "-E", "-e") && len(pos) > 0 {
+		scripts, pos = append(scripts, pos[0]), pos[1:]
+	}
+	for _, s := range scripts {
+		if !s.lit || awkRisky(s.val) {
+			c.cmd.ExecutesCode = true
+			c.risk(risk.Exec)
+			c.opaque("the awk program may run commands or write files")
+			break
+		}
+	}
+	if o.has("-f", "-E", "-i") {
+		c.cmd.ExecutesCode = true
+		c.risk(risk.Exec)
+		c.opaque("the awk program is in a file")
+	}
+	for _, a := range pos {
+		if a.lit && strings.Contains(a.val, "=") && !strings.Contains(a.val, "/") {
+			continue // a var=value assignment operand
+		}
+		c.read(a)
+	}
+}
+
+// echo(1), the bash builtin: every word is printed; there is nothing to run or write.
+func echo(c *call) { c.risk(risk.ReadOnly) }
+
+// quietNoArgs is a program that reads nothing and changes nothing, whatever its operands (true,
+// false, ":", test, "[").
+func quietNoArgs(c *call) { c.risk(risk.ReadOnly) }
+
+// environment readers print the environment, which may hold secrets: opaque.
+func envReader(c *call) {
+	c.risk(risk.ReadOnly)
+	c.opaque(c.name + " prints the environment, which may hold secrets")
+}
+
+// quietStatus is a program that reports on the system and has no option that writes a file,
+// runs a program or reaches the network; ps's BSD-style "e" prints other processes' environment.
+func quietStatus(c *call) {
+	c.risk(risk.ReadOnly)
+	if c.name != "ps" {
+		return
+	}
+	for _, a := range c.args {
+		if !a.lit || !strings.HasPrefix(a.val, "-") && strings.ContainsRune(a.val, 'e') {
+			c.opaque("ps e prints the environment of processes, which may hold secrets")
+			return
+		}
+	}
+}
+
+// setBuiltin: "set" alone prints every variable; with options it changes shell flags.
+func setBuiltin(c *call) {
+	if len(c.args) == 0 {
+		envReader(c)
+		return
+	}
+	c.risk(risk.ReadOnly)
+	for _, a := range c.args {
+		if !a.lit {
+			c.opaque("set with an argument the line does not spell out")
+			return
+		}
+	}
+}
+
+// shoptBuiltin: querying is read-only; setting options (expand_aliases, extglob, ...) changes
+// how later lines are read.
+func shoptBuiltin(c *call) {
+	c.risk(risk.ReadOnly)
+	for _, a := range c.args {
+		if !a.lit || a.is("-s", "-u", "-o") || strings.HasPrefix(a.val, "-") && strings.ContainsAny(a.val, "su") {
+			c.risk(risk.Exec)
+			c.opaque("shopt changes how the shell reads later commands")
+			return
+		}
+	}
+}
+
+// aliasBuiltin: listing is read-only; a definition changes what a later word runs where the
+// shell expands aliases.
+func aliasBuiltin(c *call) {
+	c.risk(risk.ReadOnly)
+	for _, a := range c.args {
+		if !a.lit || strings.Contains(a.val, "=") {
+			c.risk(risk.Exec)
+			c.opaque("alias defines what a command name runs")
+			return
+		}
+	}
+}
+
+// settingBuiltin: umask, ulimit, stty and hostname print their setting with no operand (or only
+// display flags) and change it with one.
+func settingBuiltin(c *call) {
+	c.risk(risk.ReadOnly)
+	for _, a := range c.args {
+		switch {
+		case !a.lit:
+			c.risk(risk.Mutating)
+			c.opaque(c.name + " with an argument the line does not spell out")
+			return
+		case a.is("-a", "-S", "-H", "-p", "-g", "size", "-s", "-f", "-d", "-i", "-I", "-A", "--all", "--short", "--fqdn", "--long", "--domain", "--ip-address", "--all-ip-addresses", "--all-fqdns", "-n", "-c", "-t", "-u", "-v", "-l", "-m", "-x", "-e", "-q", "-r", "-T"):
+			if c.name == "hostname" && a.is("-F", "-b") {
+				c.risk(risk.Destructive)
+				return
+			}
+		default:
+			c.risk(risk.Mutating)
+			c.note(c.name + " changes a setting of the shell or the system")
+			if c.name == "hostname" {
+				c.risk(risk.Destructive)
+			}
+			return
+		}
+	}
+}
+
+// historyBuiltin: printing is read-only; -c, -d, -w, -r, -a, -n, -s change the history or its file.
+func historyBuiltin(c *call) {
+	c.risk(risk.ReadOnly)
+	for _, a := range c.args {
+		if !a.lit || !isDigits(a.val) {
+			c.risk(risk.Exec)
+			c.opaque("history with options changes the history or reads or writes a history file")
+			return
+		}
+	}
+}
+
+// top and htop are interactive (they kill and renice processes and write their configuration)
+// unless run in batch mode.
+func top(c *call) {
+	c.risk(risk.ReadOnly)
+	for _, a := range c.args {
+		if a.lit && (a.val == "-b" || strings.HasPrefix(a.val, "-b") && !strings.HasPrefix(a.val, "--")) {
+			return
+		}
+	}
+	c.risk(risk.Exec, risk.Destructive)
+	c.opaque(c.name + " is interactive: it can kill processes and write its configuration")
+}
+
+// extraSpecs lists the tables used by handlers outside readOnlyTools, sedSpec, awkSpec and the
+// git tables (for the option sweep).
+func extraSpecs() map[string]*spec {
+	return map[string]*spec{}
+}
