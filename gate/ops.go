@@ -69,16 +69,14 @@ func (g *Gate) Begin(ctx context.Context) (*Op, error) {
 		op.ctx, op.stop = context.WithTimeout(op.ctx, t)
 	}
 	// Register the operation so EmergencyStop can cancel it. EmergencyStop latches before it
-	// sweeps, so an operation registered after the sweep sees the latch here.
+	// sweeps, so an operation registered after the sweep decides after the latch: its Check
+	// is a Deny (everything new is denied, not cancelled).
 	g.opMu.Lock()
 	if g.ops == nil {
 		g.ops = map[*Op]struct{}{}
 	}
 	g.ops[op] = struct{}{}
 	g.opMu.Unlock()
-	if h := g.halt.Load(); h != nil && h.Cause == CauseEmergency {
-		op.cancel(ErrEmergencyStop)
-	}
 	return op, nil
 }
 
