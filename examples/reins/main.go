@@ -1,18 +1,16 @@
-// Command reins is a small command-line front end to the library: decide or explain one action,
-// list, show and switch profiles, verify and read an audit log, and list or rewind checkpoints.
-// It shows how a host wires the packages together; it is an example, not a product.
+// Command reins is a command-line front end to the library, with the verbs of the
+// specifications it grew from: decide or explain an action, list, show and switch profiles, list
+// the active permissions, read and verify an audit log, and list, diff or rewind checkpoints. It
+// shows how a host wires the packages together; every verb is a few calls of the public API.
 //
-//	reins [-C dir] check   [-tool T] [-op OP] [-target PATH]... [-host H] [-- command line]
-//	reins [-C dir] explain [same flags as check]
-//	reins [-C dir] profile list | current | show NAME | set NAME
-//	reins audit verify FILE | audit show FILE [-decision D] [-tool T]
-//	reins [-C dir] timeline | rewind [ID|N] | diff ID
+//	reins [-C dir] [--json] <command> [arguments]
 //
-// check exits 0 for ALLOW, 1 for DENY, 2 for CONFIRM and 3 on an error.
+// Run `reins help` for the commands and `reins help <command>` (or `<command> --help`) for one.
+// Exit codes: 0 success (and ALLOW for check and explain), 1 DENY or a failed verification,
+// 2 CONFIRM, 3 an error (with what to do about it on standard error).
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -21,287 +19,194 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
+	"text/tabwriter"
+)
 
-	"github.com/reins-go/reins/audit"
-	"github.com/reins-go/reins/checkpoint"
-	"github.com/reins-go/reins/gate"
-	"github.com/reins-go/reins/policy"
-	"github.com/reins-go/reins/profile"
+// Exit codes.
+const (
+	exitOK      = 0
+	exitDeny    = 1 // a DENY, or a verification that failed
+	exitConfirm = 2
+	exitError   = 3
 )
 
 func main() {
-	code, err := run(context.Background(), os.Args[1:], os.Stdin, os.Stdout)
+	c := &cli{ctx: context.Background(), stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}
+	os.Exit(c.main(os.Args[1:]))
+}
+
+// cli is one invocation: its streams and the global flags.
+type cli struct {
+	ctx            context.Context
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	dir            string // -C: the workspace
+	json           bool   // --json: machine-readable output
+}
+
+// command is a node of the command tree: a verb with its subcommands, or a leaf that runs.
+type command struct {
+	name     string
+	args     string // the argument synopsis, for help
+	synopsis string // one line
+	sub      []*command
+	flags    func(fs *flag.FlagSet) // the leaf's own flags
+	run      func(c *cli, fs *flag.FlagSet) (int, error)
+}
+
+// usageError is a mistake in the command line; the message says what to run instead.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+
+var root = &command{name: "reins", synopsis: "govern what an AI coding agent may do", sub: []*command{
+	profileCmd, permissionsCmd, checkCmd, explainCmd,
+	timelineCmd, rewindCmd, diffCmd, auditCmd,
+	{name: "help", args: "[command...]", synopsis: "show help for a command"},
+}}
+
+// main runs the command line and returns the exit code; errors go to stderr with a hint.
+func (c *cli) main(args []string) int {
+	code, err := c.dispatch(root, args, nil)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "reins:", err)
-		if code == 0 {
-			code = 3
+		fmt.Fprintln(c.stderr, "reins:", err)
+		var ue *usageError
+		if errors.As(err, &ue) {
+			return exitError
+		}
+		if code == exitOK {
+			code = exitError
 		}
 	}
-	os.Exit(code)
+	return code
 }
 
-func run(ctx context.Context, args []string, stdin io.Reader, out io.Writer) (int, error) {
-	top := flag.NewFlagSet("reins", flag.ContinueOnError)
-	dir := top.String("C", ".", "the workspace (project) directory")
-	if err := top.Parse(args); err != nil {
-		return 3, err
+// dispatch walks args down the tree from cmd; path is the words that led here.
+func (c *cli) dispatch(cmd *command, args, path []string) (int, error) {
+	path = append(path, cmd.name)
+	fs := flag.NewFlagSet(strings.Join(path, " "), flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&c.dir, "C", c.dirOrDot(), "the workspace `directory`")
+	fs.BoolVar(&c.json, "json", c.json, "print JSON instead of a table")
+	if cmd.flags != nil {
+		cmd.flags(fs)
 	}
-	ws, err := filepath.Abs(*dir)
-	if err != nil {
-		return 3, err
-	}
-	args = top.Args()
-	if len(args) == 0 {
-		return 3, errors.New("missing command: check, explain, profile, audit, timeline, rewind or diff")
-	}
-	switch cmd, rest := args[0], args[1:]; cmd {
-	case "check", "explain":
-		return check(ctx, ws, cmd == "explain", rest, out)
-	case "profile":
-		return 0, profileCmd(ctx, ws, rest, stdin, out)
-	case "audit":
-		return auditCmd(rest, out)
-	case "timeline", "rewind", "diff":
-		return 0, checkpointCmd(ctx, ws, cmd, rest, out)
-	default:
-		return 3, fmt.Errorf("unknown command %q", cmd)
-	}
-}
-
-// load reads the user and project profile files for the workspace.
-func load(ctx context.Context, ws string) (*profile.Loaded, error) {
-	return profile.Load(ctx, &profile.LoadOptions{ProjectDir: ws})
-}
-
-func check(ctx context.Context, ws string, explain bool, args []string, out io.Writer) (int, error) {
-	fs := flag.NewFlagSet("check", flag.ContinueOnError)
-	var a policy.Action
-	var targets multi
-	fs.StringVar(&a.Tool, "tool", "bash", "the tool name")
-	op := fs.String("op", "", "the operation (read, write, delete, shell, network, ...); shell when a command is given")
-	fs.Var(&targets, "target", "a path the action touches (repeatable)")
-	fs.StringVar(&a.Host, "host", "", "the host a network action reaches")
 	if err := fs.Parse(args); err != nil {
-		return 3, err
-	}
-	a.Targets, a.Command, a.Operation = targets, strings.Join(fs.Args(), " "), policy.Operation(*op)
-	if a.Operation == "" && a.Command != "" {
-		a.Operation = policy.OpShell
-	}
-	loaded, err := load(ctx, ws)
-	if err != nil {
-		return 3, err
-	}
-	g, err := gate.New(loaded.Profile, &gate.Options{Workspace: []string{ws}})
-	if err != nil {
-		return 3, err
-	}
-	if explain {
-		e, err := g.Explain(ctx, a)
-		if err != nil {
-			return 3, err
+		if errors.Is(err, flag.ErrHelp) {
+			c.help(cmd, path, fs)
+			return exitOK, nil
 		}
-		fmt.Fprint(out, e.String())
-		return verdictCode(e.Decision.Verdict), nil
+		return exitError, usagef("%v (see '%s --help')", err, strings.Join(path, " "))
 	}
-	d, err := g.Check(ctx, a)
-	if err != nil {
-		return 3, err
+	rest := fs.Args()
+	if cmd.run != nil {
+		return cmd.run(c, fs)
 	}
-	fmt.Fprintln(out, d)
-	return verdictCode(d.Verdict), nil
+	if len(rest) == 0 {
+		c.help(cmd, path, fs)
+		if len(path) == 1 {
+			return exitOK, nil
+		}
+		return exitError, usagef("%s needs a subcommand", strings.Join(path, " "))
+	}
+	if cmd == root && rest[0] == "help" {
+		return c.helpFor(rest[1:])
+	}
+	for _, s := range cmd.sub {
+		if s.name == rest[0] {
+			return c.dispatch(s, rest[1:], path)
+		}
+	}
+	return exitError, usagef("unknown command %q (see '%s --help')", strings.Join(append(path, rest[0]), " "), strings.Join(path, " "))
 }
 
-func verdictCode(v policy.Verdict) int {
-	switch v {
-	case policy.Allow:
-		return 0
-	case policy.Confirm:
-		return 2
+func (c *cli) dirOrDot() string {
+	if c.dir == "" {
+		return "."
 	}
-	return 1
+	return c.dir
 }
 
-func profileCmd(ctx context.Context, ws string, args []string, stdin io.Reader, out io.Writer) error {
-	if len(args) == 0 {
-		return errors.New("profile: want list, current, show NAME or set NAME")
-	}
-	loaded, err := load(ctx, ws)
-	if err != nil {
-		return err
-	}
-	switch args[0] {
-	case "list":
-		for _, p := range profile.All() {
-			mark := " "
-			if p.Name == loaded.Profile.Name {
-				mark = "*"
-			}
-			fmt.Fprintf(out, "%s %-18s %-16s %s\n", mark, p.Name, p.Family, p.Description)
-		}
-		return nil
-	case "current":
-		fmt.Fprint(out, loaded.Describe())
-		return nil
-	case "show":
-		if len(args) != 2 {
-			return errors.New("profile show: want a profile name")
-		}
-		p, err := loaded.Rebase(args[1])
-		if err != nil {
-			return err
-		}
-		fmt.Fprint(out, p.Describe())
-		return nil
-	case "set":
-		if len(args) != 2 {
-			return errors.New("profile set: want a profile name")
-		}
-		next, err := loaded.Rebase(args[1])
-		if err != nil {
-			return err
-		}
-		// The spec's switching rules: tightening always, loosening only when confirmed.
-		if ok, why := profile.AtLeastAsRestrictive(next.Profile, loaded.Profile); !ok {
-			fmt.Fprintf(out, "%s is looser than %s (%s). Switch? [y/N] ", args[1], loaded.Profile.Name, why)
-			line, _ := bufio.NewReader(stdin).ReadString('\n')
-			if answer := strings.TrimSpace(strings.ToLower(line)); answer != "y" && answer != "yes" {
-				return errors.New("profile set: not confirmed")
+// helpFor prints the help of the command named by words (help profile set).
+func (c *cli) helpFor(words []string) (int, error) {
+	cmd, path := root, []string{"reins"}
+	for _, w := range words {
+		var next *command
+		for _, s := range cmd.sub {
+			if s.name == w {
+				next = s
 			}
 		}
-		if err := setUserProfile(args[1]); err != nil {
-			return err
+		if next == nil {
+			return exitError, usagef("no command %q (see 'reins help')", strings.Join(append(path, w), " "))
 		}
-		fmt.Fprintf(out, "active profile: %s\n", args[1])
-		return nil
+		cmd, path = next, append(path, w)
 	}
-	return fmt.Errorf("profile: unknown subcommand %q", args[0])
+	fs := flag.NewFlagSet("", flag.ContinueOnError)
+	fs.String("C", ".", "the workspace `directory`")
+	fs.Bool("json", false, "print JSON instead of a table")
+	if cmd.flags != nil {
+		cmd.flags(fs)
+	}
+	c.help(cmd, path, fs)
+	return exitOK, nil
 }
 
-// setUserProfile writes active_profile into the user profile file, keeping its other settings.
-func setUserProfile(name string) error {
-	dir, err := os.UserConfigDir()
-	if err != nil {
-		return err
-	}
-	path := filepath.Join(dir, "reins", "profile.json")
-	doc := map[string]any{}
-	switch b, err := os.ReadFile(path); {
-	case err == nil:
-		if err := json.Unmarshal(b, &doc); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-	case !errors.Is(err, os.ErrNotExist):
-		return err
-	}
-	doc["active_profile"] = name
-	b, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	return os.WriteFile(path, append(b, '\n'), 0o600)
-}
-
-func auditCmd(args []string, out io.Writer) (int, error) {
-	if len(args) < 2 {
-		return 3, errors.New("audit: want verify FILE or show FILE")
-	}
-	switch args[0] {
-	case "verify":
-		res, err := audit.Verify(args[1])
-		if err != nil {
-			return 1, err
-		}
-		fmt.Fprintf(out, "%d records in %d files verify; head %d %x\n", res.Records, len(res.Files), res.Seq, res.Head)
-		return 0, nil
-	case "show":
-		fs := flag.NewFlagSet("audit show", flag.ContinueOnError)
-		decision := fs.String("decision", "", "only this verdict (ALLOW, DENY, CONFIRM)")
-		tool := fs.String("tool", "", "only this tool")
-		if err := fs.Parse(args[2:]); err != nil {
-			return 3, err
-		}
-		var f audit.Filter
-		if *decision != "" {
-			v, err := policy.ParseVerdict(*decision)
-			if err != nil {
-				return 3, err
-			}
-			f.Decisions = []policy.Verdict{v}
-		}
-		if *tool != "" {
-			f.Tools = []string{*tool}
-		}
-		for r, err := range audit.Scan(args[1], &f) {
-			if err != nil {
-				return 1, err
-			}
-			fmt.Fprintf(out, "%s %-8s %-7s %-12s %-28s %s\n", r.Time.Format("2006-01-02 15:04:05"), r.Kind, r.Decision, r.Tool, r.RuleMatched, r.Reason)
-		}
-		return 0, nil
-	}
-	return 3, fmt.Errorf("audit: unknown subcommand %q", args[0])
-}
-
-func checkpointCmd(ctx context.Context, ws, cmd string, args []string, out io.Writer) error {
-	cp, err := checkpoint.New(ctx, ws, nil)
-	if err != nil {
-		return err
-	}
-	switch cmd {
-	case "timeline":
-		list, err := cp.List(ctx)
-		if err != nil {
-			return err
-		}
-		for i, c := range list {
-			fmt.Fprintf(out, "%2d  %s  %s  %3d files  %s\n", i+1, c.ID, c.Time.Format("2006-01-02 15:04:05"), c.FilesChanged, c.Label)
-		}
-		return nil
-	case "diff":
-		if len(args) != 1 {
-			return errors.New("diff: want a checkpoint id")
-		}
-		changes, err := cp.Diff(ctx, args[0])
-		if err != nil {
-			return err
-		}
-		for _, ch := range changes {
-			fmt.Fprintln(out, ch)
-		}
-		return nil
-	}
-	// rewind [id|n]: the seed's "rewind restores any checkpoint"; no argument is the latest.
-	var res checkpoint.RewindResult
+func (c *cli) help(cmd *command, path []string, fs *flag.FlagSet) {
+	w := c.stdout
+	name := strings.Join(path, " ")
+	fmt.Fprintf(w, "%s: %s\n\nusage: %s", name, cmd.synopsis, name)
 	switch {
-	case len(args) == 0:
-		res, err = cp.RewindN(ctx, 1)
-	case isNumber(args[0]):
-		n, _ := strconv.Atoi(args[0])
-		res, err = cp.RewindN(ctx, n)
+	case len(cmd.sub) > 0:
+		fmt.Fprintln(w, " [-C dir] [--json] <command> [arguments]")
+		fmt.Fprintln(w, "\ncommands:")
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		for _, s := range cmd.sub {
+			fmt.Fprintf(tw, "  %s %s\t%s\n", s.name, s.args, s.synopsis)
+		}
+		tw.Flush()
 	default:
-		res, err = cp.Rewind(ctx, args[0])
+		fmt.Fprintf(w, " [flags] %s\n", cmd.args)
 	}
+	fmt.Fprintln(w, "\nflags:")
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	if len(path) == 1 {
+		fmt.Fprintln(w, "\nexit codes: 0 ok or ALLOW, 1 DENY or a failed verification, 2 CONFIRM, 3 error")
+	}
+}
+
+// workspace returns the absolute workspace directory, which must exist.
+func (c *cli) workspace() (string, error) {
+	ws, err := filepath.Abs(c.dir)
 	if err != nil {
-		return err
+		return "", err
 	}
-	fmt.Fprintf(out, "restored %s (%s); %d files changed; undo with: reins rewind %s\n",
-		res.Restored.ID, res.Restored.Label, len(res.Changes), res.Undo.ID)
+	if st, err := os.Stat(ws); err != nil || !st.IsDir() {
+		return "", fmt.Errorf("workspace %s is not a directory (pass the project with -C dir)", ws)
+	}
+	return ws, nil
+}
+
+// emit prints v as indented JSON under --json, or calls table otherwise.
+func (c *cli) emit(v any, table func(w io.Writer)) error {
+	if c.json {
+		enc := json.NewEncoder(c.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	}
+	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+	table(tw)
+	return tw.Flush()
+}
+
+// exactArgs checks the number of positional arguments of a leaf.
+func exactArgs(fs *flag.FlagSet, n int, what string) error {
+	if fs.NArg() != n {
+		return usagef("%s wants %s (see '%s --help')", fs.Name(), what, fs.Name())
+	}
 	return nil
 }
-
-func isNumber(s string) bool {
-	_, err := strconv.Atoi(s)
-	return err == nil
-}
-
-// multi is a repeatable string flag.
-type multi []string
-
-func (m *multi) String() string     { return strings.Join(*m, ",") }
-func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
