@@ -26,14 +26,14 @@ var explainCmd = &command{name: "explain", args: "[-- command line]", synopsis: 
 
 // decisionView is a decision in JSON.
 type decisionView struct {
-	Verdict     string        `json:"decision"`
+	Verdict     string             `json:"decision"`
 	Obligations policy.Obligations `json:"obligations"`
-	Layer       string        `json:"layer"`
-	RuleID      string        `json:"rule_matched,omitempty"`
-	Reason      string        `json:"reason"`
-	Profile     string        `json:"active_profile"`
-	Commands    []commandView `json:"commands,omitempty"`
-	Trace       string        `json:"trace,omitempty"`
+	Layer       string             `json:"layer"`
+	RuleID      string             `json:"rule_matched,omitempty"`
+	Reason      string             `json:"reason"`
+	Profile     string             `json:"active_profile"`
+	Commands    []commandView      `json:"commands,omitempty"`
+	Trace       string             `json:"trace,omitempty"`
 }
 
 // commandView is the outcome of one simple command of a shell line.
