@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -15,42 +17,131 @@ import (
 )
 
 // TestDefaultProtectedPaths reproduces the seed's default denied path boundaries (.git, .env,
-// .env.local, .ssh, id_rsa, id_ed25519) plus reins' own configuration, matched on path
-// components: a file merely named like one is fine.
+// .env.local, .ssh, id_rsa, id_ed25519) in their two classes, matched on path components: a file
+// merely named like one is fine. Secrets are neither read nor written; write-protected paths
+// (.git, reins' own configuration, shell rc files, ...) are read but never written.
 func TestDefaultProtectedPaths(t *testing.T) {
 	t.Parallel()
-	assert.Equal(t, []string{".git", ".env", ".env.local", ".ssh", "id_rsa", "id_ed25519", ".reins"}, profile.DefaultProtectedPaths())
+	assert.Subset(t, profile.DefaultProtectedPaths(), []string{".env", ".env.local", ".ssh", "id_rsa", "id_ed25519", ".env.*", "~/.aws"})
+	assert.Subset(t, profile.DefaultWriteProtectedPaths(), []string{".git", ".reins", ".bashrc", ".envrc", ".mcp.json", ".vscode", ".claude"})
+	const (
+		none = iota
+		writes
+		all
+	)
 	for _, tc := range []struct {
 		target    string
-		protected bool
+		protected int
 	}{
-		{".git", true},
-		{".git/config", true},
-		{"sub/.git/config", true},
-		{".GIT/config", true}, // case-insensitive: safe on case-insensitive filesystems
-		{".env", true},
-		{"app/.env", true},
-		{".env.local", true},
-		{".ssh/authorized_keys", true},
-		{"keys/id_rsa", true},
-		{"id_ed25519", true},
-		{".reins/project-profile.json", true},
-		{"docs/git-notes.md", false},
-		{".gitignore", false},
-		{".envrc", false},
-		{"env/.environment", false},
-		{"id_rsa.pub", false},
-		{"src/pkg/main.go", false},
+		{".git", writes},
+		{".git/config", writes},
+		{"sub/.git/config", writes},
+		{".GIT/config", writes}, // case-insensitive: safe on case-insensitive filesystems
+		{".env", all},
+		{"app/.env", all},
+		{".env.local", all},
+		{".env.production", all},
+		{".ENV.Staging", all},
+		{".ssh/authorized_keys", all},
+		{"keys/id_rsa", all},
+		{"id_ed25519", all},
+		{".reins/project-profile.json", writes},
+		{".envrc", writes},
+		{".bashrc", writes},
+		{".vscode/tasks.json", writes},
+		{".github/workflows/ci.yml", writes},
+		{".github/dependabot.yml", none},
+		{"docs/git-notes.md", none},
+		{".gitignore", none},
+		{"env/.environment", none},
+		{".envoy", none},
+		{"id_rsa.pub", none},
+		{"src/pkg/main.go", none},
 	} {
 		f := newFixture(t, builtin(profile.ModeAutonomous))
-		d := f.check(t, policy.Action{Tool: "read_file", Operation: policy.OpRead, Targets: []string{tc.target}})
-		if tc.protected {
-			assert.Equal(t, policy.Deny, d.Verdict, "%s: %s", tc.target, d)
-			assert.Equal(t, gate.LayerBoundary, d.Layer, tc.target)
-			assert.Equal(t, "protected-path", d.RuleID, tc.target)
-		} else {
-			assert.Equal(t, policy.Allow, d.Verdict, "%s: %s", tc.target, d)
+		for _, op := range []policy.Operation{policy.OpRead, policy.OpWrite, policy.OpDelete} {
+			d := f.check(t, policy.Action{Tool: "fs", Operation: op, Targets: []string{tc.target}})
+			denied := tc.protected == all || tc.protected == writes && op != policy.OpRead
+			if denied {
+				assert.Equal(t, policy.Deny, d.Verdict, "%s %s: %s", op, tc.target, d)
+				assert.Equal(t, gate.LayerBoundary, d.Layer, "%s %s", op, tc.target)
+				assert.Equal(t, "protected-path", d.RuleID, "%s %s", op, tc.target)
+			} else {
+				assert.NotEqual(t, gate.LayerBoundary, d.Layer, "%s %s: %s", op, tc.target, d)
+			}
 		}
+	}
+}
+
+// TestSeedsCannotBeNarrowed: a profile that drops the seeds' names from its lists still has them
+// protected, each in its class.
+func TestSeedsCannotBeNarrowed(t *testing.T) {
+	t.Parallel()
+	p := builtin(profile.ApprovalYolo)
+	p.ProtectedPaths, p.WriteProtectedPaths = nil, nil
+	f := newFixture(t, p)
+	for _, target := range []string{".env", ".env.local", ".ssh/config", "id_rsa", "k/id_ed25519"} {
+		d := f.check(t, policy.Action{Operation: policy.OpRead, Targets: []string{target}})
+		assert.Equal(t, policy.Deny, d.Verdict, "%s: %s", target, d)
+	}
+	d := f.check(t, policy.Action{Operation: policy.OpWrite, Targets: []string{".git/hooks/pre-commit"}})
+	assert.Equal(t, policy.Deny, d.Verdict, d.String())
+	assert.Equal(t, gate.LayerBoundary, d.Layer)
+}
+
+// TestExtendedAndNarrowedLists: entries a profile adds are honoured in their class; an entry
+// that cannot be honoured fails when the gate is built.
+func TestExtendedAndNarrowedLists(t *testing.T) {
+	t.Parallel()
+	p := builtin(profile.ModeAutonomous)
+	p.ProtectedPaths = append(p.ProtectedPaths, "secrets", "*.pem")
+	p.WriteProtectedPaths = append(p.WriteProtectedPaths, "deploy/prod")
+	p.WriteProtectedPaths = slices.DeleteFunc(p.WriteProtectedPaths, func(e string) bool { return e == ".vscode" })
+	f := newFixture(t, p)
+	for _, tc := range []struct {
+		op     policy.Operation
+		target string
+		want   policy.Verdict
+	}{
+		{policy.OpRead, "secrets/db.json", policy.Deny},
+		{policy.OpRead, "certs/server.PEM", policy.Deny},
+		{policy.OpRead, "deploy/prod/values.yaml", policy.Allow},
+		{policy.OpWrite, "deploy/prod/values.yaml", policy.Deny},
+		{policy.OpWrite, "deploy/staging/values.yaml", policy.Allow},
+		{policy.OpWrite, ".vscode/settings.json", policy.Allow},
+	} {
+		d := f.check(t, policy.Action{Operation: tc.op, Targets: []string{tc.target}})
+		assert.Equal(t, tc.want, d.Verdict, "%s %s: %s", tc.op, tc.target, d)
+	}
+	for _, bad := range []string{"a/../b", "[ab]", "/etc/*", "**/x", "~root/x"} {
+		q := builtin(profile.ModeAutonomous)
+		q.WriteProtectedPaths = append(q.WriteProtectedPaths, bad)
+		_, err := gate.New(q, &gate.Options{Workspace: []string{workspace(t)}})
+		assert.Error(t, err, bad)
+	}
+}
+
+// TestHomeEntriesAreExpanded: ~ and $HOME entries protect the user's credential stores; without
+// a home directory they cannot be honoured and the gate is not built.
+func TestHomeEntriesAreExpanded(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("USERPROFILE", home)
+	p := builtin(profile.ModeAutonomous)
+	p.ProtectedPaths = append(p.ProtectedPaths, "$HOME/.private")
+	ws := workspace(t)
+	g, err := gate.New(p, &gate.Options{Workspace: []string{ws}, ConfigDir: filepath.Join(t.TempDir(), "reins")})
+	require.NoError(t, err)
+	for _, target := range []string{".aws/credentials", ".netrc", ".config/gcloud/x.json", ".kube/config", ".docker/config.json", ".private/k"} {
+		d, err := g.Check(context.Background(), policy.Action{Operation: policy.OpRead, Targets: []string{filepath.Join(home, target)}})
+		require.NoError(t, err)
+		assert.Equal(t, policy.Deny, d.Verdict, "%s: %s", target, d)
+		assert.Equal(t, gate.LayerBoundary, d.Layer, target)
+	}
+	if runtime.GOOS != "windows" {
+		t.Setenv("HOME", "")
+		_, err = gate.New(p, &gate.Options{Workspace: []string{ws}})
+		assert.ErrorContains(t, err, "home directory", "a ~ entry without a home directory is an error, not dropped")
 	}
 }
 

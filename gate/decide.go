@@ -1,10 +1,11 @@
 package gate
 
 import (
+	"errors"
 	"fmt"
-	"path"
 	"strings"
 
+	"github.com/reins-go/reins/internal/fspath"
 	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
 	"github.com/reins-go/reins/risk"
@@ -87,6 +88,12 @@ func discipline(l risk.Level) policy.Obligations {
 }
 
 func isWrite(l risk.Level) bool { return l == risk.Mutating || l == risk.Destructive }
+
+// writes reports whether a piece with these levels may write its declared targets: anything but
+// reading and network use might (an unknown tool that executes something included).
+func writes(levels risk.Set) bool {
+	return levels&^risk.Of(risk.ReadOnly, risk.Network) != 0
+}
 
 // decide walks the decision order for a. It has no side effects: a hard stop that must latch is
 // returned for the caller to apply. tr, when not nil, collects the explanation.
@@ -195,29 +202,35 @@ func (g *Gate) decide(st *state, a *policy.Action, tr *tracer) (Decision, *Halt)
 	}
 	tr.passed(LayerHardStop, "no hard stop")
 
-	// 3. Boundaries: protected paths, and targets that cannot be resolved. A glob that could
-	// expand to a protected path makes its command opaque.
+	// 3. Boundaries: protected paths, and targets that cannot be resolved or that the kernel and
+	// a lexical join read differently. Secrets are neither read nor written; write-protected
+	// paths are not written. A glob that could expand to a protected path makes its command
+	// opaque.
 	for i := range targets {
 		t := &targets[i]
 		if t.err != nil {
 			d.Layer, d.RuleID = LayerBoundary, "unresolvable-path"
 			d.Reason = fmt.Sprintf("target %q cannot be resolved: %v", t.raw, t.err)
+			var amb *fspath.AmbiguousError
+			if errors.As(t.err, &amb) {
+				d.RuleID = "ambiguous-path"
+				d.Reason = fmt.Sprintf("target %q is ambiguous, so it is refused: %v", t.raw, t.err)
+			}
 			tr.decided(LayerBoundary, d.Reason)
 			return d, nil
 		}
-		var hit string
-		if t.root != "" {
-			hit = st.prot.hitInside(t.root, t.path)
-		} else {
-			hit = st.prot.hitOutside(t.path)
-		}
-		if hit != "" {
+		write := t.access == accessWrite || t.access == accessAny && writes(pieces[t.piece].levels)
+		if h := st.prot.hit(t.root, t.path); h.Class.Denies(write) {
 			d.Layer, d.RuleID = LayerBoundary, "protected-path"
-			d.Reason = fmt.Sprintf("target %q is protected (%s)", t.raw, hit)
+			if h.Class == fspath.WriteProtected {
+				d.Reason = fmt.Sprintf("target %q is write-protected (%s)", t.raw, h.Entry)
+			} else {
+				d.Reason = fmt.Sprintf("target %q is protected (%s)", t.raw, h.Entry)
+			}
 			tr.decided(LayerBoundary, d.Reason)
 			return d, nil
 		}
-		if t.glob && st.prot.globReaches(t.path) {
+		if t.glob && st.prot.globReaches(t.path).Denies(write) {
 			pieces[t.piece].opaque = true
 		}
 	}
@@ -345,12 +358,14 @@ func (g *Gate) decidePart(st *state, sub *policy.Subject, cmd int, tr *tracer) p
 // seen before in the same working directory. The analysis reads no files, so it only depends on
 // the line, the directory and the profile.
 func (g *Gate) analyze(st *state, line, workdir string) *shell.Analysis {
+	// The working directory is joined, not cleaned: a ".." in it must be applied after symbolic
+	// links, which resolution does for every path the analysis reports below it.
 	dir := st.ws.primary
 	if workdir != "" {
 		if strings.HasPrefix(workdir, "/") {
 			dir = workdir
 		} else {
-			dir = path.Join(st.ws.primary, workdir)
+			dir = strings.TrimSuffix(st.ws.primary, "/") + "/" + workdir
 		}
 	}
 	if v, ok := st.shellCache.load(line); ok && v.dir == dir {

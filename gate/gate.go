@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sync/semaphore"
 
 	"github.com/reins-go/reins/audit"
+	"github.com/reins-go/reins/internal/fspath"
 	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
 )
@@ -160,19 +161,21 @@ func (g *Gate) compile(p profile.Profile) (*state, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gate: %w", err)
 	}
-	ws, err := newWorkspace(g.roots, c.TrustedPaths())
+	ws, err := newWorkspace(g.roots, c.TrustedPaths(), g.home)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("gate: %w", err)
 	}
-	protected := c.ProtectedPaths()
+	// The profile's two classes, the seeds' six names whatever the profile says, and the user
+	// configuration directory, so an agent cannot edit its own permissions.
+	lists := fspath.Lists{ReadWrite: c.ProtectedPaths(), Write: c.WriteProtectedPaths()}.WithSeeds()
 	if g.config != "" {
 		abs, err := filepath.Abs(g.config)
 		if err != nil {
 			return nil, fmt.Errorf("gate: config directory %q: %w", g.config, err)
 		}
-		protected = append(protected, abs)
+		lists.Write = append(lists.Write, filepath.ToSlash(abs))
 	}
-	prot, err := newProtector(protected)
+	prot, err := newProtector(lists, g.home)
 	if err != nil {
 		return nil, fmt.Errorf("gate: profile %q: %w", c.Name(), err)
 	}

@@ -179,7 +179,7 @@ func TestNewOptionErrors(t *testing.T) {
 	_, err := gate.New(builtin(profile.ModeTrusted), &gate.Options{Workspace: []string{t.TempDir()}, MaxConsecutiveFailures: -1})
 	assert.Error(t, err)
 	bad := builtin(profile.ModeTrusted)
-	bad.ProtectedPaths = append(bad.ProtectedPaths, "*.pem")
+	bad.ProtectedPaths = append(bad.ProtectedPaths, "[ab].pem")
 	_, err = gate.New(bad, &gate.Options{Workspace: []string{t.TempDir()}})
 	assert.ErrorContains(t, err, "literal paths")
 	bad = builtin(profile.ModeTrusted)

@@ -3,6 +3,7 @@ package gate_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -96,12 +97,16 @@ func TestDenyRuleNeverLoosens(t *testing.T) {
 }
 
 // TestProtectedPathsUnderEveryProfile: the protected paths are denied under every built-in
-// profile, the most autonomous included, for reads, writes and deletes.
+// profile, the most autonomous included: secrets for reads, writes and deletes, write-protected
+// paths for writes and deletes.
 func TestProtectedPathsUnderEveryProfile(t *testing.T) {
 	t.Parallel()
 	for _, p := range profile.All() {
-		for _, target := range []string{".git/config", ".env", "deploy/.env.local", ".ssh/id_rsa", "keys/id_ed25519", ".reins/project-profile.json"} {
+		for _, target := range []string{".git/config", ".env", "deploy/.env.local", ".ssh/id_rsa", "keys/id_ed25519", ".reins/project-profile.json", ".env.production", ".envrc"} {
 			for _, op := range []policy.Operation{policy.OpRead, policy.OpWrite, policy.OpDelete} {
+				if op == policy.OpRead && (strings.HasPrefix(target, ".git/") || strings.HasPrefix(target, ".reins/") || target == ".envrc") {
+					continue // write-protected: reading is up to the profile
+				}
 				f := newFixture(t, p)
 				d := f.check(t, policy.Action{Tool: "fs", Operation: op, Targets: []string{target}})
 				assert.Equal(t, policy.Deny, d.Verdict, "%s %s %s: %s", p.Name, op, target, d)

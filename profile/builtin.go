@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reins-go/reins/internal/fspath"
 	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/risk"
 )
@@ -38,17 +39,39 @@ const (
 	ApprovalYolo = "yolo"
 )
 
-// DefaultProtectedPaths returns the boundaries every built-in profile protects: the autonomy
-// seed's default denied paths (.git, .env, .env.local, .ssh, id_rsa, id_ed25519) and reins' own
-// project configuration directory (.reins), so an agent cannot edit its own permissions. The gate
-// also always protects the user configuration directory it loads profiles from.
-func DefaultProtectedPaths() []string {
-	return []string{".git", ".env", ".env.local", ".ssh", "id_rsa", "id_ed25519", ".reins"}
-}
+// DefaultProtectedPaths returns the read-and-write protected paths (secrets) every built-in
+// profile protects: the autonomy seed's .env, .env.local, .ssh, id_rsa and id_ed25519, every
+// .env.* file, the other OpenSSH private key names, .netrc and .git-credentials wherever they
+// are, and the user's credential stores (~/.aws, ~/.azure, ~/.config/gcloud, ~/.kube,
+// ~/.docker/config.json, ~/.npmrc, ~/.pypirc, ~/.gnupg, ~/.config/gh, ~/.config/hub, cargo,
+// gem, terraform and vault credentials, ~/.pgpass). The list is the one the gate and the sandbox
+// use too.
+func DefaultProtectedPaths() []string { return fspath.Defaults().ReadWrite }
+
+// DefaultWriteProtectedPaths returns the write-protected paths every built-in profile protects:
+// what makes other programs run code or changes what an agent may do. .git (the git commands the
+// gate allows still write it), .gitmodules, .gitconfig; shell rc and profile files (.bashrc,
+// .bash_profile, .bash_login, .bash_logout, .profile, .zshrc, .zprofile, .zshenv, .zlogin,
+// .zlogout, .config/fish); .envrc; .mcp.json; editor and agent configuration (.vscode, .idea,
+// .claude, .codex, .cursor, .gemini); reins' own project configuration (.reins); .ripgreprc;
+// package manager configuration that runs programs (.npmrc, .yarnrc, .yarnrc.yml); commit hooks
+// (.pre-commit-config.yaml, .husky); CI workflows (.github/workflows). The gate also always
+// write-protects the user configuration directory it loads profiles from.
+func DefaultWriteProtectedPaths() []string { return fspath.Defaults().Write }
 
 // ApprovalDeniedPaths are the sensitive directories the approval-mode seed denies by default, on
 // top of [DefaultProtectedPaths].
 func ApprovalDeniedPaths() []string { return []string{"~/.ssh", "~/.aws", "/etc"} }
+
+// appendNew appends the entries of add that list lacks (compared ignoring ASCII case).
+func appendNew(list []string, add ...string) []string {
+	for _, e := range add {
+		if !slices.ContainsFunc(list, func(x string) bool { return strings.EqualFold(x, e) }) {
+			list = append(list, e)
+		}
+	}
+	return list
+}
 
 // DefaultShellBlocklist returns the commands PROFILE-* deny outright (matched on argument tokens:
 // "rm -rf /" matches `rm -rf / --no-preserve-root`, `/bin/rm -rf /`).
@@ -136,10 +159,11 @@ var (
 func policySpecBase(name, desc string, autonomy float64, limits Limits) Profile {
 	return Profile{
 		Name: name, Description: desc, Family: FamilyPolicySpec, Autonomy: autonomy,
-		ProtectedPaths: DefaultProtectedPaths(),
-		ShellBlocklist: DefaultShellBlocklist(),
-		HostGroups:     emptyGroups(),
-		Limits:         limits,
+		ProtectedPaths:      DefaultProtectedPaths(),
+		WriteProtectedPaths: DefaultWriteProtectedPaths(),
+		ShellBlocklist:      DefaultShellBlocklist(),
+		HostGroups:          emptyGroups(),
+		Limits:              limits,
 	}
 }
 
@@ -218,9 +242,10 @@ func bandLimits(dial float64) Limits {
 func permission(name string, mode Mode, dial float64, desc string) Profile {
 	return Profile{
 		Name: name, Description: desc, Family: FamilyPermissionMode, Autonomy: dial, Mode: mode,
-		ProtectedPaths: DefaultProtectedPaths(),
-		HostGroups:     emptyGroups(),
-		Limits:         bandLimits(dial),
+		ProtectedPaths:      DefaultProtectedPaths(),
+		WriteProtectedPaths: DefaultWriteProtectedPaths(),
+		HostGroups:          emptyGroups(),
+		Limits:              bandLimits(dial),
 	}
 }
 
@@ -244,10 +269,11 @@ func approval(name string) Profile {
 	}[name]
 	p := Profile{
 		Name: name, Description: desc, Family: FamilyApprovalMode, Autonomy: dial,
-		ProtectedPaths: slices.Concat(DefaultProtectedPaths(), ApprovalDeniedPaths()),
-		HostGroups:     emptyGroups(),
-		ExternalWrites: ExternalWritesByPolicy,
-		Limits:         bandLimits(dial),
+		ProtectedPaths:      appendNew(DefaultProtectedPaths(), ApprovalDeniedPaths()...),
+		WriteProtectedPaths: DefaultWriteProtectedPaths(),
+		HostGroups:          emptyGroups(),
+		ExternalWrites:      ExternalWritesByPolicy,
+		Limits:              bandLimits(dial),
 	}
 	rules := []policy.Rule{
 		rule("allow-allowed-tools", 1, policy.Allow, "the tool is on allowed_tools", policy.Condition{Tools: []string{"@" + policy.ListAllowedTools}}),

@@ -40,6 +40,7 @@ func (p Profile) Describe() string {
 	row("timeout", p.Limits.Timeout.String())
 	b.WriteString("lists\n")
 	row("denied paths", quoteList(p.ProtectedPaths))
+	row("write-protected paths", quoteList(p.WriteProtectedPaths))
 	row("trusted paths", quoteList(p.TrustedPaths))
 	row("shell allowlist", quoteList(p.ShellAllowlist))
 	row("shell blocklist", quoteList(p.ShellBlocklist))

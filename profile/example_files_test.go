@@ -253,8 +253,19 @@ func ExampleProfile_Describe() {
 	//   max files per plan     200
 	//   timeout                30m0s
 	// lists
-	//   denied paths           ".git", ".env", ".env.local", ".ssh", "id_rsa", "id_ed25519", ".reins",
-	//                          "~/.ssh", "~/.aws", "/etc"
+	//   denied paths           ".env", ".env.local", ".ssh", "id_rsa", "id_ed25519", ".env.*", "id_ecdsa",
+	//                          "id_dsa", ".netrc", ".git-credentials", "~/.aws", "~/.azure",
+	//                          "~/.config/gcloud", "~/.kube", "~/.docker/config.json", "~/.npmrc",
+	//                          "~/.pypirc", "~/.gnupg", "~/.config/gh", "~/.config/hub",
+	//                          "~/.cargo/credentials", "~/.cargo/credentials.toml", "~/.gem/credentials",
+	//                          "~/.terraform.d/credentials.tfrc.json", "~/.vault-token", "~/.pgpass",
+	//                          "~/.ssh", "/etc"
+	//   write-protected paths  ".git", ".gitmodules", ".gitconfig", ".bashrc", ".bash_profile",
+	//                          ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zprofile",
+	//                          ".zshenv", ".zlogin", ".zlogout", ".config/fish", ".envrc", ".mcp.json",
+	//                          ".vscode", ".idea", ".claude", ".codex", ".cursor", ".gemini", ".reins",
+	//                          ".ripgreprc", ".npmrc", ".yarnrc", ".yarnrc.yml",
+	//                          ".pre-commit-config.yaml", ".husky", ".github/workflows"
 	//   trusted paths          none
 	//   shell allowlist        none
 	//   shell blocklist        none

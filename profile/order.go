@@ -95,6 +95,7 @@ func overlay(p, base Profile) string {
 	}
 	d.Lists = map[string][2][]string{
 		"protected":    diff(p.ProtectedPaths, base.ProtectedPaths),
+		"write":        diff(p.WriteProtectedPaths, base.WriteProtectedPaths),
 		"trusted":      diff(p.TrustedPaths, base.TrustedPaths),
 		"allow":        diff(p.ShellAllowlist, base.ShellAllowlist),
 		"block":        diff(p.ShellBlocklist, base.ShellBlocklist),
@@ -179,6 +180,9 @@ func AtLeastAsRestrictive(to, from Profile) (ok bool, why string) {
 	}
 	if missing := notIn(from.ProtectedPaths, to.ProtectedPaths, true); missing != "" {
 		return false, "no longer protects " + missing
+	}
+	if missing := notIn(from.WriteProtectedPaths, slices.Concat(to.WriteProtectedPaths, to.ProtectedPaths), true); missing != "" {
+		return false, "no longer write-protects " + missing
 	}
 	if missing := notIn(from.ShellBlocklist, to.ShellBlocklist, false); missing != "" {
 		return false, "no longer blocks " + missing

@@ -59,7 +59,7 @@ func TestOrderAcrossFamiliesAndCustom(t *testing.T) {
 			p.Name = "x"
 			p.ProtectedPaths = p.ProtectedPaths[1:]
 			return p
-		}(), dev, false, "no longer protects .git"},
+		}(), dev, false, "no longer protects .env"},
 		{"wider allowlist", func() profile.Profile {
 			p := dev.Clone()
 			p.Name = "x"

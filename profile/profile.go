@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reins-go/reins/internal/fspath"
 	"github.com/reins-go/reins/policy"
 )
 
@@ -127,12 +128,20 @@ type Profile struct {
 	Mode Mode
 	// Rules are evaluated by priority before the autonomy matrix.
 	Rules []policy.Rule
-	// ProtectedPaths are never touched, in any mode. An entry without a slash is a path
-	// component name matched anywhere in a path (".git" denies "sub/.git/config"), an entry with
-	// a slash is a run of components matched anywhere (".github/workflows"), and an entry
-	// starting with "/" or "~/" is an absolute path denied with everything under it. Matching is
-	// case-insensitive. See [DefaultProtectedPaths].
+	// ProtectedPaths are read-and-write protected (secrets): never read or written, in any
+	// mode. An entry without a slash is a path component name matched anywhere in a path (".env"
+	// denies "sub/.env"), an entry with a slash is a run of components matched anywhere
+	// (".config/gh"), and an entry starting with "/", "~/" or "$HOME/" is an absolute path denied
+	// with everything under it. A name may hold the wildcards * and ? (".env.*"); nothing else is
+	// a pattern. Matching is ASCII case-insensitive. The seeds' .env, .env.local, .ssh, id_rsa and
+	// id_ed25519 hold whatever the list says. See [DefaultProtectedPaths]. JSON: denied_paths.
 	ProtectedPaths []string
+	// WriteProtectedPaths are write-protected: files that make other programs run code or change
+	// what an agent may do (.git, shell rc files, .envrc, editor and agent configuration). They
+	// may be read, never written, created or deleted, in any mode; entries are written as for
+	// ProtectedPaths. The seeds' .git holds whatever the list says. See
+	// [DefaultWriteProtectedPaths]. JSON: write_protected_paths.
+	WriteProtectedPaths []string
 	// TrustedPaths are directories outside the workspace that count as workspace (writes there
 	// are not external). "~/" is expanded.
 	TrustedPaths []string
@@ -171,6 +180,7 @@ func (p Profile) Clone() Profile {
 	q := p
 	q.Rules = cloneRules(p.Rules)
 	q.ProtectedPaths = slices.Clone(p.ProtectedPaths)
+	q.WriteProtectedPaths = slices.Clone(p.WriteProtectedPaths)
 	q.TrustedPaths = slices.Clone(p.TrustedPaths)
 	q.ShellAllowlist = slices.Clone(p.ShellAllowlist)
 	q.ShellBlocklist = slices.Clone(p.ShellBlocklist)
@@ -259,9 +269,11 @@ func (p Profile) Compile() (*Compiled, error) {
 	if p.Limits.Timeout < 0 {
 		fail("resource_limits.timeout_seconds", "%v is negative", p.Limits.Timeout)
 	}
-	for i, pp := range p.ProtectedPaths {
-		if strings.TrimSpace(pp) == "" || strings.ContainsRune(pp, 0) {
-			fail(fmt.Sprintf("protected_paths[%d]", i), "%q is not a path", pp)
+	for field, list := range map[string][]string{"protected_paths": p.ProtectedPaths, "write_protected_paths": p.WriteProtectedPaths} {
+		for i, pp := range list {
+			if why := fspath.CheckEntry(pp); why != "" {
+				fail(fmt.Sprintf("%s[%d]", field, i), "%q: %s", pp, why)
+			}
 		}
 	}
 	lists := map[string][]string{
@@ -312,8 +324,11 @@ func (c *Compiled) Mode() Mode { return c.profile.Mode }
 // Rules returns the compiled rule set.
 func (c *Compiled) Rules() *policy.RuleSet { return c.rules }
 
-// ProtectedPaths returns the profile's protected path entries (a copy).
+// ProtectedPaths returns the profile's read-and-write protected path entries (a copy).
 func (c *Compiled) ProtectedPaths() []string { return slices.Clone(c.profile.ProtectedPaths) }
+
+// WriteProtectedPaths returns the profile's write-protected path entries (a copy).
+func (c *Compiled) WriteProtectedPaths() []string { return slices.Clone(c.profile.WriteProtectedPaths) }
 
 // TrustedPaths returns the profile's trusted path entries (a copy).
 func (c *Compiled) TrustedPaths() []string { return slices.Clone(c.profile.TrustedPaths) }

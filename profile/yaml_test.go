@@ -32,7 +32,7 @@ func TestADRApprovalBlock(t *testing.T) {
 	assert.Equal(t, []string{"~/projects/trusted-repo"}, p.TrustedPaths)
 	assert.Equal(t, []string{"read_file", "list_files"}, p.AllowedTools)
 	assert.Equal(t, []string{"go test", "npm run build"}, p.AutoApprovePatterns)
-	assert.Subset(t, p.ProtectedPaths, []string{"~/.ssh", "~/.aws", "/etc", ".git"})
+	assert.Subset(t, p.ProtectedPaths, []string{"~/.ssh", "~/.aws", "/etc", ".env"})
 	assert.Equal(t, append(profile.MustBuiltin(profile.ApprovalSafe).ProtectedPaths, filepath.ToSlash(dir)), p.ProtectedPaths,
 		"the ADR's denied paths are safe's defaults already; the loader protects the user directory")
 	assert.Equal(t, profile.ExternalWritesByPolicy, p.ExternalWrites)

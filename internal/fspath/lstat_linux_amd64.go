@@ -1,4 +1,4 @@
-package gate
+package fspath
 
 import (
 	"syscall"
@@ -10,8 +10,8 @@ const (
 	atSymlinkNoFollow = 0x100        // AT_SYMLINK_NOFOLLOW
 )
 
-// lstatKind reports whether path exists and whether it is a symbolic link, without allocating:
-// path is NUL-terminated in the caller's buffer and handed to fstatat(2) directly.
+// lstatKind reports what path names without following a final symbolic link, without
+// allocating: path is NUL-terminated in the caller's buffer and handed to fstatat(2) directly.
 func lstatKind(path []byte) (kind fileKind, err error) {
 	var st syscall.Stat_t
 	_, _, e := syscall.Syscall6(syscall.SYS_NEWFSTATAT, atFDCWD, uintptr(unsafe.Pointer(&path[0])),
@@ -19,8 +19,11 @@ func lstatKind(path []byte) (kind fileKind, err error) {
 	if e != 0 {
 		return kindMissing, e
 	}
-	if st.Mode&syscall.S_IFMT == syscall.S_IFLNK {
+	switch st.Mode & syscall.S_IFMT {
+	case syscall.S_IFLNK:
 		return kindSymlink, nil
+	case syscall.S_IFDIR:
+		return kindDir, nil
 	}
 	return kindOther, nil
 }

@@ -1,13 +1,13 @@
 //go:build !(linux && amd64)
 
-package gate
+package fspath
 
 import (
 	"io/fs"
 	"os"
 )
 
-// lstatKind reports whether path (NUL-terminated) exists and whether it is a symbolic link.
+// lstatKind reports what path (NUL-terminated) names without following a final symbolic link.
 func lstatKind(path []byte) (fileKind, error) {
 	fi, err := os.Lstat(string(path[:len(path)-1]))
 	if err != nil {
@@ -16,8 +16,11 @@ func lstatKind(path []byte) (fileKind, error) {
 		}
 		return kindMissing, err
 	}
-	if fi.Mode()&fs.ModeSymlink != 0 {
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
 		return kindSymlink, nil
+	case fi.IsDir():
+		return kindDir, nil
 	}
 	return kindOther, nil
 }

@@ -14,7 +14,10 @@ type arg struct {
 	val  string
 	lit  bool
 	glob bool
-	word *syntax.Word // the word it came from, for source positions
+	// globLead: the word starts with an unquoted pattern ("*.txt"), so it may expand to a file
+	// named like an option ("-o…"). See globOption.
+	globLead bool
+	word     *syntax.Word // the word it came from, for source positions
 }
 
 func (a arg) is(s ...string) bool {
@@ -42,7 +45,10 @@ type call struct {
 	hops int
 }
 
-// dangerousEnv names environment variables that change what a program runs or loads.
+// dangerousEnv names environment variables known to change what a program runs or loads.
+//
+// Deprecated: environment prefixes are judged by allowlist: use inertAssign (name and value)
+// or inertEnv (name only) in env.go. Kept until envProg switches.
 var dangerousEnv = map[string]bool{
 	"LD_PRELOAD": true, "LD_LIBRARY_PATH": true, "LD_AUDIT": true, "DYLD_INSERT_LIBRARIES": true,
 	"DYLD_LIBRARY_PATH": true, "PATH": true, "BASH_ENV": true, "ENV": true, "PROMPT_COMMAND": true,
@@ -56,27 +62,19 @@ var dangerousEnv = map[string]bool{
 
 func (w *walker) call(ce *syntax.CallExpr, st *syntax.Stmt, sc *scope, cx ctx) {
 	cmd := w.newCommand(text(cx, st), cx)
-	var risky []string
-	for _, as := range ce.Assigns {
-		if len(ce.Args) == 0 {
+	if len(ce.Args) == 0 {
+		for _, as := range ce.Assigns {
 			w.assign(as, sc, cx)
-			continue
 		}
-		if as.Value != nil {
-			if v := w.word(as.Value, sc, cx, true); v.subst {
-				cmd.Substitution = true
-			}
-		} else {
-			w.substitutionsIn(as, sc, cx)
-		}
-		if as.Name != nil && dangerousEnv[as.Name.Value] {
-			risky = append(risky, as.Name.Value)
-		}
+	} else {
+		// VAR=x cmd: inert only for variables on the allowlist (env.go).
+		cmd.Substitution = w.prefixEnv(ce.Assigns, sc, cx)
 	}
 	args, subst := w.args(ce.Args, sc, cx)
 	cmd.Substitution = cmd.Substitution || subst
 	w.redirects(cmd, st.Redirs, sc, cx)
 	if len(args) == 0 {
+		w.takeHazards(cmd)
 		if len(cmd.Writes) > 0 || len(cmd.Reads) > 0 || cmd.Opaque || cmd.Substitution && len(ce.Assigns) == 0 {
 			if len(cmd.Writes) > 0 {
 				cmd.Risk = cmd.Risk.With(risk.Mutating)
@@ -87,13 +85,15 @@ func (w *walker) call(ce *syntax.CallExpr, st *syntax.Stmt, sc *scope, cx ctx) {
 		}
 		return
 	}
+	w.nameArgs(args)
+	w.globOption(args)
 	c := &call{w: w, sc: sc, cx: cx, cmd: cmd, end: int(ce.End().Offset())}
-	for _, name := range risky {
-		c.opaque("sets " + name + ", which changes what runs")
-		c.risk(risk.Exec)
-	}
 	slot := len(w.cmds)
 	c.dispatch(args)
+	w.takeHazards(cmd)
+	if cmd.Dir == "" && c.sc.cwdKnown {
+		cmd.Dir = c.sc.cwd
+	}
 	w.insert(slot, *cmd)
 }
 
@@ -116,7 +116,7 @@ func (w *walker) args(words []*syntax.Word, sc *scope, cx ctx) ([]arg, bool) {
 			continue
 		}
 		for _, s := range v.vals {
-			out = append(out, arg{val: s, lit: true, glob: v.glob, word: wd})
+			out = append(out, arg{val: s, lit: true, glob: v.glob, globLead: v.globLead, word: wd})
 		}
 	}
 	return out, subst

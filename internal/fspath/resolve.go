@@ -1,0 +1,411 @@
+package fspath
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+)
+
+type fileKind uint8
+
+const (
+	kindMissing fileKind = iota
+	kindDir
+	kindOther // a file, a device, a socket: anything but a directory or a link
+	kindSymlink
+)
+
+// Bounds on the work one resolution does.
+const (
+	// MaxPathLen is the longest target (and resolved path) accepted, as PATH_MAX.
+	MaxPathLen = 4096
+	// MaxLinks is how many symbolic links one resolution follows, as the kernel's ELOOP limit.
+	MaxLinks = 40
+	// MaxSteps bounds the components one resolution walks, links' contents included.
+	MaxSteps = 8192
+)
+
+// Errors of [Workspace.Resolve]. Each means the target cannot be resolved and must be refused.
+var (
+	ErrEmpty    = errors.New("empty target path")
+	ErrNUL      = errors.New("target path contains a NUL byte")
+	ErrTooLong  = fmt.Errorf("target path longer than %d bytes", MaxPathLen)
+	ErrLoop     = fmt.Errorf("more than %d symbolic links", MaxLinks)
+	ErrTooDeep  = fmt.Errorf("more than %d path components to walk", MaxSteps)
+	ErrNoVolume = errors.New("a rooted path without a volume name")
+)
+
+// AmbiguousError is returned for a target that the kernel and a lexical join read differently:
+// a host that resolves it one way and a host that resolves it the other write different files,
+// so no single answer about it is safe.
+type AmbiguousError struct {
+	// Target is the path as given.
+	Target string
+	// Kernel is where the kernel's reading leads (symbolic links followed, then ".." applied to
+	// the real directory), or "" when the kernel refuses the path.
+	Kernel string
+	// Lexical is where filepath.Join / filepath.Clean's reading leads, after its links.
+	Lexical string
+	// Why says what makes the readings differ.
+	Why string
+}
+
+// Error says that the target is ambiguous and why.
+func (e *AmbiguousError) Error() string {
+	if e.Kernel == "" {
+		return fmt.Sprintf("ambiguous path %q: %s", e.Target, e.Why)
+	}
+	return fmt.Sprintf("ambiguous path %q: %s (the kernel reaches %s, a lexical join %s)", e.Target, e.Why, e.Kernel, e.Lexical)
+}
+
+// Workspace resolves targets against workspace roots, symlink-safely. It is immutable and safe
+// for concurrent use.
+type Workspace struct {
+	pl           Platform
+	primary      string   // the first root, resolved: relative targets start here
+	primaryGiven string   // the first root as given, absolute and clean: where a lexical join starts
+	roots        []string // every root (workspace and trusted), resolved, deepest first
+}
+
+// NewWorkspace resolves the roots: dirs must exist and be directories (the first one is where
+// relative targets start); trusted directories count as inside too, and one that does not exist
+// or cannot be expanded grants nothing. home expands a leading ~ or $HOME.
+func NewWorkspace(dirs, trusted []string, home string) (*Workspace, error) {
+	if len(dirs) == 0 {
+		return nil, errors.New("no workspace root")
+	}
+	w := &Workspace{pl: Host()}
+	for i, d := range dirs {
+		given, real, err := resolveRoot(d, home)
+		if err != nil {
+			return nil, fmt.Errorf("workspace root %q: %w", d, err)
+		}
+		if i == 0 {
+			w.primary, w.primaryGiven = real, given
+		}
+		w.roots = append(w.roots, real)
+	}
+	for _, t := range trusted {
+		if _, real, err := resolveRoot(t, home); err == nil {
+			w.roots = append(w.roots, real)
+		}
+	}
+	slices.SortStableFunc(w.roots, func(a, b string) int { return len(b) - len(a) })
+	w.roots = slices.Compact(w.roots)
+	return w, nil
+}
+
+func resolveRoot(dir, home string) (given, real string, err error) {
+	dir, err = Expand(dir, home)
+	if err != nil {
+		return "", "", err
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", "", err
+	}
+	r, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", "", err
+	}
+	fi, err := os.Stat(r)
+	if err != nil {
+		return "", "", err
+	}
+	if !fi.IsDir() {
+		return "", "", errors.New("not a directory")
+	}
+	pl := Host()
+	return pl.Clean(abs), pl.Clean(r), nil
+}
+
+// Primary returns the first root, resolved, in slash form.
+func (w *Workspace) Primary() string { return w.primary }
+
+// Roots returns every root, resolved, in slash form, deepest first.
+func (w *Workspace) Roots() []string { return slices.Clone(w.roots) }
+
+// RootOf returns the deepest root holding the absolute, resolved path abs, or "".
+func (w *Workspace) RootOf(abs string) string {
+	for _, r := range w.roots {
+		if w.pl.Within(abs, r) {
+			return r
+		}
+	}
+	return ""
+}
+
+// Rel returns abs relative to root r, which holds it: "." for r itself.
+func Rel(abs, r string) string {
+	switch {
+	case len(abs) == len(r):
+		return "."
+	case r != "" && r[len(r)-1] == '/':
+		return abs[len(r):]
+	}
+	return abs[len(r)+1:]
+}
+
+// Resolve returns the root holding target ("" when it lies outside every root) and the target's
+// path: relative to that root when inside, absolute when outside, in slash form. A relative
+// target is relative to the primary root.
+//
+// The target is read as the kernel reads it when a writer creates it (mkdir -p of its parent,
+// then open): every symbolic link is followed, ".." goes to the parent of the real directory it
+// follows, and past a component that does not exist yet the rest names directories a writer
+// creates, until a ".." climbs back into existing ones and resolution against the filesystem
+// resumes. When the target holds "..", it is also read lexically (filepath.Clean, which
+// filepath.Join applies, then its links); if the readings name different files, or a ".."
+// follows something that is not a directory (the kernel refuses that), the result is an
+// [*AmbiguousError]: one host would write one file, another a different one.
+//
+// Resolve follows at most [MaxLinks] links and walks at most [MaxSteps] components. It
+// allocates only when the target is not clean or passes through a symbolic link.
+func (w *Workspace) Resolve(target string) (root, p string, err error) {
+	switch {
+	case target == "":
+		return "", "", ErrEmpty
+	case strings.IndexByte(target, 0) >= 0:
+		return "", "", ErrNUL
+	case len(target) > MaxPathLen:
+		return "", "", ErrTooLong
+	}
+	t := w.pl.ToSlash(target)
+	var buf [MaxPathLen + 2]byte
+	base, rest, isAbs, err := w.start(t)
+	if err != nil {
+		return "", "", err
+	}
+	n, changed, err := w.walk(&buf, base, rest)
+	if isAbs && len(t) != len(base)+len(rest)+1 && !(rest == "" && len(t) == len(base)) {
+		changed = true // "/root//x": slashes dropped before the walk
+	}
+	if err != nil {
+		var amb *AmbiguousError
+		if errors.As(err, &amb) {
+			amb.Target = target
+			if amb.Lexical == "" {
+				amb.Lexical = w.lexicalTarget(t, isAbs)
+			}
+		}
+		return "", "", err
+	}
+	if !changed {
+		return w.split(t, isAbs)
+	}
+	abs := string(buf[:n])
+	if hasDotDot(t) {
+		lex := w.lexicalTarget(t, isAbs)
+		lb, lr, _, err := w.start(lex)
+		if err != nil {
+			return "", "", err
+		}
+		ln, lchanged, err := w.walk(&buf, lb, lr)
+		if err != nil {
+			return "", "", err
+		}
+		lreal := lex
+		if lchanged {
+			lreal = string(buf[:ln])
+		}
+		if lreal != abs {
+			return "", "", &AmbiguousError{Target: target, Kernel: abs, Lexical: lreal,
+				Why: `a ".." after a symbolic link or a directory that does not exist yet leads elsewhere than the lexical reading`}
+		}
+	}
+	if r := w.RootOf(abs); r != "" {
+		return r, Rel(abs, r), nil
+	}
+	return "", abs, nil
+}
+
+// lexicalTarget is where filepath.Join(root-as-given, target) points before the kernel follows
+// any link.
+func (w *Workspace) lexicalTarget(t string, isAbs bool) string {
+	if isAbs {
+		return w.pl.Clean(t)
+	}
+	return w.pl.Clean(w.primaryGiven + "/" + t)
+}
+
+// start returns where the walk of slash-form t begins: the deepest root lexically holding an
+// absolute t (roots are resolved already), else its volume's root; the primary for a relative t.
+func (w *Workspace) start(t string) (base, rest string, isAbs bool, err error) {
+	if !w.pl.IsAbs(t) {
+		if w.pl.Volumes && (t != "" && t[0] == '/' || w.pl.VolumeLen(t) > 0) {
+			return "", "", false, ErrNoVolume // "\x" or "C:x": relative to a current drive or directory
+		}
+		return w.primary, t, false, nil
+	}
+	for _, r := range w.roots {
+		if w.pl.Within(t, r) {
+			rest = t[len(r):]
+			for rest != "" && rest[0] == '/' {
+				rest = rest[1:]
+			}
+			return r, rest, true, nil
+		}
+	}
+	v := w.pl.VolumeLen(t)
+	return t[:v+1], t[v+1:], true, nil
+}
+
+// split answers for a target whose resolution is base + "/" + rest exactly, with substrings of t.
+func (w *Workspace) split(t string, isAbs bool) (root, p string, err error) {
+	if isAbs {
+		if r := w.RootOf(t); r != "" {
+			return r, Rel(t, r), nil
+		}
+		return "", t, nil
+	}
+	// Relative: the path is primary + "/" + t; the holding root is primary or one under it.
+	for _, r := range w.roots {
+		if len(r) > len(w.primary) && w.pl.Within(r, w.primary) {
+			sub := Rel(r, w.primary)
+			if t == sub {
+				return r, ".", nil
+			}
+			if len(t) > len(sub) && t[len(sub)] == '/' && t[:len(sub)] == sub {
+				return r, t[len(sub)+1:], nil
+			}
+		}
+	}
+	return w.primary, t, nil
+}
+
+// floor is the length of the root prefix of an absolute slash path ("/" or "C:/"): ".." never
+// goes below it.
+func (w *Workspace) floor(p string) int {
+	v := w.pl.VolumeLen(p)
+	if v > 2 { // UNC: the share is the root, with or without a slash after it
+		if len(p) > v && p[v] == '/' {
+			return v + 1
+		}
+		return v
+	}
+	return v + 1
+}
+
+// walk resolves rest below base (a resolved directory) into buf and returns the length of the
+// result and whether it differs from base + "/" + rest.
+func (w *Workspace) walk(buf *[MaxPathLen + 2]byte, base, rest string) (n int, changed bool, err error) {
+	n = copy(buf[:], base)
+	floor := w.floor(base)
+	links, steps := 0, 0
+	missingAt := -1 // while >= 0: buf[:missingAt] exists, what follows does not yet
+	notDir := false // the first missing component was below a non-directory
+	last := kindDir // what buf[:n] names, while nothing is missing
+	for i := 0; i <= len(rest); {
+		if steps++; steps > MaxSteps {
+			return 0, false, ErrTooDeep
+		}
+		j := strings.IndexByte(rest[i:], '/')
+		if j < 0 {
+			j = len(rest)
+		} else {
+			j += i
+		}
+		comp := rest[i:j]
+		i = j + 1
+		switch comp {
+		case "":
+			if len(rest) > 0 {
+				changed = true // "a//b", a trailing slash
+			}
+			continue
+		case ".":
+			changed = true
+			continue
+		case "..":
+			changed = true
+			if missingAt >= 0 && notDir || missingAt < 0 && last == kindOther {
+				return 0, false, &AmbiguousError{Why: `a ".." after something that is not a directory: the kernel refuses it, a lexical join does not`}
+			}
+			for n > floor && buf[n-1] != '/' {
+				n--
+			}
+			if n > floor {
+				n-- // drop the slash, keep the root itself
+			}
+			if missingAt < 0 || n <= missingAt {
+				missingAt, last = -1, kindDir // the parent of a real directory is a directory
+			}
+			continue
+		}
+		prefix := n
+		if n > floor {
+			buf[n] = '/'
+			n++
+		}
+		if n+len(comp)+1 > len(buf) {
+			return 0, false, ErrTooLong
+		}
+		dirN := n
+		n += copy(buf[n:], comp)
+		if missingAt >= 0 {
+			continue // a directory a writer creates
+		}
+		buf[n] = 0
+		kind, err := lstatKind(buf[:n+1])
+		switch {
+		case err == nil && kind == kindSymlink:
+			if links++; links > MaxLinks {
+				return 0, false, ErrLoop
+			}
+			link, err := os.Readlink(string(buf[:n]))
+			if err != nil {
+				return 0, false, fmt.Errorf("cannot resolve %q: %w", string(buf[:n]), err)
+			}
+			link = w.pl.ToSlash(link)
+			changed = true
+			remaining := ""
+			if i <= len(rest) {
+				remaining = rest[i:]
+			}
+			switch {
+			case w.pl.IsAbs(link):
+				f := w.floor(link)
+				n = copy(buf[:], link[:f])
+				if f > 0 && link[f-1] != '/' { // a UNC share without its slash
+					buf[n] = '/'
+					n++
+				}
+				floor = n
+				rest = link[f:] + "/" + remaining
+			case link != "" && link[0] == '/' || w.pl.VolumeLen(link) > 0:
+				return 0, false, fmt.Errorf("cannot resolve %q: %w", string(buf[:dirN+len(comp)]), ErrNoVolume)
+			default:
+				n = dirN
+				if n > floor {
+					n-- // drop the slash added before the link's name
+				}
+				rest = link + "/" + remaining
+			}
+			i = 0
+			last = kindDir
+		case err == nil:
+			last = kind
+		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+			missingAt = prefix
+			notDir = last == kindOther || errors.Is(err, syscall.ENOTDIR)
+		default:
+			return 0, false, fmt.Errorf("cannot resolve %q: %w", string(buf[:n]), err)
+		}
+	}
+	return n, changed, nil
+}
+
+// hasDotDot reports whether slash-form p has a ".." component.
+func hasDotDot(p string) bool {
+	for i := 0; i+1 < len(p); i++ {
+		if p[i] == '.' && p[i+1] == '.' && (i == 0 || p[i-1] == '/') && (i+2 == len(p) || p[i+2] == '/') {
+			return true
+		}
+	}
+	return false
+}
