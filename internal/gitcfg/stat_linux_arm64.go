@@ -1,0 +1,5 @@
+package gitcfg
+
+import "syscall"
+
+const sysFstatat = syscall.SYS_FSTATAT
