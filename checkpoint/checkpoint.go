@@ -106,6 +106,7 @@ type Checkpointer struct {
 	secrets secretMatcher               // read-protected names: never stored, never touched by a restore
 	purged  bool                        // the private index was checked for secrets (guarded by the lock)
 	hook    func(op, path string) error // tests: fails a restore midway
+	dirs    map[string]bool             // directories checked for nested repositories (guarded by the lock)
 
 	sem chan struct{}
 }

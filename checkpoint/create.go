@@ -226,9 +226,39 @@ func (c *Checkpointer) refreshIndex(ctx context.Context) (skipped, uncov []strin
 
 	var (
 		update, remove []string
+		becameDir      []string // recorded files that are directories now
 		seen           = make(map[string]bool, len(changed)+len(others)+len(forced))
 	)
 	uncov = ignored
+	nested, err := c.nestedRepos(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(nested) > 0 {
+		// Files recorded before their directory became a repository of its
+		// own: left out from now on, like the rest of that repository.
+		out, err := c.git.Run(ctx, gitx.Cmd{Dir: c.workDir, Env: c.privEnv,
+			Args: append([]string{"ls-files", "-z", "--cached", "--"}, nested...)})
+		if err != nil {
+			return nil, nil, fmt.Errorf("checkpoint: listing files in nested repositories: %w", err)
+		}
+		inside, err := gitx.SplitNUL(out)
+		if err != nil {
+			return nil, nil, fmt.Errorf("checkpoint: ls-files: %w", err)
+		}
+		changed = append(inside, changed...)
+		for _, d := range nested {
+			uncov = append(uncov, d+"/")
+		}
+	}
+	inNested := func(p string) bool {
+		for _, d := range nested {
+			if strings.HasPrefix(p, d+"/") {
+				return true
+			}
+		}
+		return false
+	}
 	limit := c.opts.maxFileSize()
 	realDirs := map[string]bool{".": true}
 	// realDir reports whether d is a directory reached without following a
@@ -256,7 +286,7 @@ func (c *Checkpointer) refreshIndex(ctx context.Context) (skipped, uncov []strin
 			uncov = append(uncov, p)
 			return nil
 		}
-		if rel, ok := c.wsPath(p); !ok || c.secrets.match(rel) {
+		if rel, ok := c.wsPath(p); !ok || c.secrets.match(rel) || inNested(p) {
 			// Read-protected: never stored, whether ignored or not.
 			if tracked {
 				remove = append(remove, p)
@@ -290,7 +320,11 @@ func (c *Checkpointer) refreshIndex(ctx context.Context) (skipped, uncov []strin
 				}
 				return nil
 			}
-		case st.Mode()&fs.ModeSymlink != 0, st.IsDir():
+		case st.IsDir():
+			if tracked {
+				becameDir = append(becameDir, p)
+			}
+		case st.Mode()&fs.ModeSymlink != 0:
 		default:
 			// FIFO, socket or device: git cannot store it.
 			rel, _ := c.wsPath(p)
@@ -328,9 +362,77 @@ func (c *Checkpointer) refreshIndex(ctx context.Context) (skipped, uncov []strin
 		if err := c.updateIndex(ctx, c.privEnv, []string{"--add", "--remove", "--replace", "--info-only"}, update); err != nil {
 			return nil, nil, err
 		}
+		c.noteDirs(update)
+	}
+	if len(becameDir) > 0 && len(excludes) > 0 {
+		// While the index still held a file where there is now a
+		// directory, "--directory" hid what is ignored in it: list it again.
+		args := append([]string{"ls-files", "-z", "--others", "--ignored", "--directory"}, excludes...)
+		out, err := c.git.Run(ctx, gitx.Cmd{Dir: c.workDir, Env: c.privEnv, Args: append(append(args, "--"), becameDir...)})
+		if err != nil {
+			return nil, nil, fmt.Errorf("checkpoint: scanning ignored files: %w", err)
+		}
+		more, err := gitx.SplitNUL(out)
+		if err != nil {
+			return nil, nil, fmt.Errorf("checkpoint: ls-files: %w", err)
+		}
+		uncov = append(uncov, more...)
 	}
 	done()
 	return skipped, uncov, nil
+}
+
+// nestedRepos returns the directories (work-tree paths, below the
+// workspace root) that hold a .git entry among those that hold or held
+// snapshotted files. A repository created in a directory whose files are
+// already recorded is invisible to "ls-files --others" (git descends into
+// it as into any directory with tracked files), so it is looked for here:
+// one Lstat per directory. The directory set is read from the base tree
+// once, then grows with every path added to the private index.
+func (c *Checkpointer) nestedRepos(ctx context.Context) ([]string, error) {
+	if c.dirs == nil {
+		c.dirs = make(map[string]bool)
+		base := c.base
+		if base == "" {
+			base = c.loadBase()
+		}
+		if base != c.emptyTree {
+			out, err := c.git.Run(ctx, gitx.Cmd{Dir: c.workDir, Env: c.privEnv,
+				Args: []string{"ls-tree", "-r", "-d", "-z", "--name-only", base}})
+			if err == nil { // a collected base tree: the index scan still finds new directories
+				dirs, err := gitx.SplitNUL(out)
+				if err != nil {
+					return nil, fmt.Errorf("checkpoint: ls-tree: %w", err)
+				}
+				for _, d := range dirs {
+					if _, ok := c.wsPath(d); ok {
+						c.dirs[d] = true
+					}
+				}
+			}
+		}
+	}
+	var nested []string
+	for d := range c.dirs {
+		if _, err := os.Lstat(filepath.Join(c.workDir, filepath.FromSlash(d), ".git")); err == nil {
+			nested = append(nested, d)
+		}
+	}
+	slices.Sort(nested)
+	return nested, nil
+}
+
+// noteDirs adds the directories above work-tree paths (inside the
+// workspace) to the set nestedRepos checks.
+func (c *Checkpointer) noteDirs(paths []string) {
+	if c.dirs == nil {
+		return // loaded from the base tree on first use
+	}
+	for _, p := range paths {
+		for d := path.Dir(p); d != "." && d != c.prefix && !c.dirs[d]; d = path.Dir(d) {
+			c.dirs[d] = true
+		}
+	}
 }
 
 // purgeSecrets removes read-protected paths from the private index, once

@@ -5,8 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"slices"
@@ -15,6 +17,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/reins-go/reins/checkpoint"
 )
 
 // fsOps applies random file operations to a workspace. Names come from a
@@ -60,7 +64,7 @@ func (o *fsOps) existing() (files, dirs []string) {
 			dirs = append(dirs, rel)
 			return nil
 		}
-		if !isIgnoredByTestRules(rel) && rel != ".gitignore" {
+		if !isIgnoredByTestRules(rel) && rel != ".gitignore" && !isTestSecret(rel) {
 			files = append(files, rel)
 		}
 		return nil
@@ -242,4 +246,203 @@ func runRandomized(t *testing.T, kind string, seed uint64) {
 	if kind == "git" {
 		require.Equal(t, user, readUserState(t, dir))
 	}
+}
+
+// isTestSecret matches the read-protected names the boundary test writes.
+func isTestSecret(rel string) bool {
+	for _, el := range strings.Split(strings.ToLower(rel), "/") {
+		switch {
+		case el == ".env", el == ".ssh", el == "id_rsa", el == "id_ed25519", strings.HasPrefix(el, ".env."):
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	secretSpots = []string{".env", "a/.env.local", ".ssh/id_rsa", "b/ID_ED25519", "c d/.Env.prod", "deep/er/.env"}
+	ignoreLines = []string{"*.log", "/build/", ".env", "ign/", "*.tmp", "nest/", "a/"}
+	ignoredish  = []string{"i0.log", "build/x", "build/sub/q", "ign/y", "z.tmp", "a/w.tmp"}
+)
+
+// boundaryStep changes what the snapshots cover: the ignore rules,
+// ignored files, secrets (their contents are added to secrets) and a
+// nested repository.
+func (o *fsOps) boundaryStep(secrets *[]string) string {
+	switch o.rng.IntN(7) {
+	case 0: // rewrite or delete .gitignore
+		if o.rng.IntN(4) == 0 {
+			o.clear(".gitignore")
+			return "delete .gitignore"
+		}
+		var lines []string
+		for _, l := range ignoreLines {
+			if o.rng.IntN(2) == 0 {
+				lines = append(lines, l)
+			}
+		}
+		o.clear(".gitignore")
+		writeFile(o.t, o.root, ".gitignore", strings.Join(lines, "\n")+"\n", 0o644)
+		return "gitignore " + strings.Join(lines, ",")
+	case 1: // a secret appears or changes
+		p := secretSpots[o.rng.IntN(len(secretSpots))]
+		o.gen++
+		content := fmt.Sprintf("SECRET-%d-%d-%x", o.gen, o.rng.IntN(1000), o.rng.Uint64())
+		*secrets = append(*secrets, content)
+		o.clear(p)
+		writeFile(o.t, o.root, p, content, 0o600)
+		return "secret " + p
+	case 2: // a file that some rules ignore
+		p := ignoredish[o.rng.IntN(len(ignoredish))]
+		o.clear(p)
+		writeFile(o.t, o.root, p, o.content(), 0o644)
+		return "ignoredish " + p
+	case 3: // a nested repository appears
+		o.clear("nest/r/f.txt")
+		writeFile(o.t, o.root, "nest/r/f.txt", o.content(), 0o644)
+		if _, err := os.Lstat(o.abs("nest/r/.git")); err != nil {
+			runGit(o.t, o.abs("nest/r"), "init", "-q")
+		}
+		return "nested repo"
+	case 4: // its .git goes away
+		require.NoError(o.t, os.RemoveAll(o.abs("nest/r/.git")))
+		return "rm nest/r/.git"
+	case 5: // files inside it change
+		if st, err := os.Lstat(o.abs("nest/r")); err == nil && st.IsDir() {
+			writeFile(o.t, o.root, fmt.Sprintf("nest/r/g%d.txt", o.rng.IntN(2)), o.content(), 0o644)
+			return "nested edit"
+		}
+		return "nested edit skipped"
+	default:
+		return o.step()
+	}
+}
+
+// TestRandomizedBoundaries mutates ignored files, .gitignore, secrets and
+// a nested repository between snapshots and restores, and checks after
+// every restore that: every covered file is as snapshotted; nothing the
+// target did not cover (ignored, secret or nested when it was taken) was
+// deleted or changed; everything else the restore changed or removed is
+// in the checkpoint it took first; and, at the end, that no secret ever
+// reached the object store.
+func TestRandomizedBoundaries(t *testing.T) {
+	for _, kind := range []string{"git", "plain"} {
+		for seed := uint64(1); seed <= uint64(*randomSeeds); seed++ {
+			t.Run(fmt.Sprintf("%s/seed=%d", kind, seed), func(t *testing.T) {
+				t.Parallel()
+				runRandomizedBoundaries(t, kind, seed)
+			})
+		}
+	}
+}
+
+func runRandomizedBoundaries(t *testing.T, kind string, seed uint64) {
+	ctx := context.Background()
+	w := newBoundaryWS(t, kind, nil)
+	o := &fsOps{t: t, rng: rand.New(rand.NewPCG(seed, 0xb0dd)), root: w.dir}
+	var secrets, log []string
+	gitDir := ""
+	treePaths := func(commit string) map[string]bool {
+		if gitDir == "" {
+			gitDir = w.gitDir(t)
+		}
+		cmd := exec.Command("git", "--git-dir="+gitDir, "ls-tree", "-r", "-z", "--name-only", commit)
+		cmd.Env = gitEnv()
+		out, err := cmd.Output()
+		require.NoError(t, err)
+		set := map[string]bool{}
+		for _, p := range strings.Split(string(out), "\x00") {
+			if p != "" {
+				set[p] = true
+			}
+		}
+		return set
+	}
+	type snap struct {
+		id        string
+		commit    string
+		all       map[string]entry // every file at snapshot time
+		tree      map[string]bool  // what the snapshot holds
+		uncovDirs []string         // nested repositories then
+	}
+	snapDirs := func() []string {
+		if _, err := os.Lstat(o.abs("nest/r/.git")); err == nil {
+			return []string{"nest/r"}
+		}
+		return nil
+	}
+	under := func(p string, dirs []string) bool {
+		for _, d := range dirs {
+			if strings.HasPrefix(p, d+"/") {
+				return true
+			}
+		}
+		return false
+	}
+	step := func() {
+		if o.rng.IntN(2) == 0 {
+			log = append(log, o.boundaryStep(&secrets))
+		} else {
+			log = append(log, o.step())
+		}
+	}
+	var snaps []snap
+	for round := 0; round < 10; round++ {
+		for i := 0; i < 1+o.rng.IntN(8); i++ {
+			step()
+		}
+		s := snap{all: readTree(t, w.dir, nil), uncovDirs: snapDirs()}
+		cp, err := w.c.Create(ctx, fmt.Sprintf("round %d", round))
+		require.NoError(t, err, "ops: %v", log)
+		s.id, s.tree, s.commit = cp.ID, treePaths(cp.Commit), cp.Commit
+		for p := range s.tree {
+			require.False(t, isTestSecret(p), "secret %s in a snapshot; ops: %v", p, log)
+		}
+		snaps = append(snaps, s)
+		for i := 0; i < 1+o.rng.IntN(8); i++ {
+			step()
+		}
+		if o.rng.IntN(3) == 0 {
+			continue
+		}
+		target := snaps[o.rng.IntN(len(snaps))]
+		before := readTree(t, w.dir, nil)
+		res, err := w.c.Rewind(ctx, target.id)
+		log = append(log, "restore "+target.id)
+		after := readTree(t, w.dir, nil)
+		if err != nil {
+			var re *checkpoint.RestoreError
+			require.ErrorAs(t, err, &re, "ops: %v", log)
+			require.Equal(t, checkpoint.RestoreConflict, re.Failure, "%v; ops: %v", err, log)
+			require.Equal(t, before, after, "a refused restore changed the workspace; ops: %v", log)
+			continue
+		}
+		undo := treePaths(res.Undo.Commit)
+		for p := range target.tree {
+			assert.Equal(t, target.all[p], after[p], "covered file %s not restored; ops: %v", p, log)
+		}
+		for p, e := range before {
+			// Not covered: a secret, in a nested repository then, or a
+			// file that existed then and was left out (ignored, skipped).
+			_, existed := target.all[p]
+			uncovered := !target.tree[p] && (isTestSecret(p) || under(p, target.uncovDirs) || existed)
+			if uncovered {
+				if !assert.Equal(t, e, after[p], "%s, not covered by the target, was changed; ops: %v", p, log) {
+					out, _ := exec.Command("git", "--git-dir="+gitDir, "cat-file", "-p", target.commit+"^:uncovered").CombinedOutput()
+					t.Logf("the target's record of uncovered paths: %q; it holds %v; files then: %v",
+						out, slices.Sorted(maps.Keys(target.tree)), slices.Sorted(maps.Keys(target.all)))
+				}
+				continue
+			}
+			if a, ok := after[p]; !ok || a != e {
+				assert.True(t, undo[p], "%s was changed or removed but is not in the undo checkpoint; ops: %v", p, log)
+			}
+		}
+		for p, e := range after {
+			if !target.tree[p] {
+				assert.Equal(t, before[p], e, "%s appeared or changed although the target does not hold it; ops: %v", p, log)
+			}
+		}
+	}
+	w.requireNoSecret(t, secrets...)
 }

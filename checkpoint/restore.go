@@ -503,6 +503,7 @@ func (c *Checkpointer) applyPlan(ctx context.Context, root *os.Root, pl restoreP
 		if err := c.updateIndex(ctx, c.privEnv, []string{"--add", "--remove", "--replace", "--info-only"}, pl.created); err != nil {
 			return err
 		}
+		c.noteDirs(pl.created)
 	}
 	return nil
 }
