@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/reins-go/reins/internal/fspath"
 	"github.com/reins-go/reins/policy"
 )
 
@@ -28,6 +29,8 @@ type fileConfig struct {
 	ShellBlocklist  []string            `json:"shell_blocklist"`
 	NetworkAllow    []string            `json:"network_allowlist"`
 	DeniedPaths     []string            `json:"denied_paths"`
+	WriteProtected  []string            `json:"write_protected_paths"`
+	Unprotected     []string            `json:"unprotected_paths"`
 	TrustedPaths    []string            `json:"trusted_paths"`
 	AllowedTools    []string            `json:"allowed_tools"`
 	AutoApprove     []string            `json:"auto_approve_patterns"`
@@ -201,6 +204,13 @@ func (f *parsedFile) check() []*LoadError {
 	globs("/network_allowlist", c.NetworkAllow)
 	globs("/allowed_tools", c.AllowedTools)
 	denied("/denied_paths", c.DeniedPaths)
+	denied("/write_protected_paths", c.WriteProtected)
+	denied("/unprotected_paths", c.Unprotected)
+	for i, e := range c.Unprotected {
+		if fspath.SeedClass(e) != fspath.Unprotected {
+			fail("/unprotected_paths/"+strconv.Itoa(i), "%q: the seeds' default denied paths (%s) cannot be unprotected", e, strings.Join(fspath.Seeds(), ", "))
+		}
+	}
 	trusted("/trusted_paths", c.TrustedPaths)
 	if a := c.Approval; a != nil {
 		commands("/approval/auto_approve_patterns", a.AutoApprove)
@@ -314,35 +324,9 @@ func checkCondition(field string, c policy.Condition) string {
 	return msg
 }
 
-// checkProtectedPath returns why e cannot be a protected path entry, or "".
-func checkProtectedPath(e string) string {
-	if strings.TrimSpace(e) == "" {
-		return "names no path"
-	}
-	if strings.ContainsAny(e, "*?[{\\") {
-		return "protected paths are literal paths, not patterns"
-	}
-	if isAbsOrHome(e) {
-		return ""
-	}
-	if strings.HasPrefix(e, "~") {
-		return "only ~/ is expanded (not ~user)"
-	}
-	n := 0
-	for _, c := range strings.Split(e, "/") {
-		switch c {
-		case "", ".":
-			continue
-		case "..":
-			return `".." is not allowed in a relative entry`
-		}
-		n++
-	}
-	if n == 0 {
-		return "names no path component"
-	}
-	return ""
-}
+// checkProtectedPath returns why e cannot be a protected path entry, or "": the one rule of
+// internal/fspath, which the gate and the sandbox apply too.
+func checkProtectedPath(e string) string { return fspath.CheckEntry(e) }
 
 func isAbsOrHome(p string) bool {
 	return strings.HasPrefix(p, "/") || p == "~" || strings.HasPrefix(p, "~/")

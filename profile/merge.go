@@ -310,6 +310,7 @@ func (b *builder) apply(f *parsedFile) {
 	// as DENY rules alone use it: an entry added to a list that a CONFIRM or ALLOW rule refers
 	// to widens that rule.
 	b.add(f, "denied_paths", "/denied_paths", c.DeniedPaths, &p.ProtectedPaths, false, true)
+	b.add(f, "write_protected_paths", "/write_protected_paths", c.WriteProtected, &p.WriteProtectedPaths, false, true)
 	b.add(f, "shell_blocklist", "/shell_blocklist", c.ShellBlocklist, &p.ShellBlocklist, b.listGrants(f, policy.ListShellBlocklist), false)
 	// Allow-side lists widen what runs without asking: every new entry loosens.
 	b.add(f, "shell_allowlist", "/shell_allowlist", c.ShellAllowlist, &p.ShellAllowlist, true, false)
@@ -323,6 +324,7 @@ func (b *builder) apply(f *parsedFile) {
 		b.add(f, "allowed_tools", "/approval/allowed_tools", a.AllowedTools, &p.AllowedTools, true, false)
 		b.add(f, "auto_approve_patterns", "/approval/auto_approve_patterns", a.AutoApprove, &p.AutoApprovePatterns, true, false)
 	}
+	b.unprotect(f, c.Unprotected) // after the additions: a file's removals win within the file
 
 	// Host groups are declared first (an empty group grants nothing), so rules can refer to
 	// them; their hosts are added after the rules, when it is known which rules use them.
@@ -642,4 +644,22 @@ func sameCondition(a, b policy.Condition) bool {
 	ja, err1 := json.Marshal(a)
 	jb, err2 := json.Marshal(b)
 	return err1 == nil && err2 == nil && string(ja) == string(jb)
+}
+
+// unprotect removes a file's unprotected_paths entries (exact entries, any case) from both
+// protection lists. Narrowing loosens, so an untrusted project file's removals are skipped. The
+// seeds' six names were refused when the file was validated, and the gate protects them anyway.
+func (b *builder) unprotect(f *parsedFile, list []string) {
+	for i, e := range list {
+		ptr := "/unprotected_paths/" + strconv.Itoa(i)
+		same := func(x string) bool { return strings.EqualFold(strings.TrimRight(x, "/"), strings.TrimRight(e, "/")) }
+		if !slices.ContainsFunc(b.p.ProtectedPaths, same) && !slices.ContainsFunc(b.p.WriteProtectedPaths, same) {
+			continue // protects nothing now: nothing to remove
+		}
+		if b.gate(f, ptr, Setting{"unprotected_paths", e}, fmt.Sprintf("removes %q from the protected paths", e), true) {
+			b.p.ProtectedPaths = slices.DeleteFunc(b.p.ProtectedPaths, same)
+			b.p.WriteProtectedPaths = slices.DeleteFunc(b.p.WriteProtectedPaths, same)
+			b.prov.set("unprotected_paths", e, f.src(ptr))
+		}
+	}
 }

@@ -212,7 +212,7 @@ func lookup(v any, ptr string) (any, bool) {
 // array indexes and free-form names replaced by "*", for "did you mean" hints.
 var knownKeys = map[string][]string{
 	"": {"$schema", "$comment", "active_profile", "autonomy", "permission_mode", "external_writes", "custom_rules",
-		"shell_allowlist", "shell_blocklist", "network_allowlist", "denied_paths", "trusted_paths", "allowed_tools",
+		"shell_allowlist", "shell_blocklist", "network_allowlist", "denied_paths", "write_protected_paths", "unprotected_paths", "trusted_paths", "allowed_tools",
 		"auto_approve_patterns", "host_groups", "registries", "resource_limits", "trusted_projects", "approval"},
 	"/resource_limits":          {"max_concurrent_ops", "max_files_per_plan", "timeout_seconds"},
 	"/approval":                 {"mode", "trusted_paths", "denied_paths", "allowed_tools", "auto_approve_patterns"},
