@@ -88,6 +88,37 @@ func BenchmarkJSONLWrite(b *testing.B) {
 			reportRate(b)
 		})
 	}
+	// The floor of a buffered log: the same line, already encoded and hashed, copied into a
+	// bufio.Writer of the sink's buffer size under a mutex, in a file of the same directory kind.
+	// durability=buffered/writers=N divided by this is what the sink's own work costs.
+	for _, writers := range []int{1, 8, 64} {
+		b.Run(fmt.Sprintf("baseline=bufio-floor/writers=%d", writers), func(b *testing.B) {
+			line, _, err := appendChained(nil, &rec)
+			if err != nil {
+				b.Fatal(err)
+			}
+			f, err := os.OpenFile(filepath.Join(b.TempDir(), "floor.jsonl"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var mu sync.Mutex
+			w := bufio.NewWriterSize(f, DefaultBufferSize)
+			b.ReportAllocs()
+			b.ResetTimer()
+			parallel(b, writers, func(context.Context) error {
+				mu.Lock()
+				_, err := w.Write(line)
+				mu.Unlock()
+				return err
+			})
+			b.StopTimer()
+			if err := w.Flush(); err != nil {
+				b.Fatal(err)
+			}
+			f.Close()
+			reportRate(b)
+		})
+	}
 	for _, d := range []Durability{DurabilityBuffered, DurabilityGroup, DurabilitySync} {
 		for _, writers := range []int{1, 8, 64} {
 			b.Run(fmt.Sprintf("durability=%s/writers=%d", d, writers), func(b *testing.B) {

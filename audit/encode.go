@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
@@ -33,7 +34,7 @@ import (
 func AppendJSON(dst []byte, r *Record) ([]byte, error) {
 	dst = append(dst, `{"timestamp":"`...)
 	var err error
-	if dst, err = r.Time.AppendText(dst); err != nil {
+	if dst, err = appendTime(dst, r.Time); err != nil {
 		return dst, fmt.Errorf("audit: timestamp: %w", err)
 	}
 	dst = append(dst, `","correlation_id":"`...)
@@ -255,6 +256,35 @@ func appendUUID(dst []byte, u uuid.UUID) []byte {
 	return dst
 }
 
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// special8 reports whether any of the eight bytes in x is one appendString cannot copy as it
+// is: a byte of 0x80 or more (UTF-8 to check, U+2028 and U+2029 to escape), a control byte
+// below 0x20, or one of " \\ < > &. The tests are exact as booleans (the classic has-zero and
+// has-less tricks), so a false answer means all eight bytes are plain.
+func special8(x uint64) bool {
+	v := x & highs            // bytes >= 0x80
+	v |= (x - 0x20*ones) &^ x // bytes < 0x20
+	v |= hasZero(x ^ ('"' * ones))
+	v |= hasZero(x ^ ('\\' * ones))
+	v |= hasZero(x ^ ('<' * ones))
+	v |= hasZero(x ^ ('>' * ones))
+	v |= hasZero(x ^ ('&' * ones))
+	return v&highs != 0
+}
+
+// load8 reads s[i:i+8] as a little-endian word (the compiler merges the loads).
+func load8(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+func hasZero(x uint64) uint64 { return (x - ones) &^ x }
+
 // plain marks the ASCII bytes a JSON string holds as they are; every other ASCII byte is
 // escaped (controls, the quote, the backslash, and <, > and & as encoding/json does).
 var plain = func() (t [utf8.RuneSelf]bool) {
@@ -273,6 +303,13 @@ func appendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	done := 0 // s[:done] is already in dst
 	for i := 0; i < len(s); {
+		// Skip eight plain ASCII bytes at a time; a word holding anything else goes byte by byte.
+		for i+8 <= len(s) && !special8(load8(s, i)) {
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if plain[c] {
@@ -317,4 +354,71 @@ func appendString(dst []byte, s string) []byte {
 	}
 	dst = append(dst, s[done:]...)
 	return append(dst, '"')
+}
+
+// appendTime appends t as time.Time.AppendText does (RFC 3339 with nanoseconds, trailing zeros
+// dropped). A UTC time of the years 0 to 9999, which is what the JSONL sink writes, is
+// formatted here without the calendar tables; anything else goes to AppendText.
+func appendTime(dst []byte, t time.Time) ([]byte, error) {
+	const (
+		minUnix = -62167219200 // 0000-01-01T00:00:00Z
+		maxUnix = 253402300800 // 10000-01-01T00:00:00Z
+	)
+	sec := t.Unix()
+	if t.Location() != time.UTC || sec < minUnix || sec >= maxUnix {
+		return t.AppendText(dst)
+	}
+	days := sec / 86400
+	rem := sec - days*86400
+	if rem < 0 {
+		days--
+		rem += 86400
+	}
+	y, m, d := civil(days)
+	dst = append(dst,
+		byte('0'+y/1000), byte('0'+y/100%10), byte('0'+y/10%10), byte('0'+y%10), '-',
+		byte('0'+m/10), byte('0'+m%10), '-', byte('0'+d/10), byte('0'+d%10), 'T',
+		byte('0'+rem/36000), byte('0'+rem/3600%10), ':',
+		byte('0'+rem%3600/600), byte('0'+rem%3600/60%10), ':',
+		byte('0'+rem%60/10), byte('0'+rem%10))
+	if ns := t.Nanosecond(); ns != 0 {
+		var frac [10]byte
+		frac[0] = '.'
+		for i := 9; i >= 1; i-- {
+			frac[i] = byte('0' + ns%10)
+			ns /= 10
+		}
+		n := 10
+		for frac[n-1] == '0' {
+			n--
+		}
+		dst = append(dst, frac[:n]...)
+	}
+	return append(dst, 'Z'), nil
+}
+
+// civil converts days since 1970-01-01 to a proleptic Gregorian date (H. Hinnant's
+// days-to-civil algorithm, with a floor division for days before the year 0 era boundary).
+func civil(days int64) (y, m, d int64) {
+	z := days + 719468
+	era := z
+	if era < 0 {
+		era -= 146096
+	}
+	era /= 146097
+	doe := z - era*146097
+	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
+	y = yoe + era*400
+	doy := doe - (365*yoe + yoe/4 - yoe/100)
+	mp := (5*doy + 2) / 153
+	d = doy - (153*mp+2)/5 + 1
+	if mp < 10 {
+		m = mp + 3
+	} else {
+		m = mp - 9
+	}
+	if m <= 2 {
+		y++
+	}
+	return y, m, d
 }

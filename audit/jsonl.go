@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -159,8 +162,9 @@ type JSONL struct {
 	end     int64    // the active file's size as the sink last saw it
 	seq     uint64   // the chain's last record
 	prev    Digest
-	line    []byte // encoding scratch
-	pending []byte // DurabilityBuffered: whole lines not yet written
+	line    []byte       // encoding scratch
+	enc     chainEncoder // encoding scratch of appendLocked (DurabilityBuffered)
+	pending []byte       // DurabilityBuffered: whole lines not yet written
 	timer   *time.Timer
 	err     error // sticky: the log's state is unknown after it
 	closed  bool
@@ -296,6 +300,9 @@ func (s *JSONL) Write(ctx context.Context, r Record) error {
 		r = redactCopy(s.redact, r)
 	}
 	r.Time = r.Time.UTC()
+	if s.opts.Durability == DurabilityBuffered && !s.opts.Shared {
+		return s.writeBuffered(&r)
+	}
 	s.mu.Lock()
 	ticket, err := s.append(ctx, &r)
 	s.mu.Unlock()
@@ -303,6 +310,25 @@ func (s *JSONL) Write(ctx context.Context, r Record) error {
 		return err
 	}
 	return s.waitDurable(ctx, ticket)
+}
+
+// writeBuffered is Write for DurabilityBuffered without Shared: r is encoded and most of its
+// hash computed before taking the lock, so concurrent writers share the work across cores.
+func (s *JSONL) writeBuffered(r *Record) error {
+	e := chainEncoders.Get().(*chainEncoder)
+	defer chainEncoders.Put(e)
+	if err := e.prepare(r); err != nil {
+		return fmt.Errorf("audit: %s: %w", s.path, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return fmt.Errorf("%w: %s", ErrClosed, s.path)
+	}
+	if s.err != nil {
+		return s.err
+	}
+	return s.appendBuffered(e)
 }
 
 // append writes r (with s.mu held). For DurabilityGroup it returns the ticket to wait for.
@@ -332,6 +358,12 @@ func (s *JSONL) append(ctx context.Context, r *Record) (uint64, error) {
 // appendLocked encodes r after the chain's head and writes it (s.mu and, when Shared, the flock
 // held).
 func (s *JSONL) appendLocked(r *Record) (uint64, error) {
+	if s.opts.Durability == DurabilityBuffered && !s.opts.Shared {
+		if err := s.enc.prepare(r); err != nil {
+			return 0, fmt.Errorf("audit: %s: %w", s.path, err)
+		}
+		return 0, s.appendBuffered(&s.enc)
+	}
 	r.Seq, r.Prev = s.seq+1, s.prev
 	line, h, err := appendChained(s.line[:0], r)
 	s.line = line[:0]
@@ -345,18 +377,6 @@ func (s *JSONL) appendLocked(r *Record) (uint64, error) {
 		if err := s.rotate(); err != nil {
 			return 0, err
 		}
-	}
-	if s.opts.Durability == DurabilityBuffered && !s.opts.Shared {
-		first := len(s.pending) == 0
-		s.pending = append(s.pending, line...)
-		s.seq, s.prev = r.Seq, h
-		if len(s.pending) >= s.bufSize {
-			return 0, s.flushLocked()
-		}
-		if first && s.timer != nil {
-			s.timer.Reset(s.interval)
-		}
-		return 0, nil
 	}
 	if err := s.writeLocked(line); err != nil {
 		return 0, err
@@ -372,6 +392,93 @@ func (s *JSONL) appendLocked(r *Record) (uint64, error) {
 		return s.written.Add(1), nil
 	}
 	return 0, nil
+}
+
+// appendBuffered is appendLocked for DurabilityBuffered without Shared: it finishes e's
+// hash with the chain fields (the only hashing done under the lock is the last block or two)
+// and encodes the line straight into the pending lines.
+func (s *JSONL) appendBuffered(e *chainEncoder) error {
+	seq := s.seq + 1
+	h := e.finish(seq, s.prev)
+	n := e.lineLen()
+	if n > MaxLineSize {
+		return fmt.Errorf("audit: %s: record %d is %d bytes, more than MaxLineSize", s.path, seq, n)
+	}
+	if cur := s.end + int64(len(s.pending)); s.maxSize > 0 && cur > 0 && cur+int64(n) > s.maxSize {
+		if err := s.rotate(); err != nil {
+			return err
+		}
+	}
+	first := len(s.pending) == 0
+	s.pending = e.appendLine(s.pending)
+	s.seq, s.prev = seq, h
+	if len(s.pending) >= s.bufSize {
+		return s.flushLocked()
+	}
+	if first && s.timer != nil {
+		s.timer.Reset(s.interval)
+	}
+	return nil
+}
+
+// chainEncoder encodes a record for the chain in two steps, so that most of the work happens
+// outside the sink's lock: prepare encodes everything but the chain fields and hashes those
+// bytes; finish, under the lock, adds seq and prev to the same hash. The record's bytes are
+// hashed once, as one stream, and the result equals appendChained's.
+type chainEncoder struct {
+	body []byte // the canonical encoding with Seq, Prev and Hash zero, without its closing '}'
+	tail []byte // `,"seq":N,"prev":"<hex>"}`: the rest of the hashed bytes
+	h    hash.Hash
+	sum  Digest
+}
+
+var chainEncoders = sync.Pool{New: func() any { return &chainEncoder{h: sha256.New()} }}
+
+// prepare encodes r (whose chain fields it clears) and hashes the bytes that precede the
+// chain fields.
+func (e *chainEncoder) prepare(r *Record) error {
+	if e.h == nil {
+		e.h = sha256.New()
+	}
+	r.Seq, r.Prev, r.Hash = 0, Digest{}, Digest{}
+	body, err := AppendJSON(e.body[:0], r)
+	if err != nil {
+		e.body = body[:0]
+		return err
+	}
+	e.body = body[:len(body)-1] // the '}' comes after the chain fields
+	e.h.Reset()
+	e.h.Write(e.body)
+	return nil
+}
+
+// finish completes the hash with the chain fields seq and prev and returns it.
+func (e *chainEncoder) finish(seq uint64, prev Digest) Digest {
+	t := append(e.tail[:0], `,"seq":`...)
+	t = strconv.AppendUint(t, seq, 10)
+	if !prev.IsZero() {
+		t = append(t, `,"prev":"`...)
+		t = hex.AppendEncode(t, prev[:])
+		t = append(t, '"')
+	}
+	t = append(t, '}')
+	e.tail = t
+	e.h.Write(t)
+	e.h.Sum(e.sum[:0])
+	return e.sum
+}
+
+// lineLen is the length of the line appendLine writes, newline included.
+func (e *chainEncoder) lineLen() int { return len(e.body) + len(e.tail) - 1 + hashSuffixLen + 1 }
+
+// appendLine appends the chained line: the hashed bytes with the hash inserted before the
+// closing brace, and a newline.
+func (e *chainEncoder) appendLine(dst []byte) []byte {
+	dst = append(dst, e.body...)
+	dst = append(dst, e.tail[:len(e.tail)-1]...)
+	dst = append(dst, `,"hash":"`...)
+	dst = hex.AppendEncode(dst, e.sum[:])
+	return append(dst, '"', '}', '\n')
 }
 
 // writeLocked writes b (whole lines) in one write(2). If the write fails part way, it truncates

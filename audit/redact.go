@@ -76,6 +76,80 @@ func (s redacting) Write(ctx context.Context, r Record) error {
 // positional argument, a short-flag value such as mysql -pSECRET, a secret a program computes)
 // passes unmasked. Hosts with stricter needs install their own [Redactor].
 func MaskSecrets(s string) string {
+	if !maySecret(s) {
+		return s
+	}
+	return maskSecrets(s)
+}
+
+// maySecret is the single-pass pre-scan of [MaskSecrets]: it reports false only for text in
+// which no rule of maskSecrets can fire, so most text (paths, reasons, plain commands) costs one
+// table lookup per byte. Every rule needs one of these triggers, checked byte by byte:
+//   - a '=' (key=value pairs) or a ':' (URL credentials, headers, user:pw after -u);
+//   - a '-' that starts a word or follows a quote that does (a flag whose value is the next
+//     word, -u/--user, a PEM "-----BEGIN");
+//   - "bearer" in any case (a bare "Bearer x");
+//   - a run of at least minToken bytes of [A-Za-z0-9_.-] (every well-known token format and a
+//     JSON web token lies in such a run; a '/' or a space ends it).
+//
+// FuzzMaskSecrets checks that whatever maySecret lets through unmasked, maskSecrets leaves
+// unchanged too.
+func maySecret(s string) bool {
+	run := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; preClass[c] {
+		case preToken:
+			if run++; run >= minToken {
+				return true
+			}
+			if c == 'b' || c == 'B' {
+				if len(s)-i >= len("bearer") && equalFold(s[i:i+len("bearer")], "bearer") {
+					return true
+				}
+			}
+		case preDash:
+			if i == 0 || preClass[s[i-1]] == preSpace || preClass[s[i-1]] == preQuote {
+				return true
+			}
+			if run++; run >= minToken {
+				return true
+			}
+		case preTrigger:
+			return true
+		default: // preSpace, preQuote, preOther
+			run = 0
+		}
+	}
+	return false
+}
+
+// The byte classes of maySecret.
+const (
+	preOther   = iota
+	preToken   // [A-Za-z0-9_.]: may be part of a token
+	preDash    // '-': part of a token, or a flag when it starts a word
+	preSpace   // what ends a word for maskSecrets
+	preQuote   // a quote, which may open a word
+	preTrigger // '=' or ':'
+)
+
+var preClass = func() (t [256]uint8) {
+	for c := 0; c < 256; c++ {
+		switch {
+		case isAlnum(byte(c)) || c == '_' || c == '.':
+			t[c] = preToken
+		case spaceTab[c]:
+			t[c] = preSpace
+		}
+	}
+	t['-'] = preDash
+	t['"'], t['\''] = preQuote, preQuote
+	t['='], t[':'] = preTrigger, preTrigger
+	return t
+}()
+
+// maskSecrets is MaskSecrets without the pre-scan.
+func maskSecrets(s string) string {
 	var buf [8]span
 	spans := buf[:0]
 	const (

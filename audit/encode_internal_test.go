@@ -1,0 +1,103 @@
+package audit
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// FuzzAppendJSON: for any strings and any UTC time, the append encoder writes what
+// encoding/json writes (invalid UTF-8 aside, which it writes as a literal U+FFFD), and
+// encoding/json reads the record back unchanged.
+func FuzzAppendJSON(f *testing.F) {
+	f.Add("go test ./...", "reason <b> & \"q\"", "a/b.go", int64(1741964966), int64(535897932))
+	f.Add("\x00\x1f\x7f\u2028\u2029", "\xff\xfe é € 😀", "\\\t\n\r", int64(-62167219200), int64(0))
+	f.Add("12345678<1234567", "abcdefgh\u2028", "", int64(253402300799), int64(999999999))
+	f.Add(strings.Repeat("x", 17)+"\xc3", "&&&&&&&&>", "\xe2\x80", int64(0), int64(100))
+	f.Fuzz(func(t *testing.T, command, reason, target string, sec, nsec int64) {
+		r := sample(1)
+		r.Command, r.Reason, r.Target = command, reason, target
+		r.Targets = []string{target, reason}
+		r.Time = time.Unix(sec, nsec%1e9).UTC()
+		got, err := AppendJSON(nil, &r)
+		want, jerr := json.Marshal(&r)
+		if jerr != nil {
+			require.Error(t, err, "encoding/json refuses the record (%v); so must AppendJSON", jerr)
+			return
+		}
+		require.NoError(t, err)
+		require.Equal(t, strings.ReplaceAll(string(want), `\ufffd`, "\uFFFD"), string(got))
+		var back Record
+		require.NoError(t, json.Unmarshal(got, &back))
+		if utf8.ValidString(command) && utf8.ValidString(reason) && utf8.ValidString(target) {
+			assert.Equal(t, r.Command, back.Command)
+			assert.Equal(t, r.Reason, back.Reason)
+			assert.Equal(t, r.Targets, back.Targets)
+		}
+		assert.True(t, r.Time.Equal(back.Time))
+	})
+}
+
+// appendTime's own formatter agrees with time.Time.AppendText on UTC times of the years 0 to
+// 9999, and defers to it elsewhere.
+func TestAppendTime(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(7, 8))
+	times := []time.Time{
+		time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC),
+		time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(1969, 12, 31, 23, 59, 59, 1, time.UTC),
+		time.Date(2000, 2, 29, 12, 0, 0, 100, time.UTC), time.Date(1900, 3, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(-1, 12, 31, 0, 0, 0, 0, time.UTC), time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(2025, 3, 14, 15, 9, 26, 535897932, time.FixedZone("", 3600)),
+		time.Date(2025, 3, 14, 15, 9, 26, 0, time.Local),
+	}
+	for range 20000 {
+		times = append(times, time.Unix(rng.Int64N(253402300800+62167219200)-62167219200, rng.Int64N(1e9)).UTC())
+	}
+	for _, tm := range times {
+		want, werr := tm.AppendText(nil)
+		got, err := appendTime(nil, tm)
+		if werr != nil {
+			assert.Error(t, err, "%v", tm)
+			continue
+		}
+		require.NoError(t, err, "%v", tm)
+		require.Equal(t, string(want), string(got), "%v", tm)
+	}
+}
+
+// The two-step encoder of the buffered sink writes, for any record and chain position, the
+// line appendChained writes, and the same hash.
+func TestChainEncoder_MatchesAppendChained(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(3, 4))
+	var e chainEncoder
+	for i := range 2000 {
+		r := randomRecord(rng)
+		seq := 1 + rng.Uint64N(1<<40)
+		var prev Digest
+		if i%3 != 0 {
+			for j := range prev {
+				prev[j] = byte(rng.Uint32())
+			}
+		}
+		want := r
+		want.Seq, want.Prev = seq, prev
+		line, h, err := appendChained(nil, &want)
+		perr := e.prepare(&r)
+		if err != nil {
+			require.Error(t, perr, "record %d", i)
+			continue
+		}
+		require.NoError(t, perr, "record %d", i)
+		require.Equal(t, h, e.finish(seq, prev), "record %d", i)
+		require.Equal(t, len(line), e.lineLen(), "record %d", i)
+		require.Equal(t, string(line), string(e.appendLine(nil)), "record %d", i)
+	}
+}
