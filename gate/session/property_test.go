@@ -126,7 +126,9 @@ func TestGrantProperties(t *testing.T) {
 				e1, err := withG.Explain(ctx, a)
 				require.NoError(t, err)
 				d0, d1 := e0.Decision, e1.Decision
-				msg := func() string { return from + " -> " + under + ": " + a.Tool + " " + a.Command + " | " + d0.String() + " | " + d1.String() }
+				msg := func() string {
+					return from + " -> " + under + ": " + a.Tool + " " + a.Command + " | " + d0.String() + " | " + d1.String()
+				}
 				if d0.Layer < gate.LayerRule || d0.Verdict == policy.Deny || d0.Verdict == policy.Allow {
 					require.Equal(t, d0, d1, "iteration %d: %s", iter, msg())
 					continue
