@@ -10,8 +10,13 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"sync"
+	"syscall"
+	"unsafe"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -21,14 +26,23 @@ import (
 )
 
 // childMain is the sandbox child: it sets up every layer, in order, on
-// one locked OS thread, then executes the command from that thread.
+// one locked OS thread, starts the command from that thread and stays as
+// its supervisor (pid 1 of the sandbox's pid namespace): it answers the
+// seccomp filter's refusals and reports them, reaps every process, and
+// when the command ends it exits, which takes down everything left in the
+// namespace. It dies with its launcher (parent-death signal).
 func childMain() {
 	runtime.LockOSThread()
 	_, _ = unix.FcntlInt(childStatusFD, unix.F_SETFD, unix.FD_CLOEXEC)
 	status := os.NewFile(childStatusFD, "status")
-	var rep childReport
+	var (
+		rep   childReport
+		repMu sync.Mutex
+	)
 	send := func() {
+		repMu.Lock()
 		b, _ := json.Marshal(rep)
+		repMu.Unlock()
 		_, _ = status.Write(append(b, '\n'))
 	}
 	fail := func(l Layer, err error) {
@@ -67,6 +81,16 @@ func childMain() {
 	}
 	enforce := func(l Layer) { rep.Enforced = append(rep.Enforced, l) }
 
+	// 0. Lifetime: this process dies with its launcher (the parent set
+	// the parent-death signal; it is armed again after the identity
+	// change, which clears it); nobody may read its memory or
+	// descriptors through /proc; without a pid namespace it adopts what
+	// the command leaves behind, to kill it.
+	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+	if !p.PIDNS {
+		_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+	}
+
 	// 1. Namespaces (created by the parent's clone) and the private,
 	// read-only mount tree.
 	mounted := false
@@ -86,32 +110,64 @@ func childMain() {
 			mounted = true
 		}
 	}
-	// The command's TMPDIR: a private tmpfs, or the empty run directory.
-	tmpDir := sandboxTmp
-	if !mounted {
-		tmpDir = p.RunDir
+	// The command's TMPDIR and HOME: on the private /tmp, or the empty
+	// directories the parent made in the run directory.
+	tmpDir, home := p.Tmp, p.Home
+	if mounted {
+		tmpDir, home = sandboxTmp, sandboxHome
+		if err := os.MkdirAll(filepath.Join(home, ".cache"), 0o700); err != nil {
+			fail(LayerMountNS, fmt.Errorf("creating the private HOME: %w", err))
+		}
+		if p.RunAs {
+			for _, d := range []string{home, filepath.Join(home, ".cache")} {
+				if err := os.Lchown(d, p.RunUID, p.RunGID); err != nil {
+					fail(LayerMountNS, fmt.Errorf("giving the private HOME to uid %d: %w", p.RunUID, err))
+				}
+			}
+		}
 	}
 	p.Writable = append(p.Writable, tmpDir)
-	p.Env = buildEnv(p.Env, []string{"TMPDIR=" + tmpDir}, nil)
+	if !within(home, tmpDir) {
+		p.Writable = append(p.Writable, home)
+	}
+	defaults := []string{"TMPDIR=" + tmpDir, "HOME=" + home, "XDG_CACHE_HOME=" + filepath.Join(home, ".cache")}
+	p.Env = buildEnv(p.Env, append(append(defaults, p.CacheEnv...), p.CmdEnv...), nil)
 	if p.PIDNS {
 		enforce(LayerPIDNS)
-	} else {
-		rep.Warnings = append(rep.Warnings, "no pid namespace: processes that leave the process group survive the run")
 	}
 	if p.NetNS {
 		enforce(LayerNetNS)
-	} else if p.DenyNetwork {
-		rep.Warnings = append(rep.Warnings, "no network namespace: the network is denied by seccomp and Landlock only")
 	}
 
-	// 2. Capabilities.
+	// 2. Capabilities, and for a root launcher the workspace owner's
+	// identity: the bounding set goes first (that needs CAP_SETPCAP),
+	// then the uid changes, then every remaining set is cleared.
 	if sim(LayerCaps) {
 		missing(LayerCaps, errSimulated)
-	} else if err := dropCaps(); err != nil {
+	} else if err := dropCaps(func() error {
+		if !p.RunAs {
+			return nil
+		}
+		if err := switchIdentity(p.RunUID, p.RunGID); err != nil {
+			fail(LayerIdentity, err)
+		}
+		enforce(LayerIdentity)
+		return nil
+	}); err != nil {
 		missing(LayerCaps, err)
 	} else {
 		enforce(LayerCaps)
 	}
+	// The identity change cleared the parent-death signal: arm it again,
+	// then make sure the launcher did not die in between (its end of the
+	// status pipe would be closed).
+	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(unix.SIGKILL), 0, 0, 0); err != nil {
+		fail(LayerSession, fmt.Errorf("prctl(PR_SET_PDEATHSIG): %w", err))
+	}
+	if launcherGone(childStatusFD) {
+		os.Exit(ExitUnavailable)
+	}
+	enforce(LayerSession)
 
 	// 3. no_new_privs.
 	if sim(LayerNoNewPrivs) {
@@ -138,13 +194,19 @@ func childMain() {
 		}
 	}
 
-	// 5. seccomp.
+	// 5. seccomp, with a listener when the kernel offers one: this
+	// process answers every refusal and reports it.
+	listener := -1
 	if sim(LayerSeccomp) {
 		missing(LayerSeccomp, errSimulated)
-	} else if err := installSeccomp(p.DenyNetwork); err != nil {
+	} else if fd, warn, err := installSeccomp(p.DenyNetwork); err != nil {
 		missing(LayerSeccomp, err)
 	} else {
 		enforce(LayerSeccomp)
+		listener = fd
+		if warn != "" {
+			rep.Warnings = append(rep.Warnings, warn)
+		}
 	}
 
 	// 6. Resource limits.
@@ -171,7 +233,7 @@ func childMain() {
 		os.Exit(0)
 	}
 
-	// 8. Exec, from this thread.
+	// 8. Start the command from this thread, in a session of its own.
 	execFail := func(code int, err error) {
 		rep.ExecError = err.Error()
 		send()
@@ -185,13 +247,132 @@ func childMain() {
 	if err != nil {
 		execFail(ExitUnavailable, err)
 	}
-	send()
-	err = unix.Exec(path, p.Args, p.Env)
-	code := ExitDenied
-	if errors.Is(err, unix.ENOENT) {
-		code = ExitUnavailable
+	if listener >= 0 {
+		go seccomp.Supervise(seccomp.Native, listener, func(pid, nr uint32, what string) {
+			repMu.Lock()
+			if len(rep.Refused) < maxRefusals {
+				rep.Refused = append(rep.Refused, what)
+			}
+			repMu.Unlock()
+		})
 	}
-	execFail(code, fmt.Errorf("exec %s: %w", path, err))
+	pid, err := syscall.ForkExec(path, p.Args, &syscall.ProcAttr{
+		Dir: p.Dir, Env: p.Env, Files: []uintptr{0, 1, 2},
+		Sys: &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL},
+	})
+	if err != nil {
+		code := ExitDenied
+		if errors.Is(err, unix.ENOENT) {
+			code = ExitUnavailable
+		}
+		execFail(code, fmt.Errorf("exec %s: %w", path, err))
+	}
+	repMu.Lock()
+	rep.Started = true
+	repMu.Unlock()
+	send()
+
+	// 9. Reap until the command ends; then end everything it left.
+	var ws unix.WaitStatus
+	for {
+		var st unix.WaitStatus
+		got, err := unix.Wait4(-1, &st, 0, nil)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			break
+		}
+		if got == pid {
+			ws = st
+			break
+		}
+	}
+	if !p.PIDNS {
+		killLeftovers(pid)
+	}
+	code := ws.ExitStatus()
+	repMu.Lock()
+	rep.Ended = true
+	if ws.Signaled() {
+		rep.CmdSignal = int(ws.Signal())
+		code = 128 + int(ws.Signal())
+	}
+	rep.CmdExit = code
+	repMu.Unlock()
+	send()
+	os.Exit(code)
+}
+
+// maxRefusals bounds the refused system calls one run reports.
+const maxRefusals = 64
+
+// sandboxHome is the command's private HOME inside the mount namespace.
+const sandboxHome = "/tmp/home"
+
+// launcherGone reports whether the read end of the status pipe, held by
+// the launcher, is closed.
+func launcherGone(statusFD int) bool {
+	fds := []unix.PollFd{{Fd: int32(statusFD), Events: unix.POLLOUT}}
+	n, err := unix.Poll(fds, 0)
+	return err == nil && n > 0 && fds[0].Revents&(unix.POLLERR|unix.POLLHUP) != 0
+}
+
+// switchIdentity makes the calling thread (and what it starts) run as
+// uid and gid with no supplementary group but gid. It changes this
+// thread only, on purpose: the command is started from it.
+func switchIdentity(uid, gid int) error {
+	groups := []uint32{uint32(gid)}
+	if _, _, e := unix.RawSyscall(unix.SYS_SETGROUPS, 1, uintptr(unsafe.Pointer(&groups[0])), 0); e != 0 {
+		return fmt.Errorf("setgroups(%d): %w", gid, e)
+	}
+	if _, _, e := unix.RawSyscall(unix.SYS_SETRESGID, uintptr(gid), uintptr(gid), uintptr(gid)); e != 0 {
+		return fmt.Errorf("setresgid(%d): %w", gid, e)
+	}
+	if _, _, e := unix.RawSyscall(unix.SYS_SETRESUID, uintptr(uid), uintptr(uid), uintptr(uid)); e != 0 {
+		return fmt.Errorf("setresuid(%d): %w", uid, e)
+	}
+	return nil
+}
+
+// killLeftovers, without a pid namespace, kills the command's session
+// and every process this subreaper adopted, and reaps them, for a
+// bounded number of rounds.
+func killLeftovers(pid int) {
+	_ = unix.Kill(-pid, unix.SIGKILL)
+	for round := 0; round < 50; round++ {
+		kids := childPIDs()
+		if len(kids) == 0 {
+			return
+		}
+		for _, k := range kids {
+			_ = unix.Kill(k, unix.SIGKILL)
+		}
+		for {
+			var st unix.WaitStatus
+			if got, err := unix.Wait4(-1, &st, unix.WNOHANG, nil); err != nil || got <= 0 {
+				break
+			}
+		}
+	}
+}
+
+// childPIDs lists the children of every thread of this process.
+func childPIDs() []int {
+	tasks, _ := os.ReadDir("/proc/self/task")
+	var out []int
+	for _, t := range tasks {
+		b, err := os.ReadFile("/proc/self/task/" + t.Name() + "/children")
+		if err != nil {
+			continue
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if n, err := strconv.Atoi(f); err == nil {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
 }
 
 // setupMounts builds the sandbox's file-system view in the private mount
@@ -208,17 +389,19 @@ func setupMounts(p *childPolicy) error {
 	if err := unix.Mount("tmpfs", nr, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0755,size=1m"); err != nil {
 		return fmt.Errorf("mounting the new root: %w", err)
 	}
-	// Mask sources live on the new root's tmpfs: an empty file and an
-	// empty directory nobody may read, in a directory nobody may list.
+	// The mask source of files lives on the new root's tmpfs: an empty,
+	// read-only file, in a directory nobody may list. A masked file reads
+	// as empty, so that tools walking the workspace (grep -r, find, tar)
+	// go on; a masked directory gets an empty tmpfs of its own.
 	maskDir := filepath.Join(nr, ".reins-masks")
-	maskFile, maskEmptyDir := filepath.Join(maskDir, "file"), filepath.Join(maskDir, "dir")
+	maskFile := filepath.Join(maskDir, "file")
 	if err := os.Mkdir(maskDir, 0o755); err != nil {
 		return fmt.Errorf("creating the mask sources: %w", err)
 	}
-	if err := os.Mkdir(maskEmptyDir, 0); err != nil {
+	if err := os.WriteFile(maskFile, nil, 0o444); err != nil {
 		return fmt.Errorf("creating the mask sources: %w", err)
 	}
-	if err := os.WriteFile(maskFile, nil, 0); err != nil {
+	if err := os.Chmod(maskFile, 0o444); err != nil {
 		return fmt.Errorf("creating the mask sources: %w", err)
 	}
 	if err := os.Chmod(maskDir, 0o111); err != nil {
@@ -281,12 +464,16 @@ func setupMounts(p *childPolicy) error {
 			return fmt.Errorf("creating /dev/%s: %w", name, err)
 		}
 	}
+	// A private /dev/shm, unless the host's is a writable path (then it
+	// is already bound).
 	shm := filepath.Join(dev, "shm")
-	if err := os.Mkdir(shm, 0o755); err != nil {
-		return fmt.Errorf("creating /dev/shm: %w", err)
-	}
-	if err := unix.Mount("tmpfs", shm, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "mode=1777,size=64m"); err != nil {
-		return fmt.Errorf("mounting /dev/shm: %w", err)
+	if !slices.Contains(p.Writable, "/dev/shm") {
+		if err := os.Mkdir(shm, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+			return fmt.Errorf("creating /dev/shm: %w", err)
+		}
+		if err := unix.Mount("tmpfs", shm, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "mode=1777,size=64m"); err != nil {
+			return fmt.Errorf("mounting /dev/shm: %w", err)
+		}
 	}
 
 	// /proc: a fresh one in a new pid namespace, else the host's.
@@ -304,19 +491,34 @@ func setupMounts(p *childPolicy) error {
 		}
 	}
 
-	// Masks over denied paths; .git bound onto itself to be made read-only.
-	var masked []string
+	// Masks over denied paths; .git bound onto itself to be made
+	// read-only. A writable path below a masked directory is bound again
+	// inside the mask (an explicit grant is narrower than the denial).
+	var masked, reopened []string
 	for _, m := range p.Masks {
 		dst := filepath.Join(nr, m)
 		fi, err := os.Lstat(dst)
 		if err != nil {
 			continue // not visible in the sandbox
 		}
-		src := maskFile
 		if fi.IsDir() {
-			src = maskEmptyDir
-		}
-		if err := unix.Mount(src, dst, "", unix.MS_BIND, ""); err != nil {
+			if err := unix.Mount("tmpfs", dst, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0755,size=64k"); err != nil {
+				return fmt.Errorf("masking %s: %w", m, err)
+			}
+			for _, w := range p.Writable {
+				if w == m || !within(w, m) {
+					continue
+				}
+				wfi, err := os.Stat(w)
+				if err != nil {
+					continue
+				}
+				if err := bindInto(nr, w, wfi.IsDir()); err != nil {
+					return err
+				}
+				reopened = append(reopened, w)
+			}
+		} else if err := unix.Mount(maskFile, dst, "", unix.MS_BIND, ""); err != nil {
 			return fmt.Errorf("masking %s: %w", m, err)
 		}
 		masked = append(masked, m)
@@ -378,6 +580,11 @@ func setupMounts(p *childPolicy) error {
 	}
 	for _, m := range masked {
 		if err := setReadOnly(m, true, true); err != nil {
+			return err
+		}
+	}
+	for _, w := range reopened {
+		if err := setReadOnly(w, false, true); err != nil {
 			return err
 		}
 	}
@@ -472,8 +679,11 @@ func setReadOnly(path string, ro, recursive bool) error {
 }
 
 // dropCaps empties the bounding, ambient, inheritable, permitted and
-// effective capability sets of the calling thread.
-func dropCaps() error {
+// effective capability sets of the calling thread. between runs after the
+// bounding set is dropped and before the other sets are cleared (the
+// identity change goes there: it needs CAP_SETUID, and clears the
+// permitted set itself).
+func dropCaps(between func() error) error {
 	for c := 0; c < 64; c++ {
 		err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0)
 		if err == nil || errors.Is(err, unix.EINVAL) {
@@ -483,6 +693,11 @@ func dropCaps() error {
 			break // no CAP_SETPCAP, and nothing to drop: exec grants nothing under no_new_privs
 		}
 		return fmt.Errorf("prctl(PR_CAPBSET_DROP, %d): %w", c, err)
+	}
+	if between != nil {
+		if err := between(); err != nil {
+			return err
+		}
 	}
 	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
 		return fmt.Errorf("clearing ambient capabilities: %w", err)
@@ -608,13 +823,26 @@ func applyLandlock(p *childPolicy, abi int) error {
 	return nil
 }
 
-// installSeccomp installs the filter on the calling thread.
-func installSeccomp(denyNetwork bool) error {
-	prog, err := seccomp.Build(seccomp.Native, seccomp.Options{DenyNetwork: denyNetwork})
+// installSeccomp installs the filter on the calling thread. It returns
+// the listener descriptor of the refusals (-1 when the kernel cannot
+// notify, with a warning saying that refusals go unreported).
+func installSeccomp(denyNetwork bool) (listener int, warning string, err error) {
+	prog, err := seccomp.Build(seccomp.Native, seccomp.Options{DenyNetwork: denyNetwork, Notify: true})
 	if err != nil {
-		return err
+		return -1, "", err
 	}
-	return seccomp.Install(prog)
+	fd, lerr := seccomp.InstallListener(prog)
+	if lerr == nil {
+		return fd, "", nil
+	}
+	prog, err = seccomp.Build(seccomp.Native, seccomp.Options{DenyNetwork: denyNetwork})
+	if err != nil {
+		return -1, "", err
+	}
+	if err := seccomp.Install(prog); err != nil {
+		return -1, "", err
+	}
+	return -1, "seccomp refusals are not reported (no user-notification listener: " + lerr.Error() + ")", nil
 }
 
 // setLimits applies the configured limits and disables core dumps.

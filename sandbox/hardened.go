@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -37,11 +38,35 @@ type HardenedConfig struct {
 	// only where a weaker sandbox is better than none, and check
 	// Confinement.Missing.
 	BestEffort bool
+	// Caches says whether the command sees the launcher's caches (the
+	// user cache directory and Go's module cache) instead of its own
+	// empty ones; the default, [CachesPrivate], shares nothing.
+	Caches CacheSharing
 	// SimulateMissing makes the listed layers behave as if the host
 	// lacked them. It exists to test a host's handling of a degraded or
 	// refusing sandbox; production code leaves it empty.
 	SimulateMissing []Layer
 }
+
+// CacheSharing says how the hardened sandbox shares the launcher's
+// caches with the command.
+type CacheSharing int
+
+const (
+	// CachesPrivate: the command gets an empty, private HOME and
+	// XDG_CACHE_HOME (so GOCACHE, GOMODCACHE, npm's, pip's and cargo's
+	// caches too), removed after the run. The default.
+	CachesPrivate CacheSharing = iota
+	// CachesReadOnly: the launcher's user cache directory and Go module
+	// cache are visible read-only, and GOMODCACHE points at the module
+	// cache; what the command writes goes to its private caches.
+	CachesReadOnly
+	// CachesReadWrite: the launcher's user cache directory and Go module
+	// cache are writable, and XDG_CACHE_HOME, GOCACHE and GOMODCACHE
+	// point at them. A command can then poison what later builds on the
+	// host read: use it for trusted commands only.
+	CachesReadWrite
+)
 
 // Limits are resource limits (setrlimit(2)) applied to the command.
 type Limits struct {
@@ -75,6 +100,21 @@ type Hardened struct {
 	// noUserNS latches once creating a user namespace failed, so later
 	// runs do not pay for the failed attempt.
 	noUserNS atomic.Bool
+	// ownerUID and ownerGID own the workspace root: the identity of the
+	// command when the launcher is root.
+	ownerUID, ownerGID int
+	// notFound are configured AllowedPaths that do not exist: they grant
+	// nothing, and each run says so in its warnings.
+	notFound []string
+	// cacheRO, cacheRW and cacheEnv share the launcher's caches.
+	cacheRO, cacheRW, cacheEnv []string
+}
+
+// CredentialStores returns the host files that hold credentials and are
+// masked in the hardened sandbox whatever the policy says: the shadow
+// password and group files and their backups.
+func CredentialStores() []string {
+	return []string{"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-"}
 }
 
 var _ Sandbox = (*Hardened)(nil)
@@ -87,16 +127,26 @@ func NewHardened(cfg HardenedConfig) (*Hardened, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := newPathMatcher(cfg.Policy.DeniedPaths)
+	m, err := newPathMatcher(append(append([]string(nil), cfg.Policy.DeniedPaths...), CredentialStores()...))
 	if err != nil {
 		return nil, err
 	}
 	h := &Hardened{cfg: cfg, root: root, match: m}
+	if uid, gid, ok := fileOwner(root); ok {
+		h.ownerUID, h.ownerGID = uid, gid
+	}
 	h.cfg.Policy.AllowedPaths = append([]string(nil), cfg.Policy.AllowedPaths...)
 	h.cfg.Policy.DeniedPaths = append([]string(nil), cfg.Policy.DeniedPaths...)
 	h.cfg.SimulateMissing = append([]Layer(nil), cfg.SimulateMissing...)
 	h.writable = []string{root}
 	for i, p := range cfg.Policy.AllowedPaths {
+		if p != "" && filepath.IsAbs(p) {
+			if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
+				// Grants nothing; every run reports it.
+				h.notFound = append(h.notFound, p)
+				continue
+			}
+		}
 		r, err := resolveRoot(p, fmt.Sprintf("HardenedConfig.Policy.AllowedPaths[%d]", i))
 		if err != nil {
 			return nil, err
@@ -129,6 +179,14 @@ func NewHardened(cfg HardenedConfig) (*Hardened, error) {
 	if len(h.envAllow) == 0 {
 		h.envAllow = DefaultEnvAllowlist()
 	}
+	switch cfg.Caches {
+	case CachesPrivate:
+	case CachesReadOnly, CachesReadWrite:
+		h.shareCaches(cfg.Caches)
+		h.readOnly = append(h.readOnly, h.cacheRO...)
+	default:
+		return nil, fmt.Errorf("sandbox: HardenedConfig.Caches: unknown value %d", cfg.Caches)
+	}
 	for _, l := range cfg.SimulateMissing {
 		if !knownLayer(l) {
 			return nil, fmt.Errorf("sandbox: HardenedConfig.SimulateMissing: unknown layer %q", l)
@@ -137,10 +195,48 @@ func NewHardened(cfg HardenedConfig) (*Hardened, error) {
 	return h, nil
 }
 
+// shareCaches finds the launcher's cache directories and records how the
+// command sees them.
+func (h *Hardened) shareCaches(mode CacheSharing) {
+	var dirs []string
+	userCache, _ := os.UserCacheDir()
+	if userCache != "" {
+		dirs = append(dirs, userCache)
+	}
+	modCache := os.Getenv("GOMODCACHE")
+	if modCache == "" {
+		if gp := strings.Split(os.Getenv("GOPATH"), string(os.PathListSeparator))[0]; gp != "" {
+			modCache = filepath.Join(gp, "pkg", "mod")
+		} else if home, err := os.UserHomeDir(); err == nil {
+			modCache = filepath.Join(home, "go", "pkg", "mod")
+		}
+	}
+	if modCache != "" {
+		dirs = append(dirs, modCache)
+	}
+	for _, d := range dirs {
+		r, err := filepath.EvalSymlinks(d)
+		if err != nil || !filepath.IsAbs(r) || r == "/" {
+			continue
+		}
+		if mode == CachesReadWrite {
+			h.cacheRW = append(h.cacheRW, r)
+		} else {
+			h.cacheRO = append(h.cacheRO, r)
+		}
+	}
+	if modCache != "" {
+		h.cacheEnv = append(h.cacheEnv, "GOMODCACHE="+modCache)
+	}
+	if mode == CachesReadWrite && userCache != "" {
+		h.cacheEnv = append(h.cacheEnv, "XDG_CACHE_HOME="+userCache, "GOCACHE="+filepath.Join(userCache, "go-build"))
+	}
+}
+
 func knownLayer(l Layer) bool {
 	switch l {
 	case LayerUserNS, LayerMountNS, LayerPIDNS, LayerNetNS, LayerCaps, LayerNoNewPrivs,
-		LayerLandlock, LayerSeccomp, LayerRlimits, LayerFDs:
+		LayerLandlock, LayerSeccomp, LayerRlimits, LayerFDs, LayerSession, LayerIdentity:
 		return true
 	}
 	return false
@@ -237,6 +333,38 @@ func findProtected(m pathMatcher, dirs []string) (masks, readOnly []string, err 
 	sort.Strings(masks)
 	sort.Strings(readOnly)
 	return masks, readOnly, nil
+}
+
+// protectedSet indexes the protected paths found before a run.
+func protectedSet(lists ...[]string) map[string]bool {
+	set := map[string]bool{}
+	for _, l := range lists {
+		for _, p := range l {
+			set[p] = true
+		}
+	}
+	return set
+}
+
+// createdProtected walks the writable directories again after a run and
+// reports every protected path that was not there before: the kernel
+// cannot stop a command from creating a new .git or .envrc in its
+// workspace, so the run reports it for the host to act on.
+func (h *Hardened) createdProtected(before map[string]bool) []Violation {
+	masks, ro, err := h.protectedPaths()
+	if err != nil {
+		return []Violation{{Kind: ViolationProtectedCreated, Subject: h.root,
+			Detail: "the workspace could not be scanned for protected paths after the run: " + err.Error()}}
+	}
+	var out []Violation
+	for _, p := range append(masks, ro...) {
+		if before[p] {
+			continue
+		}
+		out = append(out, Violation{Kind: ViolationProtectedCreated, Subject: p,
+			Detail: "the command created a protected path; programs that run later (git, shells, editors, agents) may read it"})
+	}
+	return out
 }
 
 // isGitEntry reports whether a denied entry is a .git entry, which the

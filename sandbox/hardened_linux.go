@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -50,6 +52,20 @@ type childPolicy struct {
 	BestEffort     bool
 	Simulate       []Layer
 	Limits         Limits
+	// CmdEnv is Command.Env; it wins over Env and the sandbox's own
+	// HOME, TMPDIR and XDG_CACHE_HOME.
+	CmdEnv []string
+	// RunAs, for a root launcher, is the identity the command runs
+	// under: the workspace's owner.
+	RunAs          bool
+	RunUID, RunGID int
+	// Home and Tmp are the command's private HOME and TMPDIR when there
+	// is no mount namespace (directories in RunDir); with one, they are
+	// made in the private /tmp.
+	Home, Tmp string
+	// CacheEnv are the variables that point tools at shared host caches
+	// (HardenedConfig.Caches); empty for private caches.
+	CacheEnv []string
 }
 
 // childReport is what the child sends back over the status pipe: one
@@ -63,6 +79,14 @@ type childReport struct {
 	Failure     string `json:",omitempty"`
 	ExecError   string `json:",omitempty"`
 	ProbeOK     bool   `json:",omitempty"`
+	// Started is set once the command runs; CmdExit and CmdSignal are
+	// its status once it ended (Ended).
+	Started   bool `json:",omitempty"`
+	Ended     bool `json:",omitempty"`
+	CmdExit   int  `json:",omitempty"`
+	CmdSignal int  `json:",omitempty"`
+	// Refused lists the system calls the seccomp filter refused.
+	Refused []string `json:",omitempty"`
 }
 
 func (h *Hardened) run(ctx context.Context, cmd Command, probe bool) (Result, error) {
@@ -88,19 +112,41 @@ func (h *Hardened) run(ctx context.Context, cmd Command, probe bool) (Result, er
 		Dir:            dir,
 		Probe:          probe,
 		ReadOnly:       h.readOnly,
-		Writable:       h.writable,
+		Writable:       append(append([]string(nil), h.writable...), h.cacheRW...),
 		RunDir:         runDir,
+		CmdEnv:         cmd.Env,
+		CacheEnv:       h.cacheEnv,
+		Home:           filepath.Join(runDir, "home"),
+		Tmp:            filepath.Join(runDir, "tmp"),
 		DenyNetwork:    !h.cfg.Policy.AllowNetwork,
 		MinLandlockABI: h.minABI(),
 		BestEffort:     h.cfg.BestEffort,
 		Simulate:       h.cfg.SimulateMissing,
 		Limits:         h.cfg.Limits,
 	}
+	// A root launcher's command runs as the workspace's owner.
+	if os.Geteuid() == 0 && h.ownerUID != 0 {
+		p.RunAs, p.RunUID, p.RunGID = true, h.ownerUID, h.ownerGID
+	}
+	// Without a mount namespace, HOME and TMPDIR are these directories
+	// (the run directory is removed afterwards).
+	for _, d := range []string{p.Home, filepath.Join(p.Home, ".cache"), p.Tmp} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			return unavailableResult(conf, &UnavailableError{Backend: backend, Reason: "creating the run directory: " + err.Error()})
+		}
+		if p.RunAs {
+			_ = os.Lchown(d, p.RunUID, p.RunGID)
+		}
+	}
+	if p.RunAs {
+		_ = os.Chmod(runDir, 0o711)
+	}
 	p.Masks, p.GitReadOnly, err = h.protectedPaths()
 	if err != nil {
 		return unavailableResult(conf, &UnavailableError{Backend: backend, Layer: LayerMountNS, Reason: err.Error()})
 	}
-	p.Env = buildEnv(os.Environ(), cmd.Env, h.envAllow)
+	before := protectedSet(p.Masks, p.GitReadOnly)
+	p.Env = buildEnv(os.Environ(), nil, h.envAllow)
 
 	// Namespaces are created by clone(2) in the parent: a Go program is
 	// multi-threaded, and unshare(CLONE_NEWUSER) refuses that.
@@ -118,6 +164,13 @@ func (h *Hardened) run(ctx context.Context, cmd Command, probe bool) (Result, er
 			attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Geteuid(), HostID: os.Geteuid(), Size: 1}}
 			attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getegid(), HostID: os.Getegid(), Size: 1}}
 			attr.GidMappingsEnableSetgroups = false
+			if p.RunAs {
+				// The owner's ids must exist in the namespace, and the
+				// child drops its groups before taking them.
+				attr.UidMappings = appendIDMap(attr.UidMappings, p.RunUID)
+				attr.GidMappings = appendIDMap(attr.GidMappings, p.RunGID)
+				attr.GidMappingsEnableSetgroups = true
+			}
 			// The uid stays the caller's inside the namespace; a non-zero
 			// uid would lose the namespace's capabilities at the exec of
 			// the child, so keep the two the child needs as ambient ones.
@@ -138,6 +191,10 @@ func (h *Hardened) run(ctx context.Context, cmd Command, probe bool) (Result, er
 		}
 	}
 	setNS(useUserNS)
+	// The child dies with this process (with the thread that starts it,
+	// which the Go runtime never ends while it is not locked).
+	attr.Pdeathsig = syscall.SIGKILL
+	attr.Setsid = true
 
 	pr, statusReport, err := h.spawn(ctx, cmd, p, attr)
 	if err != nil && useUserNS && isNamespaceErr(err) {
@@ -153,6 +210,31 @@ func (h *Hardened) run(ctx context.Context, cmd Command, probe bool) (Result, er
 	conf.Enforced = append([]Layer{LayerWorkdir, LayerEnv, LayerProcessGroup}, rep.Enforced...)
 	conf.Missing = rep.Missing
 	conf.Warnings = rep.Warnings
+	// Name every layer that is actually missing, namespaces included.
+	for _, ns := range []struct {
+		l    Layer
+		want bool
+		what string
+	}{
+		{LayerUserNS, true, "no user namespace: the command's uid is a host uid"},
+		{LayerPIDNS, true, "no pid namespace: host processes are visible, and processes that leave the command's session may survive it"},
+		{LayerNetNS, p.DenyNetwork, "no network namespace: the network is denied by seccomp and Landlock only"},
+		{LayerMountNS, true, ""},
+	} {
+		if !ns.want || slices.Contains(rep.Enforced, ns.l) || slices.Contains(conf.Missing, ns.l) || rep.FailedLayer != "" {
+			continue
+		}
+		if ns.l == LayerUserNS && os.Geteuid() == 0 && slices.Contains(rep.Enforced, LayerMountNS) && !h.simulated(LayerUserNS) {
+			continue // root needs no user namespace for the others
+		}
+		conf.Missing = append(conf.Missing, ns.l)
+		if ns.what != "" {
+			conf.Warnings = append(conf.Warnings, ns.what)
+		}
+	}
+	for _, nf := range h.notFound {
+		conf.Warnings = append(conf.Warnings, fmt.Sprintf("AllowedPaths entry %s does not exist: nothing was granted for it", nf))
+	}
 	conf.LandlockABI = rep.LandlockABI
 	if rep.FailedLayer != "" || (rep.Failure != "" && !pr.timedOut) {
 		conf.Enforced = nil
@@ -167,13 +249,20 @@ func (h *Hardened) run(ctx context.Context, cmd Command, probe bool) (Result, er
 		return Result{Confinement: conf}, nil
 	}
 	res := pr.result(conf, backend)
-	if pr.signal == syscall.SIGSYS {
+	for _, r := range rep.Refused {
+		res.Violations = append(res.Violations, Violation{
+			Kind: ViolationRefusedSyscall, Subject: r,
+			Detail: "the seccomp filter refused this system call (the command got an error and went on)",
+		})
+	}
+	res.Violations = append(res.Violations, h.createdProtected(before)...)
+	if pr.signal == syscall.SIGSYS || rep.CmdSignal == int(syscall.SIGSYS) {
 		res.Violations = append(res.Violations, Violation{
 			Kind: ViolationForbiddenSyscall, Subject: "SIGSYS",
 			Detail: "the seccomp filter killed the command for a forbidden system call (another architecture's, or x32)",
 		})
 	}
-	if len(rep.Enforced) == 0 && rep.ExecError == "" && !pr.timedOut {
+	if !rep.Started && rep.ExecError == "" && !pr.timedOut {
 		// The child died before it reported: never claim confinement.
 		res.Confinement.Enforced = nil
 		res, uerr := unavailableResult(res.Confinement, &UnavailableError{Backend: backend, Reason: fmt.Sprintf("the sandbox child exited before the command started (exit code %d)", pr.exitCode)})
@@ -279,3 +368,24 @@ func ChildMain() {
 }
 
 func init() { ChildMain() }
+
+// appendIDMap adds a one-id identity mapping for id unless it is mapped.
+func appendIDMap(m []syscall.SysProcIDMap, id int) []syscall.SysProcIDMap {
+	for _, e := range m {
+		if id >= e.ContainerID && id < e.ContainerID+e.Size {
+			return m
+		}
+	}
+	m = append(m, syscall.SysProcIDMap{ContainerID: id, HostID: id, Size: 1})
+	slices.SortFunc(m, func(a, b syscall.SysProcIDMap) int { return a.ContainerID - b.ContainerID })
+	return m
+}
+
+// fileOwner returns the owner of path.
+func fileOwner(path string) (uid, gid int, ok bool) {
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		return 0, 0, false
+	}
+	return int(st.Uid), int(st.Gid), true
+}

@@ -22,7 +22,7 @@ type procSpec struct {
 	env        []string
 	stdin      io.Reader
 	extraFiles []*os.File
-	attr       *syscall.SysProcAttr // Setpgid is forced on
+	attr       *syscall.SysProcAttr // Setpgid is forced on, unless Setsid is set
 	timeout    time.Duration
 	maxOutput  int
 	// started, if set, runs right after the process started and before
@@ -80,7 +80,9 @@ func runProcess(ctx context.Context, spec procSpec) procResult {
 		a := *spec.attr
 		attr = &a
 	}
-	attr.Setpgid = true
+	if !attr.Setsid {
+		attr.Setpgid = true
+	}
 
 	cmd := exec.Command(spec.path)
 	cmd.Args = spec.args

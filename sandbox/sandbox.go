@@ -173,6 +173,8 @@ const (
 	LayerResources    Layer = "resource-limits"   // CPU, memory and process limits enforced by the engine (cgroups)
 	LayerMasks        Layer = "denied-path-masks" // denied paths in the workspace are hidden, .git is read-only
 	LayerRemoteHost   Layer = "remote-host"       // the command runs on another machine
+	LayerSession      Layer = "session"           // its own session (no controlling terminal); dies with its launcher
+	LayerIdentity     Layer = "workspace-owner"   // a root launcher's command runs as the workspace's owner
 )
 
 // Confinement reports the confinement of one run.
@@ -217,6 +219,15 @@ const (
 	// ViolationForbiddenSyscall: the seccomp filter killed the command
 	// (SIGSYS), for example for a system call of another architecture.
 	ViolationForbiddenSyscall ViolationKind = "forbidden-syscall"
+	// ViolationRefusedSyscall: the seccomp filter refused a system call
+	// with an error (the command went on): a namespace, mount, ptrace,
+	// terminal injection (TIOCSTI), a set-user-ID mode, a socket with
+	// the network denied.
+	ViolationRefusedSyscall ViolationKind = "refused-syscall"
+	// ViolationProtectedCreated: the run created a protected path (a new
+	// .git, .envrc, editor or agent configuration) in a writable
+	// directory; it was found when the run ended.
+	ViolationProtectedCreated ViolationKind = "protected-path-created"
 )
 
 // Violation is one escape attempt a backend observed.

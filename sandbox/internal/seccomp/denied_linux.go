@@ -45,3 +45,10 @@ var commonDenied = []Syscall{
 	{"reboot", unix.SYS_REBOOT},
 	{"acct", unix.SYS_ACCT},
 }
+
+// System calls newer than some golang.org/x/sys releases; their numbers
+// are the same on every architecture (the unified table from 424 on).
+const (
+	sysOpenat2   = 437
+	sysFchmodat2 = 452
+)

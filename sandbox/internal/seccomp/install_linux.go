@@ -24,3 +24,62 @@ func Install(prog []unix.SockFilter) error {
 	}
 	return nil
 }
+
+// InstallListener loads prog like [Install] and returns the descriptor
+// of its user-notification listener (SECCOMP_FILTER_FLAG_NEW_LISTENER),
+// for a program built with Options.Notify.
+func InstallListener(prog []unix.SockFilter) (int, error) {
+	if len(prog) == 0 {
+		return -1, fmt.Errorf("seccomp: empty program")
+	}
+	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
+	fd, _, errno := unix.RawSyscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_NEW_LISTENER, uintptr(unsafe.Pointer(&fprog)))
+	if errno != 0 {
+		return -1, fmt.Errorf("seccomp(SECCOMP_SET_MODE_FILTER, NEW_LISTENER): %w", errno)
+	}
+	return int(fd), nil
+}
+
+// Supervise answers the notifications of listener until it is closed or
+// fails (every notifying process is gone): each refused call gets the
+// error [Refusal] gives, and report is called with the pid of the caller
+// and the description. It must run on a thread the filter does not
+// apply to.
+func Supervise(arch Arch, listener int, report func(pid uint32, nr uint32, what string)) {
+	for {
+		var req notif
+		_, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(listener), unix.SECCOMP_IOCTL_NOTIF_RECV, uintptr(unsafe.Pointer(&req)))
+		if errno == unix.EINTR {
+			continue
+		}
+		if errno != 0 {
+			return
+		}
+		e, what := Refusal(arch, uint32(req.data.nr), req.data.args)
+		resp := notifResp{id: req.id, error: -int32(e)}
+		_, _, _ = unix.Syscall(unix.SYS_IOCTL, uintptr(listener), unix.SECCOMP_IOCTL_NOTIF_SEND, uintptr(unsafe.Pointer(&resp)))
+		if report != nil {
+			report(req.pid, uint32(req.data.nr), what)
+		}
+	}
+}
+
+// struct seccomp_notif and struct seccomp_notif_resp (linux/seccomp.h).
+type notif struct {
+	id    uint64
+	pid   uint32
+	flags uint32
+	data  struct {
+		nr   int32
+		arch uint32
+		ip   uint64
+		args [6]uint64
+	}
+}
+
+type notifResp struct {
+	id    uint64
+	val   int64
+	error int32
+	flags uint32
+}

@@ -14,6 +14,15 @@ type Options struct {
 	// DenyNetwork denies socket(2) for every address family but AF_UNIX,
 	// which covers TCP, UDP, MPTCP, raw, packet and netlink sockets.
 	DenyNetwork bool
+	// Notify makes every refusal a user notification
+	// (SECCOMP_RET_USER_NOTIF) instead of an immediate error, so that a
+	// supervisor holding the listener (see [InstallListener] and
+	// [Supervise]) records it and answers with the error the filter
+	// would have returned ([Refusal]). The cost falls on refused calls
+	// only. The compatibility answers (clone3 and openat2 with ENOSYS,
+	// so that libc falls back to calls the filter can read) are never
+	// notified: they are not refusals.
+	Notify bool
 }
 
 // Return values of the filter (see seccomp(2)).
@@ -21,6 +30,7 @@ const (
 	RetKillProcess = unix.SECCOMP_RET_KILL_PROCESS
 	RetAllow       = unix.SECCOMP_RET_ALLOW
 	RetErrno       = unix.SECCOMP_RET_ERRNO
+	RetUserNotif   = unix.SECCOMP_RET_USER_NOTIF
 )
 
 // Offsets in struct seccomp_data.
@@ -46,12 +56,35 @@ type Arch struct {
 	Clone, Clone3 uint32
 	// CloneFlagsArg is the index of clone's flags argument.
 	CloneFlagsArg int
+	// Ioctl is the number of ioctl(2): TIOCSTI and TIOCLINUX fail with
+	// EPERM on every descriptor.
+	Ioctl uint32
+	// Openat2 is the number of openat2(2), which fails with ENOSYS: its
+	// mode sits behind a pointer the filter cannot read.
+	Openat2 uint32
+	// ModeCalls are the calls whose mode argument may carry S_ISUID or
+	// S_ISGID; with either bit they fail with EPERM.
+	ModeCalls []ModeCall
+	// OTmpfile is the architecture's __O_TMPFILE flag bit.
+	OTmpfile uint32
 }
 
 // Syscall is a named system-call number.
 type Syscall struct {
 	Name string
 	Nr   uint32
+}
+
+// ModeCall is a system call with a mode argument: chmod and its
+// relatives, and the calls that create a file with a mode.
+type ModeCall struct {
+	Name    string
+	Nr      uint32
+	ModeArg int
+	// FlagsArg is the index of the open flags, or -1: when set, the mode
+	// counts only with O_CREAT or O_TMPFILE (otherwise it is ignored by
+	// the kernel and may hold anything).
+	FlagsArg int
 }
 
 // ErrUnsupportedArch is returned for an architecture without a table.
@@ -63,17 +96,29 @@ var ErrUnsupportedArch = errors.New("seccomp: unsupported architecture")
 const nsCloneFlags = unix.CLONE_NEWUSER | unix.CLONE_NEWNS | unix.CLONE_NEWNET | unix.CLONE_NEWPID |
 	unix.CLONE_NEWIPC | unix.CLONE_NEWUTS | unix.CLONE_NEWCGROUP
 
+// setIDBits are S_ISUID and S_ISGID.
+const setIDBits = unix.S_ISUID | unix.S_ISGID
+
 // Build returns the filter program for arch. Its structure:
 //
 //  1. a system call of another architecture kills the process;
 //  2. on x86_64, an x32 system call kills the process;
 //  3. each denied system call fails with EPERM;
-//  4. clone with a namespace flag fails with EPERM, clone3 with ENOSYS
-//     (its flags sit behind a pointer the filter cannot read, and libc
-//     falls back to clone);
-//  5. with DenyNetwork, socket(2) with a family other than AF_UNIX fails
+//  4. clone with a namespace flag fails with EPERM; clone3 and openat2
+//     fail with ENOSYS (their flags and mode sit behind a pointer the
+//     filter cannot read, and libc falls back to clone and openat);
+//  5. ioctl with TIOCSTI (typing into a terminal) or TIOCLINUX fails
+//     with EPERM, on any descriptor;
+//  6. chmod, fchmod, fchmodat, fchmodat2, and open, openat, creat,
+//     mkdir, mkdirat, mknod and mknodat creating a file, fail with EPERM
+//     when the mode carries S_ISUID or S_ISGID: no set-id file can be
+//     made;
+//  7. with DenyNetwork, socket(2) with a family other than AF_UNIX fails
 //     with EAFNOSUPPORT;
-//  6. everything else is allowed.
+//  8. everything else is allowed.
+//
+// With Options.Notify the refusals of 3, 4 (namespace flags), 5, 6 and
+// 7 are user notifications instead; [Refusal] gives the error to answer.
 func Build(arch Arch, opts Options) ([]unix.SockFilter, error) {
 	if arch.AuditArch == 0 {
 		return nil, ErrUnsupportedArch
@@ -91,10 +136,21 @@ func Build(arch Arch, opts Options) ([]unix.SockFilter, error) {
 	for _, s := range arch.Denied {
 		p.jeqTo(s.Nr, "eperm")
 	}
-	// 4. Namespaces.
+	// 4. Namespaces, and calls whose arguments cannot be read.
 	p.jeqTo(arch.Clone3, "enosys")
+	if arch.Openat2 != 0 {
+		p.jeqTo(arch.Openat2, "enosys")
+	}
 	p.jeqTo(arch.Clone, "clone")
-	// 5. Sockets.
+	// 5. Terminal injection.
+	if arch.Ioctl != 0 {
+		p.jeqTo(arch.Ioctl, "ioctl")
+	}
+	// 6. Set-id modes.
+	for i, m := range arch.ModeCalls {
+		p.jeqTo(m.Nr, fmt.Sprintf("mode%d", i))
+	}
+	// 7. Sockets.
 	if opts.DenyNetwork {
 		p.jeqTo(arch.Socket, "socket")
 	}
@@ -105,22 +161,86 @@ func Build(arch Arch, opts Options) ([]unix.SockFilter, error) {
 	p.jsetTo(nsCloneFlags, "eperm")
 	p.ret(RetAllow)
 
+	if arch.Ioctl != 0 {
+		p.label("ioctl")
+		// The kernel reads the request as a 32-bit int: the high bits
+		// do not matter.
+		p.ldAbs(argLow(1))
+		p.jeqTo(unix.TIOCSTI, "eperm")
+		p.jeqTo(unix.TIOCLINUX, "eperm")
+		p.ret(RetAllow)
+	}
+
+	for i, m := range arch.ModeCalls {
+		p.label(fmt.Sprintf("mode%d", i))
+		if m.FlagsArg >= 0 {
+			p.ldAbs(argLow(m.FlagsArg))
+			p.jsetTo(unix.O_CREAT|arch.OTmpfile, fmt.Sprintf("modecheck%d", i))
+			p.ret(RetAllow)
+			p.label(fmt.Sprintf("modecheck%d", i))
+		}
+		p.ldAbs(argLow(m.ModeArg))
+		p.jsetTo(setIDBits, "eperm")
+		p.ret(RetAllow)
+	}
+
 	if opts.DenyNetwork {
 		p.label("socket")
 		p.ldAbs(offArg0Low)
 		p.jeqTo(unix.AF_UNIX, "allow")
-		p.ret(RetErrno | uint32(unix.EAFNOSUPPORT))
+		p.ret(refuse(opts, unix.EAFNOSUPPORT))
 	}
 
 	p.label("allow")
 	p.ret(RetAllow)
 	p.label("eperm")
-	p.ret(RetErrno | uint32(unix.EPERM))
+	p.ret(refuse(opts, unix.EPERM))
 	p.label("enosys")
 	p.ret(RetErrno | uint32(unix.ENOSYS))
 	p.label("kill")
 	p.ret(RetKillProcess)
 	return p.assemble()
+}
+
+// refuse is the return value of a refusal with errno.
+func refuse(opts Options, errno unix.Errno) uint32 {
+	if opts.Notify {
+		return RetUserNotif
+	}
+	return RetErrno | uint32(errno)
+}
+
+// Refusal describes a notified system call that the filter refused: the
+// error to answer with (EAFNOSUPPORT for a socket, EPERM otherwise) and
+// a short description for a violation report ("fchmodat mode 04755",
+// "ioctl TIOCSTI", "socket family 2").
+func Refusal(arch Arch, nr uint32, args [6]uint64) (errno unix.Errno, what string) {
+	switch nr {
+	case arch.Socket:
+		return unix.EAFNOSUPPORT, fmt.Sprintf("socket family %d (network denied)", uint32(args[0]))
+	case arch.Ioctl:
+		name := fmt.Sprintf("%#x", uint32(args[1]))
+		switch uint32(args[1]) {
+		case unix.TIOCSTI:
+			name = "TIOCSTI (typing into a terminal)"
+		case unix.TIOCLINUX:
+			name = "TIOCLINUX"
+		}
+		return unix.EPERM, "ioctl " + name
+	case arch.Clone:
+		return unix.EPERM, fmt.Sprintf("clone with namespace flags %#x", args[arch.CloneFlagsArg]&nsCloneFlags)
+	}
+	for _, m := range arch.ModeCalls {
+		if m.Nr == nr {
+			return unix.EPERM, fmt.Sprintf("%s mode %#o (set-user-ID or set-group-ID file)", m.Name, uint32(args[m.ModeArg])&0o7777)
+		}
+	}
+	for _, s := range arch.Denied {
+		if s.Nr == nr {
+			return unix.EPERM, s.Name
+		}
+	}
+	return unix.EPERM, fmt.Sprintf("system call %d", nr)
 }
 
 func argLow(i int) uint32 { return uint32(offArg0Low + 8*i) }

@@ -108,3 +108,72 @@ func TestBuildUnsupportedArch(t *testing.T) {
 	_, err := Build(Arch{}, Options{})
 	require.ErrorIs(t, err, ErrUnsupportedArch)
 }
+
+// TestFilterTerminalAndSetID covers the terminal-injection and set-id
+// rules, row by row, for every mode call of this architecture.
+func TestFilterTerminalAndSetID(t *testing.T) {
+	t.Parallel()
+	eperm := RetErrno | uint32(unix.EPERM)
+	vm := vmFor(t, Options{})
+	run := func(nr uint32, args ...uint64) uint32 {
+		got, err := vm.Run(seccompData(nr, Native.AuditArch, args...))
+		require.NoError(t, err)
+		return uint32(got)
+	}
+	assert.Equal(t, eperm, run(unix.SYS_IOCTL, 0, unix.TIOCSTI), "TIOCSTI")
+	assert.Equal(t, eperm, run(unix.SYS_IOCTL, 7, 1<<32|unix.TIOCSTI), "TIOCSTI with high bits (the kernel ignores them)")
+	assert.Equal(t, eperm, run(unix.SYS_IOCTL, 0, unix.TIOCLINUX), "TIOCLINUX")
+	assert.Equal(t, uint32(RetAllow), run(unix.SYS_IOCTL, 0, unix.TCGETS), "TCGETS")
+	assert.Equal(t, uint32(RetAllow), run(unix.SYS_IOCTL, 0, unix.TIOCGWINSZ), "TIOCGWINSZ")
+	assert.Equal(t, RetErrno|uint32(unix.ENOSYS), run(sysOpenat2), "openat2")
+	for _, m := range Native.ModeCalls {
+		args := make([]uint64, 6)
+		if m.FlagsArg >= 0 {
+			args[m.FlagsArg] = unix.O_CREAT | unix.O_WRONLY
+		}
+		for _, tt := range []struct {
+			mode uint64
+			want uint32
+		}{{0o4755, eperm}, {0o2755, eperm}, {0o6777, eperm}, {0o755, RetAllow}, {0o1777, RetAllow}, {0o644, RetAllow}, {1<<32 | 0o755, RetAllow}} {
+			args[m.ModeArg] = tt.mode
+			assert.Equalf(t, tt.want, run(m.Nr, args...), "%s mode %#o", m.Name, tt.mode)
+		}
+		if m.FlagsArg >= 0 {
+			args[m.ModeArg] = 0o4755
+			args[m.FlagsArg] = unix.O_RDONLY
+			assert.Equalf(t, uint32(RetAllow), run(m.Nr, args...), "%s without O_CREAT ignores the mode", m.Name)
+			args[m.FlagsArg] = unix.O_TMPFILE | unix.O_RDWR
+			assert.Equalf(t, eperm, run(m.Nr, args...), "%s with O_TMPFILE", m.Name)
+		}
+	}
+}
+
+// TestFilterNotify checks that with Notify every refusal but the
+// compatibility ENOSYS answers becomes a user notification, and that
+// Refusal names the call and the error.
+func TestFilterNotify(t *testing.T) {
+	t.Parallel()
+	vm := vmFor(t, Options{DenyNetwork: true, Notify: true})
+	run := func(nr uint32, args ...uint64) uint32 {
+		got, err := vm.Run(seccompData(nr, Native.AuditArch, args...))
+		require.NoError(t, err)
+		return uint32(got)
+	}
+	assert.Equal(t, uint32(RetUserNotif), run(unix.SYS_PTRACE))
+	assert.Equal(t, uint32(RetUserNotif), run(unix.SYS_IOCTL, 0, unix.TIOCSTI))
+	assert.Equal(t, uint32(RetUserNotif), run(unix.SYS_SOCKET, unix.AF_INET))
+	assert.Equal(t, uint32(RetUserNotif), run(unix.SYS_FCHMODAT, 0, 0, 0o4755))
+	assert.Equal(t, RetErrno|uint32(unix.ENOSYS), run(unix.SYS_CLONE3))
+	assert.Equal(t, uint32(RetAllow), run(unix.SYS_READ))
+
+	e, what := Refusal(Native, unix.SYS_SOCKET, [6]uint64{unix.AF_INET})
+	assert.Equal(t, unix.EAFNOSUPPORT, e)
+	assert.Contains(t, what, "socket family 2")
+	e, what = Refusal(Native, unix.SYS_FCHMODAT, [6]uint64{0, 0, 0o104755})
+	assert.Equal(t, unix.EPERM, e)
+	assert.Equal(t, "fchmodat mode 04755 (set-user-ID or set-group-ID file)", what)
+	_, what = Refusal(Native, unix.SYS_IOCTL, [6]uint64{0, unix.TIOCSTI})
+	assert.Contains(t, what, "TIOCSTI")
+	_, what = Refusal(Native, unix.SYS_PTRACE, [6]uint64{})
+	assert.Equal(t, "ptrace", what)
+}
