@@ -99,6 +99,7 @@ func TestPrecedence(t *testing.T) {
 	const (
 		userDev  = `{"active_profile": "PROFILE-DEV", "autonomy": 0.4, "shell_blocklist": ["user-blocked"], "resource_limits": {"timeout_seconds": 120}}`
 		projSafe = `{"active_profile": "PROFILE-SAFE", "shell_blocklist": ["project-blocked"], "resource_limits": {"max_concurrent_ops": 1}}`
+		projPlan = `{"active_profile": "plan", "shell_blocklist": ["project-blocked"], "resource_limits": {"max_concurrent_ops": 1}}`
 	)
 	for _, tc := range []struct {
 		name          string
@@ -122,8 +123,10 @@ func TestPrecedence(t *testing.T) {
 			wantBlocklist: []string{"project-blocked"}, wantOps: 1, wantTimeout: 2 * time.Minute},
 		// The project selects the base profile; the user's settings apply on top of it, then the
 		// project's.
-		{name: "user and project: project wins and restrictions accumulate", user: userDev, project: projSafe, wantName: profile.ProfileSafe,
-			wantAutonomy: 0.4, wantActiveBy: profile.LayerProject, wantBlocklist: []string{"user-blocked", "project-blocked", "dd"}, wantOps: 1, wantTimeout: 2 * time.Minute},
+		// (A switch from PROFILE-DEV to PROFILE-SAFE needs trust: see
+		// TestProjectSwitchJudgedByEffect. One to plan, which denies everything, does not.)
+		{name: "user and project: project wins and restrictions accumulate", user: userDev, project: projPlan, wantName: profile.ModePlan,
+			wantAutonomy: 0.4, wantActiveBy: profile.LayerProject, wantBlocklist: []string{"user-blocked", "project-blocked"}, wantOps: 1, wantTimeout: 2 * time.Minute},
 		{name: "empty files change nothing", user: `{}`, project: `{}`, wantName: profile.ProfileSafe, wantActiveBy: profile.LayerBuiltin, wantOps: 1, wantTimeout: 2 * time.Minute},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -303,7 +306,9 @@ func TestUserFileMayLoosen(t *testing.T) {
 func TestProjectFileTightensWithoutTrust(t *testing.T) {
 	t.Parallel()
 	f := newFiles(t)
-	f.writeUser(`{"active_profile": "PROFILE-DEV"}`)
+	// (From PROFILE-DEV, the file's switch to PROFILE-SAFE would need trust: PROFILE-SAFE allows
+	// high-severity reads that PROFILE-DEV confirms. See TestProjectSwitchJudgedByEffect.)
+	f.writeUser(`{"active_profile": "PROFILE-SAFE"}`)
 	f.writeProject(readTestdata(t, "project-tighten.json"))
 	l := f.mustLoad()
 	assert.Equal(t, profile.Untrusted, l.Trust)

@@ -91,7 +91,6 @@ func TestBandChangeJudgedByEffect(t *testing.T) {
 	}{
 		{"dial into the supervised band", `{"active_profile": "PROFILE-DEV"}`, `{"autonomy": 0.2}`, "", "/autonomy"},
 		{"band name", `{"active_profile": "PROFILE-DEV"}`, `{"permission_mode": "supervised"}`, "", "/permission_mode"},
-		{"switch to PROFILE-SAFE", `{"active_profile": "PROFILE-DEV"}`, `{"active_profile": "PROFILE-SAFE"}`, "switches the active profile from PROFILE-DEV to PROFILE-SAFE: ", "/active_profile"},
 		{"lower within the band", `{"active_profile": "PROFILE-DEV"}`, `{"autonomy": 0.34}`, "-", ""},
 		{"autonomous to trusted keeps every obligation", `{"active_profile": "PROFILE-FULL-AUTO"}`, `{"autonomy": 0.5}`, "-", ""},
 		{"read-only: only reads reach the rules", `{"active_profile": "PROFILE-DEV"}`, `{"autonomy": 0, "permission_mode": "read-only"}`, "-", ""},
@@ -132,4 +131,45 @@ func TestBlocklistOfAConfirmRule(t *testing.T) {
 	l = f.mustLoad()
 	assert.Empty(t, l.Skipped, "only DENY rules use it")
 	assert.Contains(t, l.Profile.ShellBlocklist, "rm -rf")
+}
+
+// TestProjectSwitchJudgedByEffect: a project file's active_profile replaces the base profile's
+// rules and lists wholesale, so it applies without trust only when the new base provably
+// decides nothing less strictly than the old one, with the user file applied to both. The
+// built-in families' order is not enough: PROFILE-SAFE's allow-reads allows a high-severity
+// read that PROFILE-DEV's confirm-high-risk confirms.
+func TestProjectSwitchJudgedByEffect(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, user, project string
+		reason              string // "" means it applies without trust
+	}{
+		{"PROFILE-DEV to PROFILE-SAFE", `{"active_profile": "PROFILE-DEV"}`, `{"active_profile": "PROFILE-SAFE"}`,
+			`switches the active profile from PROFILE-DEV to PROFILE-SAFE: changes the condition or priority of the DENY rule "deny-network"`},
+		{"PROFILE-FULL-AUTO to PROFILE-DEV", `{"active_profile": "PROFILE-FULL-AUTO"}`, `{"active_profile": "PROFILE-DEV"}`,
+			`switches the active profile from PROFILE-FULL-AUTO to PROFILE-DEV: shell_allowlist adds ls`},
+		{"to plan", `{"active_profile": "PROFILE-FULL-AUTO"}`, `{"active_profile": "plan"}`, ""},
+		{"to emergency-stop", `{"active_profile": "yolo"}`, `{"active_profile": "emergency-stop"}`, ""},
+		{"autonomous to trusted", `{"active_profile": "autonomous"}`, `{"active_profile": "trusted"}`, ""},
+		{"autonomous to trusted, with the user's rules", `{"active_profile": "autonomous", "custom_rules": [{"id": "allow-make", "priority": 1, "condition": {"commands": ["make"]}, "action": "ALLOW"}]}`, `{"active_profile": "trusted"}`, ""},
+		{"trusted to supervised", `{"active_profile": "trusted", "custom_rules": [{"id": "allow-make", "priority": 1, "condition": {"commands": ["make"]}, "action": "ALLOW"}]}`, `{"active_profile": "supervised"}`,
+			"switches the active profile from trusted to supervised: moves the autonomy dial from the trusted band to the supervised band, where actions that a rule allows or confirms, or the matrix decides, lose obligations or get a looser verdict: " +
+				"mutating (ALLOW+checkpoint+notify, now CONFIRM); exec (ALLOW+notify+sandbox, now CONFIRM)"},
+		{"yolo to auto", `{"active_profile": "yolo"}`, `{"active_profile": "auto"}`, `switches the active profile from yolo to auto: adds the ALLOW rule "allow-reads"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFiles(t)
+			f.writeUser(tc.user)
+			f.writeProject(tc.project)
+			l := f.mustLoad()
+			if tc.reason == "" {
+				assert.Empty(t, l.Skipped)
+				return
+			}
+			require.Len(t, l.Skipped, 1, "%v", l.Skipped)
+			assert.Equal(t, "/active_profile", l.Skipped[0].Source.Pointer)
+			assert.Equal(t, tc.reason, l.Skipped[0].Reason)
+		})
+	}
 }

@@ -43,8 +43,11 @@ type builder struct {
 	errs         []*LoadError
 	allowProject bool // the project is trusted: its loosenings apply
 	// keepBand, when not "", is why the project file may not move the dial to another band of
-	// the autonomy matrix: the settings that would are skipped with this reason.
-	keepBand string
+	// the autonomy matrix: the settings that would are skipped with this reason. keepProfile is
+	// the same for the project file's active_profile.
+	keepBand, keepProfile string
+	// switchedTo is the built-in profile the project file switched to, if it did.
+	switchedTo string
 }
 
 // build computes the effective profile: the base built-in (override if set, else the highest
@@ -59,19 +62,39 @@ type builder struct {
 // matrix verdict, the profile is built again with every project setting that moves the band
 // skipped.
 func build(def, override string, user, project *parsedFile, allowProject bool, protect []string) (*builder, error) {
-	b, err := build1(def, override, user, project, allowProject, protect, "")
-	if err != nil || project == nil || allowProject {
-		return b, err
+	var keep keepRules
+	for {
+		b, err := build1(def, override, user, project, allowProject, protect, keep)
+		if err != nil || project == nil || allowProject {
+			return b, err
+		}
+		without, err := build1(def, override, user, nil, false, protect, keepRules{})
+		if err != nil {
+			return nil, err
+		}
+		if b.switchedTo != "" && keep.profile == "" {
+			// The switch replaces the base profile's rules and lists wholesale: compare the
+			// two bases with the user file applied to each.
+			to, err := build1(def, b.switchedTo, user, nil, false, protect, keepRules{})
+			if err != nil {
+				return nil, err
+			}
+			if why := profileLoosens(without.p, to.p); why != "" {
+				keep.profile = why
+				continue
+			}
+		}
+		if why := bandLoss(without.p, b.p); why != "" && keep.band == "" {
+			keep.band = why
+			continue
+		}
+		return b, nil
 	}
-	without, err := build1(def, override, user, nil, false, protect, "")
-	if err != nil {
-		return nil, err
-	}
-	if why := bandLoss(without.p, b.p); why != "" {
-		return build1(def, override, user, project, false, protect, why)
-	}
-	return b, nil
 }
+
+// keepRules are the reasons (when not "") why an untrusted project file may not switch the
+// active profile (profile) or move the dial to another band (band).
+type keepRules struct{ profile, band string }
 
 // bandLoss compares the autonomy bands of two profiles, from (without the project file) and to
 // (with it), and says how moving from one to the other can make a decision more permissive or
@@ -128,8 +151,8 @@ func ruleMayDecide(rules []policy.Rule, l risk.Level) bool {
 	return false
 }
 
-func build1(def, override string, user, project *parsedFile, allowProject bool, protect []string, keepBand string) (*builder, error) {
-	b := &builder{prov: Provenance{m: map[Setting]Source{}}, allowProject: allowProject, keepBand: keepBand}
+func build1(def, override string, user, project *parsedFile, allowProject bool, protect []string, keep keepRules) (*builder, error) {
+	b := &builder{prov: Provenance{m: map[Setting]Source{}}, allowProject: allowProject, keepBand: keep.band, keepProfile: keep.profile}
 	name, src := def, Source{Layer: LayerBuiltin, Profile: def}
 	if override != "" {
 		name, src = override, Source{Layer: LayerHost, Profile: override}
@@ -144,10 +167,16 @@ func build1(def, override string, user, project *parsedFile, allowProject bool, 
 				return nil, err
 			}
 			ok, why := AtLeastAsRestrictive(cand, cur)
-			if ok && b.keepBand != "" && bandOf(cand.Autonomy) != bandOf(cur.Autonomy) {
+			switch {
+			case ok && b.keepProfile != "":
+				ok, why = false, b.keepProfile
+			case ok && b.keepBand != "" && bandOf(cand.Autonomy) != bandOf(cur.Autonomy):
 				ok, why = false, b.keepBand
 			}
 			if b.gate(project, ptr, Setting{Field: "active_profile"}, fmt.Sprintf("switches the active profile from %s to %s: %s", cur.Name, cand.Name, why), !ok) {
+				if cand.Name != cur.Name {
+					b.switchedTo = cand.Name
+				}
 				name, src = cand.Name, project.src(ptr)
 			}
 		}
@@ -644,6 +673,145 @@ func sameCondition(a, b policy.Condition) bool {
 	ja, err1 := json.Marshal(a)
 	jb, err2 := json.Marshal(b)
 	return err1 == nil && err2 == nil && string(ja) == string(jb)
+}
+
+// profileLoosens compares two profiles, from and to, by their effect on decisions, for an
+// untrusted project file that switches the active profile from one to the other: it says how
+// some action could be decided less strictly under to, or "" when none can. Deciding that in
+// general is not possible, so the comparison is conservative, in the order replacementLoosens
+// documents:
+//
+//   - a profile whose mode denies everything (emergency-stop, plan) loosens nothing;
+//   - otherwise the mode, external writes and limits must be at least as strict, the protected
+//     paths and the blocklist a superset, the allow-side lists, host groups and registries
+//     subsets;
+//   - and the rules must follow from from's by harmless edits: a rule of from that to lacks is
+//     an ALLOW rule without obligations, or a DENY rule of to with a lower priority covers it; a
+//     rule to adds is a DENY rule; a rule both have passes replacementLoosens; rules of equal
+//     priority keep their order, unless the one that moves ahead is a DENY rule; and a rule that
+//     refers to a list whose entries differ is a DENY rule in both (the list only grew) or an
+//     ALLOW rule without obligations in from (the list only shrank).
+//
+// The band of the autonomy matrix is judged separately (bandLoss).
+func profileLoosens(from, to Profile) string {
+	if to.Mode == EmergencyStop || to.Mode == Plan {
+		return ""
+	}
+	switch {
+	case modeRank(to.Mode) > modeRank(from.Mode):
+		return fmt.Sprintf("permission mode %s is looser than %s", to.Mode, from.Mode)
+	case to.ExternalWrites > from.ExternalWrites:
+		return "external writes are left to the rules instead of halting the run"
+	case to.Limits.MaxFilesPerPlan > from.Limits.MaxFilesPerPlan || to.Limits.MaxConcurrentOps > from.Limits.MaxConcurrentOps || to.Limits.Timeout > from.Limits.Timeout:
+		return "raises a resource limit"
+	}
+	if x := notIn(from.ProtectedPaths, to.ProtectedPaths, true); x != "" {
+		return "no longer protects " + x
+	}
+	if x := notIn(from.ShellBlocklist, to.ShellBlocklist, false); x != "" {
+		return "no longer blocks " + x
+	}
+	// changed lists: name -> true if the list only grew (false: it only shrank).
+	grew := map[string]bool{}
+	if !slices.Equal(from.ShellBlocklist, to.ShellBlocklist) {
+		grew[policy.ListShellBlocklist] = true
+	}
+	for _, l := range []struct {
+		name     string
+		from, to []string
+	}{
+		{policy.ListShellAllowlist, from.ShellAllowlist, to.ShellAllowlist},
+		{policy.ListNetworkAllowlist, from.NetworkAllowlist, to.NetworkAllowlist},
+		{policy.ListAllowedTools, from.AllowedTools, to.AllowedTools},
+		{policy.ListAutoApprovePatterns, from.AutoApprovePatterns, to.AutoApprovePatterns},
+		{"trusted_paths", from.TrustedPaths, to.TrustedPaths},
+	} {
+		if x := notIn(l.to, l.from, false); x != "" {
+			return fmt.Sprintf("%s adds %s", l.name, x)
+		}
+		if len(l.to) != len(l.from) {
+			grew[l.name] = false
+		}
+	}
+	for _, g := range slices.Sorted(maps.Keys(to.HostGroups)) {
+		if x := notIn(to.HostGroups[g], from.HostGroups[g], false); x != "" {
+			return fmt.Sprintf("host group %q adds %s", g, x)
+		}
+		if len(to.HostGroups[g]) != len(from.HostGroups[g]) {
+			grew[g] = false
+		}
+	}
+	for _, g := range slices.Sorted(maps.Keys(from.HostGroups)) {
+		if _, ok := to.HostGroups[g]; !ok {
+			grew[g] = false
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(to.Registries)) {
+		if x := notIn(to.Registries[k], from.Registries[k], false); x != "" {
+			return fmt.Sprintf("registry %q adds %s", k, x)
+		}
+	}
+
+	index := func(rules []policy.Rule) map[string]int {
+		m := make(map[string]int, len(rules))
+		for i, r := range rules {
+			m[r.ID] = i
+		}
+		return m
+	}
+	fromIdx, toIdx := index(from.Rules), index(to.Rules)
+	refers := func(r policy.Rule, grown bool) bool { // to a list that grew (grown) or shrank
+		for name, g := range grew {
+			if g == grown && refersTo(r.Condition, name) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, old := range from.Rules {
+		j, kept := toIdx[old.ID]
+		if !kept {
+			if old.Action == policy.Allow && old.Obligations == 0 {
+				continue
+			}
+			if slices.ContainsFunc(to.Rules, func(d policy.Rule) bool {
+				return d.Action == policy.Deny && d.Priority < old.Priority && covers(d, old) && !refers(d, false) && !refers(old, false)
+			}) {
+				continue
+			}
+			return fmt.Sprintf("drops the %s rule %q", old.Action, old.ID)
+		}
+		r := to.Rules[j]
+		if why := replacementLoosens(old, r); why != "" {
+			return why
+		}
+		if !refers(old, true) && !refers(old, false) && !refers(r, true) && !refers(r, false) {
+			continue
+		}
+		minimal := old.Action == policy.Allow && old.Obligations == 0
+		switch {
+		case minimal && (r.Action == policy.Deny || !refers(r, true)):
+		case old.Action == policy.Deny && r.Action == policy.Deny && !refers(old, false) && !refers(r, false):
+		default:
+			return fmt.Sprintf("rule %q refers to a list whose entries differ", r.ID)
+		}
+	}
+	for _, r := range to.Rules {
+		if _, had := fromIdx[r.ID]; !had && r.Action != policy.Deny {
+			return fmt.Sprintf("adds the %s rule %q", r.Action, r.ID)
+		}
+	}
+	// Order among rules of equal priority: only a DENY rule may move ahead of another rule.
+	for _, x := range to.Rules {
+		for _, y := range to.Rules {
+			fx, okx := fromIdx[x.ID]
+			fy, oky := fromIdx[y.ID]
+			if okx && oky && x.Priority == y.Priority && fx < fy && toIdx[y.ID] < toIdx[x.ID] && y.Action != policy.Deny {
+				return fmt.Sprintf("rule %q moves ahead of rule %q", y.ID, x.ID)
+			}
+		}
+	}
+	return ""
 }
 
 // unprotect removes a file's unprotected_paths entries (exact entries, any case) from both
