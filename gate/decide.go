@@ -259,6 +259,7 @@ func (g *Gate) decide(st *state, a *policy.Action, tr *tracer) (Decision, *Halt)
 		p := &pieces[pi]
 		opaque = opaque || p.opaque
 		sub.Command, sub.Argv, sub.Redirects, sub.Substitution, sub.Host = p.command, p.argv, p.redirect, p.subst, p.host
+		sub.HostGroup = hostGroupOf(p.host)
 		levels := p.levels
 		for i := range targets {
 			if targets[i].piece == pi && targets[i].access == accessRead {
@@ -275,6 +276,7 @@ func (g *Gate) decide(st *state, a *policy.Action, tr *tracer) (Decision, *Halt)
 			for h := 0; h < nh; h++ {
 				if l == risk.Network && len(p.hosts) > 1 {
 					sub.Host = p.hosts[h]
+					sub.HostGroup = hostGroupOf(sub.Host)
 				}
 				matched := false
 				for i := range targets {
@@ -291,7 +293,7 @@ func (g *Gate) decide(st *state, a *policy.Action, tr *tracer) (Decision, *Halt)
 					acc.add(g.decidePart(st, &sub, p.shellIdx, tr))
 				}
 			}
-			sub.Host = p.host
+			sub.Host, sub.HostGroup = p.host, hostGroupOf(p.host)
 		}
 	}
 	if d.Verdict == policy.Allow && opaque {
@@ -374,6 +376,17 @@ func (g *Gate) analyze(st *state, line, workdir string) *shell.Analysis {
 	an, _ := shell.Analyze(line, &shell.Options{Dir: dir, Home: g.home, TempDir: g.tmp, Registries: st.registries})
 	st.shellCache.store(line, cachedAnalysis{dir: dir, an: an})
 	return an
+}
+
+// hostGroupOf names the host group a host reported by the shell analysis belongs to by what it
+// stands for rather than by its name: the symbolic host of a package manager talking to its
+// ecosystem's configured registry (shell.RegistryHost) is in the package-managers group, so
+// PROFILE-DEV's "@package-managers" rule covers "npm install" out of the box. "" otherwise.
+func hostGroupOf(host string) string {
+	if _, ok := shell.RegistryOf(host); ok {
+		return profile.GroupPackageManagers
+	}
+	return ""
 }
 
 func lowerHost(h string) string {

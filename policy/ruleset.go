@@ -25,6 +25,11 @@ type Subject struct {
 	Provider  string
 	Surface   string
 	Host      string // lower case; "" when the part reaches no host
+	// HostGroup names the host group the part reaches by what it is rather than by its host
+	// name: a package manager fetching from its ecosystem's configured registry reaches
+	// "package-managers". A hosts condition that references the group ("@package-managers")
+	// holds for it whatever Host is; any other hosts entry is matched against Host as usual.
+	HostGroup string
 
 	// Root and Target describe the part's path. For a target inside a workspace root, Root is
 	// that root (absolute, clean, symlinks resolved) and Target is the clean slash-separated
@@ -87,6 +92,7 @@ type crule struct {
 	commands []cmdEntry
 	tools    []*glob
 	hosts    []*glob
+	hostRefs []string // the "@name" lists the hosts condition references
 	provs    []*glob
 	surfs    []*glob
 }
@@ -254,6 +260,11 @@ func compileCondition(r Rule, env *Env, home string) (crule, []error) {
 	}
 	cr.tools = globList("tools", c.Tools, false)
 	cr.hosts = globList("hosts", c.Hosts, true)
+	for _, h := range c.Hosts {
+		if name, ok := strings.CutPrefix(h, "@"); ok {
+			cr.hostRefs = append(cr.hostRefs, name)
+		}
+	}
 	cr.provs = globList("providers", c.Providers, false)
 	cr.surfs = globList("surfaces", c.Surfaces, false)
 	return cr, errs
@@ -311,7 +322,7 @@ func (rs *RuleSet) buildIndex() {
 			}
 		case ix.byTool.canIndex(r.tools):
 			ix.byTool.add(r.tools, i)
-		case ix.byHost.canIndex(r.hosts):
+		case ix.byHost.canIndex(r.hosts) && len(r.hostRefs) == 0:
 			ix.byHost.add(r.hosts, i)
 		case len(r.ops) > 0:
 			if ix.byOp == nil {
@@ -670,7 +681,7 @@ func (r *crule) check(s *Subject, pc *pathCache) int {
 	if r.tools != nil && !matchAny(r.tools, s.Tool) {
 		return condTools
 	}
-	if r.hosts != nil && !matchAny(r.hosts, s.Host) {
+	if r.hosts != nil && !matchAny(r.hosts, s.Host) && (s.HostGroup == "" || !slices.Contains(r.hostRefs, s.HostGroup)) {
 		return condHosts
 	}
 	if r.provs != nil && !matchAny(r.provs, s.Provider) {

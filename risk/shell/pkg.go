@@ -16,47 +16,97 @@ func subcommand(c *call, shortVal string, longVal ...string) (string, bool, []ar
 	return a.val, a.lit, c.args[idx+1:]
 }
 
+// registrySuffix ends every symbolic registry host: ".invalid" never resolves (RFC 6761).
+const registrySuffix = ".registry.invalid"
+
+// RegistryHost returns the symbolic host the analysis reports for a package manager that talks
+// to its ecosystem's own configured registry ("npm", "pypi", "go", "cargo", "rubygems",
+// "composer") when Options.Registries names no host for the ecosystem: "npm.registry.invalid".
+// It is not a host name (".invalid" never resolves); the gate counts it in the package-managers
+// host group, so "npm install" reaches the group out of the box while explicit URLs and
+// --registry or --index-url overrides are still hosts to check.
+func RegistryHost(ecosystem string) string { return ecosystem + registrySuffix }
+
+// RegistryOf reports whether host is a symbolic registry host made by [RegistryHost], and for
+// which ecosystem.
+func RegistryOf(host string) (ecosystem string, ok bool) {
+	eco, ok := strings.CutSuffix(host, registrySuffix)
+	if !ok || eco == "" || strings.ContainsAny(eco, "./") {
+		return "", false
+	}
+	return eco, true
+}
+
+// fetch records that a package manager talks to its ecosystem's registry: the hosts
+// Options.Registries configures for it, else the ecosystem's symbolic registry host.
+func (c *call) fetch(ecosystem string) {
+	if hs := c.w.opts.Registries[ecosystem]; len(hs) > 0 {
+		c.net(hs...)
+		return
+	}
+	c.net(RegistryHost(ecosystem))
+}
+
 func install(c *call, ecosystem string) {
 	c.risk(risk.Network, risk.Exec, risk.Mutating)
-	c.registry(ecosystem)
+	c.fetch(ecosystem)
 	c.cwd(true)
 	c.note("installs packages: downloads and runs their install scripts")
 }
 
+// goTool classifies the go command by subcommand; the build flags are in goSpecs.
 func goTool(c *call) {
-	sub, lit, rest := subcommand(c, "C", "C")
-	if !lit {
+	if len(c.args) == 0 || !c.args[0].lit {
 		c.opaque("the go subcommand is not literal")
 		c.risk(risk.Exec)
 		return
 	}
-	o, _ := parseOpts(rest, "o", false, "o", "C", "tags", "ldflags", "gcflags", "run", "bench", "count", "timeout", "coverprofile", "exec", "toolexec", "mod", "modfile", "overlay", "pgo", "p")
-	for _, a := range rest {
-		// The go command's long flags take one dash.
-		name := strings.TrimLeft(a.val, "-")
-		name, _, _ = strings.Cut(name, "=")
-		if a.lit && strings.HasPrefix(a.val, "-") && (name == "exec" || name == "toolexec" || name == "vettool") {
-			c.opaque("go runs the program named by -" + name)
-			c.cmd.ExecutesCode = true
+	sub, rest := c.args[0].val, c.args[1:]
+	sp := goSpecs[sub]
+	switch {
+	case sub == "help":
+		c.risk(risk.ReadOnly)
+		return
+	case sp == nil:
+		c.risk(risk.Exec)
+		if sub != "tool" && sub != "bug" && sub != "telemetry" && sub != "fix" {
+			c.opaque("go " + sub + " is not a known subcommand")
+		}
+		return
+	}
+	o, _ := sp.parse(rest)
+	c.applyOpts(&o)
+	if d, ok := o.value("-C"); ok {
+		c.read(d)
+	}
+	for _, f := range o.values("-ldflags") {
+		if !f.lit || strings.Contains(f.val, "extld") || strings.Contains(f.val, "-r ") {
+			c.opaque("go -ldflags names an external linker")
+			c.risk(risk.Exec)
 		}
 	}
+	first := ""
+	if len(o.pos) > 0 && o.pos[0].lit {
+		first = o.pos[0].val
+	}
 	switch sub {
-	case "version", "env", "list", "doc", "help":
-		if sub == "env" && o.has("-w", "-u") {
+	case "version", "doc", "list":
+		c.risk(risk.ReadOnly)
+		if sub == "version" && o.has("-m") {
+			c.readAll(o.pos)
+		}
+		if sub == "list" && o.has("-u", "-versions", "-retracted") {
+			c.fetch("go")
+		}
+	case "env":
+		if o.has("-w", "-u") {
 			c.risk(risk.Mutating)
 			c.write(arg{val: c.w.opts.Home + "/.config/go/env", lit: c.w.opts.Home != ""})
 			return
 		}
 		c.risk(risk.ReadOnly)
-	case "build", "test", "vet", "run", "generate", "tool", "fix":
+	case "build", "test", "vet", "run", "generate":
 		c.risk(risk.Exec)
-		if out, ok := o.value("-o"); ok {
-			c.risk(risk.Mutating)
-			c.write(out)
-		}
-		if sub == "fix" {
-			c.risk(risk.Mutating)
-		}
 	case "fmt":
 		c.risk(risk.Mutating)
 		c.cwd(true)
@@ -66,62 +116,108 @@ func goTool(c *call) {
 			c.note("go install writes to GOBIN")
 		}
 	case "mod":
-		if len(rest) > 0 && rest[0].is("download", "tidy", "vendor", "graph", "why", "verify") {
-			if rest[0].is("graph", "why", "verify") {
+		switch first {
+		case "download", "tidy", "vendor":
+			install(c, "go")
+		case "graph", "why", "verify":
+			c.risk(risk.ReadOnly)
+			c.fetch("go") // they download what the module cache lacks
+		case "edit":
+			if o.has("-json", "-print") {
 				c.risk(risk.ReadOnly)
 				return
 			}
-			install(c, "go")
-			return
+			c.risk(risk.Mutating)
+			c.cwd(true)
+		case "init":
+			c.risk(risk.Mutating)
+			c.cwd(true)
+		default:
+			c.risk(risk.Exec)
+			c.opaque("go mod " + first + " is not a known subcommand")
 		}
-		c.risk(risk.Mutating)
-		c.cwd(true)
 	case "clean":
 		c.risk(risk.Destructive)
 		c.cwd(true)
 	case "work":
 		c.risk(risk.Mutating)
 		c.cwd(true)
-	default:
-		c.risk(risk.Exec)
 	}
 }
 
+// cargo classifies cargo by subcommand; its options are in cargoSpec.
 func cargo(c *call) {
-	sub, lit, _ := subcommand(c, "Z", "manifest-path", "config", "color")
-	switch {
-	case !lit:
+	o, _ := cargoSpec.parse(c.args)
+	c.applyOpts(&o)
+	if len(o.pos) == 0 {
+		c.risk(risk.ReadOnly) // --version, --list, --help
+		return
+	}
+	if !o.pos[0].lit {
 		c.opaque("the cargo subcommand is not literal")
 		c.risk(risk.Exec)
-	case sub == "version" || sub == "help" || sub == "tree" || sub == "metadata" || sub == "search":
+		return
+	}
+	for _, r := range o.values("--registry") {
+		c.opaque("cargo --registry " + r.val + " names a registry the analysis cannot resolve")
+		c.net()
+	}
+	switch sub := o.pos[0].val; sub {
+	case "version", "help", "tree", "metadata", "locate-project", "pkgid", "read-manifest", "verify-project":
 		c.risk(risk.ReadOnly)
-		if sub == "search" {
-			c.registry("cargo")
+	case "search", "info":
+		c.risk(risk.ReadOnly)
+		c.fetch("cargo")
+	case "fmt":
+		if o.has("--check") {
+			c.risk(risk.Exec)
+			return
 		}
-	case sub == "fmt" || sub == "fix":
 		c.risk(risk.Mutating, risk.Exec)
 		c.cwd(true)
-	case sub == "add" || sub == "install" || sub == "update" || sub == "fetch" || sub == "generate-lockfile":
+	case "fix":
+		c.risk(risk.Mutating, risk.Exec)
+		c.cwd(true)
+	case "add", "install", "update", "fetch", "generate-lockfile", "vendor", "remove", "rm":
 		install(c, "cargo")
-	case sub == "publish" || sub == "yank" || sub == "owner":
+	case "publish", "yank", "owner", "login", "logout":
 		c.risk(risk.Destructive)
-		c.registry("cargo")
-	case sub == "clean":
+		c.fetch("cargo")
+	case "clean", "uninstall":
 		c.risk(risk.Destructive)
 		c.cwd(true)
-	default: // build, check, test, run, bench, clippy, doc
+	case "new", "init", "package":
+		c.risk(risk.Mutating, risk.Exec)
+		c.cwd(true)
+	case "build", "b", "check", "c", "test", "t", "run", "r", "bench", "doc", "d", "clippy", "rustc", "rustdoc":
 		c.risk(risk.Exec)
+		if o.has("--fix") {
+			c.risk(risk.Mutating)
+			c.cwd(true)
+		}
+	default:
+		c.risk(risk.Exec)
+		c.note("cargo " + sub + " is an alias or an external cargo command")
 	}
 }
 
+// nodePM classifies npm, pnpm, yarn and bun by subcommand; their options are in npmSpec.
 func nodePM(c *call) {
-	sub, lit, rest := subcommand(c, "C", "prefix", "registry", "filter", "cwd")
-	o, _ := parseOpts(c.args, "C", false, "prefix", "registry", "filter", "cwd")
-	for _, r := range o.values("--registry") {
-		c.net(hostOf(r.val))
+	sp := npmSpec
+	if c.name == "pnpm" {
+		sp = pnpmSpec
 	}
-	if o.has("-g", "--global", "--location=global") {
-		c.opaque(c.name + " --global writes outside the workspace")
+	o, _ := sp.parse(c.args)
+	c.applyOpts(&o)
+	for _, l := range o.values("--location") {
+		if !l.is("project") {
+			c.opaque(c.name + " --location=" + l.val + " writes outside the workspace")
+		}
+	}
+	sub, lit := "", true
+	var rest []arg
+	if len(o.pos) > 0 {
+		sub, lit, rest = o.pos[0].val, o.pos[0].lit, o.pos[1:]
 	}
 	if !lit {
 		c.opaque("the " + c.name + " subcommand is not literal")
@@ -129,68 +225,176 @@ func nodePM(c *call) {
 		return
 	}
 	switch sub {
-	case "", "install", "i", "ci", "add", "update", "up", "upgrade", "remove", "rm", "uninstall", "un", "dedupe", "prune", "link", "rebuild":
-		if sub == "" && c.name != "yarn" && c.name != "bun" {
+	case "", "install", "i", "in", "ins", "inst", "insta", "instal", "isnt", "isnta", "isntal", "isntall", "ci",
+		"clean-install", "ic", "install-clean", "isntall-clean", "add", "update", "up", "upgrade", "udpate",
+		"remove", "rm", "r", "uninstall", "un", "unlink", "dedupe", "ddp", "prune", "link", "ln", "rebuild", "rb",
+		"install-test", "it", "install-ci-test", "cit":
+		if sub == "" && c.name != "yarn" && c.name != "bun" && c.name != "pnpm" {
 			c.risk(risk.ReadOnly)
 			return
 		}
 		install(c, "npm")
-	case "publish", "unpublish", "deprecate", "dist-tag":
+		for _, p := range rest {
+			npmSpecHost(c, p)
+		}
+	case "publish", "unpublish", "deprecate", "dist-tag", "owner", "access", "token", "team", "org", "hook",
+		"star", "unstar", "login", "logout", "adduser":
 		c.risk(risk.Destructive)
-		c.registry("npm")
-	case "audit", "outdated", "view", "info", "show", "search", "ping", "whoami":
+		c.fetch("npm")
+	case "audit", "outdated", "view", "info", "show", "v", "search", "s", "se", "find", "ping", "whoami", "doctor":
 		c.risk(risk.ReadOnly)
-		c.registry("npm")
-	case "ls", "list", "why", "explain", "config", "get", "root", "bin", "prefix", "help", "version", "--version", "-v", "pack":
+		c.fetch("npm")
+		if sub == "audit" && len(rest) > 0 && rest[0].is("fix") {
+			install(c, "npm")
+		}
+	case "ls", "list", "ll", "la", "why", "explain", "root", "bin", "prefix", "help", "fund", "query", "sbom", "get":
 		c.risk(risk.ReadOnly)
-	case "init", "create":
+	case "config", "c", "pkg":
+		if len(rest) > 0 && rest[0].is("get", "list", "ls") {
+			c.risk(risk.ReadOnly)
+			return
+		}
 		c.risk(risk.Mutating, risk.Exec)
-		c.registry("npm")
+		c.opaque(c.name + " " + sub + " changes configuration that can run programs")
+	case "version":
+		if len(rest) == 0 {
+			c.risk(risk.ReadOnly)
+			return
+		}
+		c.risk(risk.Mutating, risk.Exec)
+		c.cwd(true)
+	case "cache":
+		switch {
+		case len(rest) > 0 && rest[0].is("clean", "clear", "rm"):
+			c.risk(risk.Destructive)
+		case len(rest) > 0 && rest[0].is("add"):
+			c.risk(risk.Mutating)
+			c.fetch("npm")
+		default:
+			c.risk(risk.ReadOnly)
+		}
+	case "init", "create", "innit":
+		c.risk(risk.Mutating, risk.Exec)
+		c.fetch("npm")
 		c.cwd(true)
 	case "dlx", "exec", "x":
 		c.risk(risk.Exec)
-		c.registry("npm")
-	default: // run, test, start, build, and yarn/bun scripts
+		c.fetch("npm")
+	case "pack":
+		c.risk(risk.Mutating, risk.Exec)
+		c.cwd(true)
+	case "docs", "home", "repo", "bugs", "edit", "explore", "shell":
+		c.risk(risk.Exec)
+		c.opaque(c.name + " " + sub + " opens a browser, an editor or a shell")
+	default: // run, test, start, build, and yarn/pnpm/bun scripts
 		c.risk(risk.Exec)
 		if c.name == "bun" && len(rest) == 0 && sub != "run" && sub != "test" {
-			c.read(c.args[len(c.args)-1])
+			c.read(o.pos[0])
 		}
 	}
 }
 
+// npmSpecHost records the host of a package given as a URL or a git reference.
+func npmSpecHost(c *call, p arg) {
+	if !p.lit {
+		return
+	}
+	v := p.val
+	if at := strings.LastIndexByte(v, '@'); at > 0 && !strings.Contains(v, "://") && !strings.HasPrefix(v, "git") {
+		v = v[at+1:]
+	}
+	switch {
+	case strings.Contains(v, "://"):
+		c.net(hostOf(strings.TrimPrefix(strings.TrimPrefix(v, "git+"), "git+")))
+	case strings.HasPrefix(v, "github:") || strings.HasPrefix(v, "gitlab:") || strings.HasPrefix(v, "bitbucket:") || strings.HasPrefix(v, "gist:"):
+		c.net()
+	case strings.HasPrefix(v, "git@"):
+		c.net(gitHost(v))
+	case strings.HasPrefix(v, "file:") || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../") || strings.HasPrefix(v, "/"):
+		c.read(arg{val: strings.TrimPrefix(v, "file:"), lit: true})
+	}
+}
+
+// pip classifies pip (and pip3, pipx, uv pip) by subcommand; its options are in pipSpec.
 func pip(c *call) {
-	sub, lit, rest := subcommand(c, "", "python", "log", "cache-dir")
-	if !lit {
+	o, _ := pipSpec.parse(c.args)
+	c.applyOpts(&o)
+	if len(o.pos) == 0 {
+		c.risk(risk.ReadOnly)
+		return
+	}
+	if !o.pos[0].lit {
 		c.opaque("the pip subcommand is not literal")
 		c.risk(risk.Exec)
 		return
 	}
-	o, _ := parseOpts(rest, "ricte", false, "requirement", "index-url", "extra-index-url", "constraint", "target", "editable", "find-links", "trusted-host")
-	c.readAll(o.values("-r", "--requirement", "-c", "--constraint"))
-	for _, u := range o.values("-i", "--index-url", "--extra-index-url", "--find-links") {
-		c.net(hostOf(u.val))
+	sub, rest := o.pos[0].val, o.pos[1:]
+	for _, e := range o.values("-e", "-f") {
+		pipTarget(c, e)
 	}
 	switch sub {
 	case "install", "download", "wheel", "uninstall", "inject", "run", "upgrade":
 		if c.name == "pipx" && sub == "run" {
 			c.risk(risk.Exec)
-			c.registry("pypi")
+			c.fetch("pypi")
 			return
 		}
 		install(c, "pypi")
-		if o.has("--user") || c.name == "pipx" {
+		if c.name == "pipx" {
 			c.opaque(c.name + " writes outside the workspace")
 		}
 		if sub == "uninstall" {
 			c.risk(risk.Destructive)
+			return
 		}
-	case "list", "show", "freeze", "check", "help", "--version", "config", "debug", "inspect", "hash":
+		for _, p := range rest {
+			pipTarget(c, p)
+		}
+	case "list", "show", "freeze", "check", "help", "config", "debug", "inspect", "hash", "cache":
 		c.risk(risk.ReadOnly)
+		if sub == "list" && o.has("-o", "-u") {
+			c.fetch("pypi")
+		}
+		if sub == "config" && len(rest) > 0 && !rest[0].is("list", "get", "debug") {
+			c.risk(risk.Mutating, risk.Exec)
+			c.opaque("pip config changes configuration")
+		}
+		if sub == "cache" && len(rest) > 0 && rest[0].is("purge", "remove") {
+			c.risk(risk.Destructive)
+		}
 	case "search", "index":
 		c.risk(risk.ReadOnly)
-		c.registry("pypi")
+		c.fetch("pypi")
 	default:
 		c.risk(risk.Exec)
+		c.opaque("pip " + sub + " is not a known subcommand")
+	}
+}
+
+// pipTarget records what a requirement operand reaches: a URL's host, a local path.
+func pipTarget(c *call, p arg) {
+	if !p.lit {
+		c.opaque("a requirement is not literal")
+		return
+	}
+	v := p.val
+	if _, u, ok := strings.Cut(v, " @ "); ok {
+		v = strings.TrimSpace(u)
+	}
+	switch {
+	case strings.Contains(v, "://"):
+		v = strings.TrimPrefix(v, "git+")
+		if strings.HasPrefix(v, "file://") {
+			c.read(arg{val: strings.TrimPrefix(v, "file://"), lit: true})
+			return
+		}
+		c.net(hostOf(v))
+	case strings.HasPrefix(v, "git@"):
+		c.net(gitHost(v))
+	case v == "." || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../") || strings.HasPrefix(v, "/") ||
+		strings.HasSuffix(v, ".whl") || strings.HasSuffix(v, ".tar.gz") || strings.HasSuffix(v, ".zip"):
+		c.read(arg{val: v, lit: true, glob: p.glob})
+		c.note("builds and installs a local project, running its build scripts")
 	}
 }
 
@@ -216,7 +420,7 @@ func pyPM(c *call) {
 	case "run", "exec", "shell":
 		c.risk(risk.Exec)
 		if c.name == "uv" || c.name == "pipenv" {
-			c.registry("pypi") // uv run and pipenv run may sync first
+			c.fetch("pypi") // uv run and pipenv run may sync first
 		}
 	case "list", "show", "info", "search", "--version", "version", "help", "tree", "check":
 		c.risk(risk.ReadOnly)
@@ -268,7 +472,7 @@ func systemPM(c *call) {
 		c.risk(risk.Exec)
 	case strings.HasPrefix(sub, "-S") || sub == "install" || sub == "add" || sub == "upgrade" || sub == "update" || sub == "reinstall" || sub == "dist-upgrade" || sub == "full-upgrade" || sub == "build-dep" || sub == "tap" || sub == "refresh" || sub == "sync" || sub == "-i":
 		c.risk(risk.Network, risk.Exec, risk.Mutating)
-		c.registry(eco)
+		c.net(c.w.opts.Registries[eco]...)
 		c.write(system)
 	case strings.HasPrefix(sub, "-R") || sub == "remove" || sub == "purge" || sub == "uninstall" || sub == "del" || sub == "autoremove" || sub == "erase" || sub == "-e":
 		c.risk(risk.Destructive, risk.Exec)

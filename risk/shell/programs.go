@@ -330,12 +330,12 @@ func init() {
 	register(nodePM, "npm", "pnpm", "yarn", "bun", "cnpm")
 	register(func(c *call) {
 		c.risk(risk.Exec)
-		c.registry("npm")
+		c.fetch("npm")
 		c.note(c.name + " downloads and runs a package")
 	}, "npx", "pnpx", "bunx")
 	register(pip, "pip", "pip3", "pip2", "pipx")
 	register(pyPM, "uv", "poetry", "pipenv", "pdm", "conda", "mamba", "micromamba", "hatch", "rye")
-	programs["uvx"] = func(c *call) { c.risk(risk.Exec); c.registry("pypi") }
+	programs["uvx"] = func(c *call) { c.risk(risk.Exec); c.fetch("pypi") }
 	register(rubyPM, "gem", "bundle", "bundler")
 	programs["composer"] = func(c *call) {
 		simplePM(c, "composer", []string{"install", "require", "update", "upgrade", "create-project"}, []string{"remove"})
@@ -524,8 +524,12 @@ func init() {
 	}
 	register(gitCmd, "git")
 	registerNetwork()
+	for name := range versionFlags {
+		if h, ok := programs[name]; ok {
+			programs[name] = withVersion(name, h)
+		}
+	}
 }
-
 // copier is cp, mv and install: sources are read (mv removes them: a write), the destination is
 // written (the last positional, or -t DIR).
 func copier(move bool) handler {

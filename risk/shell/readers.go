@@ -407,3 +407,33 @@ func top(c *call) {
 func extraSpecs() map[string]*spec {
 	return map[string]*spec{}
 }
+
+// versionFlags are the spellings, besides "--version", with which a program given nothing else
+// prints its version and exits.
+var versionFlags = map[string][]string{
+	"python": {"-V", "-VV"}, "python3": {"-V", "-VV"}, "python2": {"-V"}, "pypy": {"-V"}, "pypy3": {"-V"},
+	"node": {"-v"}, "nodejs": {"-v"}, "deno": {"-V"}, "bun": {"-v"}, "perl": {"-v"}, "ruby": {"-v"}, "php": {"-v"},
+	"java": {"-version"}, "javac": {"-version"}, "go": {"version"}, "cargo": {"-V", "version"}, "rustc": {"-V"},
+	"npm": {"-v"}, "pnpm": {"-v"}, "yarn": {"-v"}, "npx": {"-v"}, "make": {"-v"}, "pip": {"-V"}, "pip3": {"-V"},
+	"uv": {"-V", "version"}, "gem": {"-v"}, "bundle": {"-v", "version"}, "composer": {"-V"}, "lua": {"-v"},
+	"git": {"version"}, "docker": {"-v"}, "kubectl": {"version"}, "helm": {"version"}, "terraform": {"version", "-v"},
+	"gh": {"version"}, "tsc": {"-v"}, "dotnet": {"--info"}, "swift": {}, "zig": {"version"}, "gcc": {}, "g++": {},
+	"clang": {}, "clang++": {}, "cc": {}, "cmake": {}, "ninja": {}, "bazel": {"version"}, "mvn": {"-v"},
+	"gradle": {"-v"}, "ruff": {"-V"}, "mypy": {"-V"}, "pytest": {"-V"}, "eslint": {"-v"}, "prettier": {"-v"},
+	"jest": {"-v"}, "vite": {"-v"}, "black": {}, "flake8": {}, "pylint": {}, "golangci-lint": {"version"},
+	"rustup": {"-V"}, "nvm": {}, "poetry": {"-V"}, "pipenv": {}, "conda": {"-V"}, "elixir": {"-v"}, "mix": {"-v"},
+	"ghc": {"-V"}, "kotlin": {"-version"}, "scala": {"-version"}, "dart": {}, "flutter": {},
+}
+
+// withVersion makes "prog --version" (and the program's own version spelling) read-only before
+// the program's handler runs.
+func withVersion(name string, h handler) handler {
+	flags := append([]string{"--version"}, versionFlags[name]...)
+	return func(c *call) {
+		if len(c.args) == 1 && c.args[0].is(flags...) {
+			c.risk(risk.ReadOnly)
+			return
+		}
+		h(c)
+	}
+}
