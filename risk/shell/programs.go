@@ -530,6 +530,7 @@ func init() {
 		}
 	}
 }
+
 // copier is cp, mv and install: sources are read (mv removes them: a write), the destination is
 // written (the last positional, or -t DIR).
 func copier(move bool) handler {
