@@ -48,8 +48,10 @@ type Checkpoint struct {
 	// empty workspace for the oldest). [Checkpointer.List] fills it in;
 	// elsewhere it is -1.
 	FilesChanged int
-	// Skipped lists files left out under [OversizeSkip] (only in the value
-	// returned by Create and in its event; not stored).
+	// Skipped lists files left out under [OversizeSkip], special files, and
+	// (for a path-scoped checkpoint) read-protected paths it was asked to
+	// cover (only in the value returned by Create and in its event; not
+	// stored).
 	Skipped []string
 	// Commit is the git commit holding the snapshot; Tree its root tree.
 	Commit, Tree string

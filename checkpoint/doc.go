@@ -65,23 +65,45 @@
 //     Executable bits and symbolic links (including dangling ones) are
 //     recorded, and content is stored byte for byte: no line-ending, filter
 //     or encoding conversion applies, whatever .gitattributes says.
+//   - Read-protected files (secrets: .env, .env.local, .env.*, .ssh,
+//     id_rsa, id_ed25519 and the other names of [Options.Secrets], matched
+//     on any path component, ignoring case) are never stored in a
+//     checkpoint object, whether ignored or not: not by Create, not by the
+//     checkpoint a restore takes first, not by a path-scoped snapshot that
+//     names them (they are reported in [Checkpoint.Skipped]). A restore
+//     never deletes or overwrites them.
+//   - Each checkpoint records what it did not cover: the ignored files and
+//     wholly ignored directories, nested repositories, read-protected,
+//     oversized and special files that existed when it was taken. A
+//     restore never deletes a path its target did not cover, whatever
+//     changed since: .gitignore edited or deleted, a nested repository's
+//     .git removed. It never overwrites a path the current state does not
+//     cover either (it fails with a [*ConflictError] instead).
 //   - After a restore, every covered file is exactly as snapshotted: the
 //     restore writes only the files that differ, removes only the files
-//     created since, and removes the directories that this leaves empty.
-//     Ignored files, oversized files that were skipped, and nested
-//     repositories are not touched.
+//     created since that the target covered, and removes the directories
+//     that this leaves empty.
+//   - A restore follows no symbolic link: a directory replaced by a link
+//     (to inside or outside the workspace) is restored by removing the
+//     link and recreating the directory; every directory above a path it
+//     touches is checked to be a real directory, and all writes go through
+//     an [os.Root] confined to the workspace.
 //   - A restore first checkpoints the state it replaces
 //     ([ReasonBeforeRestore]), so every rewind can itself be rewound.
 //   - The user's HEAD, branches, index, stash and working tree (outside
 //     what a restore writes) never change: no command the package runs
 //     writes them. The user's index is only read, to find files the
 //     repository tracks although they are ignored.
-//   - Fail closed: a restore checks before changing anything that nothing
-//     the snapshots do not cover is in the way, and that every object it
-//     needs exists; otherwise it returns [ErrConflict] (or the git error)
-//     and changes nothing. A file above the size cap fails the snapshot by
-//     default ([OversizeFail]). A batch whose checkpoint cannot be taken
-//     does not run.
+//   - Fail closed, never half-way: a restore plans everything and checks,
+//     before changing anything, that every path is safe, that nothing the
+//     snapshots do not cover is in the way, and that every object it needs
+//     exists; otherwise it returns a [*RestoreError] (matching
+//     [ErrRestoreFailed], with the [RestoreFailure] and the cause, for
+//     example a [*ConflictError]) and changes nothing. If writing fails
+//     midway, the workspace is returned to the checkpoint the restore took
+//     first, and the error says so ([RestoreError.RolledBack]). A file
+//     above the size cap fails the snapshot by default ([OversizeFail]). A
+//     batch whose checkpoint cannot be taken does not run.
 //
 // Path-scoped snapshots ([CreateOptions.Paths]) cover just the listed
 // files, for hosts that know what a tool will touch (a file-edit tool).
@@ -119,18 +141,25 @@
 // that can write to the workspace's .git directory (or the shadow
 // repository) can delete or forge checkpoints. A restore refuses paths
 // with "..", a .git component or outside the workspace, and writes through
-// an [os.Root] confined to the work tree, so a forged checkpoint cannot
-// write outside it or into .git.
+// an [os.Root] confined to the workspace, so a forged checkpoint cannot
+// write outside it or into .git. The secret names are matched on paths; a
+// hard link to a secret under an innocent name is stored like any file.
 //
 // What a snapshot does not protect:
-//   - Ignored files (by default), files above the size cap under
-//     [OversizeSkip], FIFOs, sockets and devices: they are neither recorded
-//     nor restored, and a restore that would overwrite one fails.
+//   - Ignored files (by default), read-protected files, files above the
+//     size cap under [OversizeSkip], FIFOs, sockets and devices: they are
+//     neither recorded nor restored, and a restore that would overwrite one
+//     fails. A file that did not exist when a checkpoint was taken and is
+//     covered now (created later, not ignored) is removed by a restore to
+//     it; its content is in the checkpoint the restore takes first.
+//     Checkpoints written before the record of uncovered paths existed
+//     (metadata version 1) are restored with today's ignore rules only.
 //   - Empty directories: git records files, not directories. A restore
 //     does not recreate an empty directory that was removed, and it
 //     removes directories that its own deletions leave empty.
 //   - Nested repositories and submodules: their content is not recorded
-//     and a restore leaves them alone.
+//     (also when files of the directory were recorded before it became a
+//     repository) and a restore leaves them alone.
 //   - Permission bits other than the executable bit, ownership, timestamps,
 //     extended attributes and ACLs. A file that exists as a regular file
 //     is rewritten in place and keeps its other bits; a file the restore

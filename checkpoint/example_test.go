@@ -185,3 +185,49 @@ func ExampleCheckpointer_List() {
 	// event: CheckpointRestored create
 	// a.txt: (absent)
 }
+
+// A secret is never stored, and a rollback never deletes it, even after
+// the agent un-ignored it; a restore that cannot be carried out says why
+// and changes nothing.
+func ExampleRestoreError() {
+	dir, shadow, cleanup := exampleWorkspace()
+	defer cleanup()
+	ctx := context.Background()
+	_ = os.WriteFile(filepath.Join(dir, ".gitignore"), []byte(".env\n"), 0o644)
+	_ = os.WriteFile(filepath.Join(dir, ".env"), []byte("TOKEN=s3cret\n"), 0o600)
+
+	c, err := checkpoint.New(ctx, dir, &checkpoint.Options{ShadowRoot: shadow})
+	if err != nil {
+		fmt.Println("error:", err)
+		return
+	}
+	_, err = c.Batch(ctx, "agent step", func(context.Context) error {
+		_ = os.Remove(filepath.Join(dir, ".gitignore")) // .env is no longer ignored
+		return errors.New("step failed")
+	})
+	fmt.Println("batch:", err != nil)
+	fmt.Print(".env: ", read(dir, ".env"))
+	fmt.Print(".gitignore: ", read(dir, ".gitignore"))
+
+	// "out" is a file in the checkpoint; now a directory holding a secret
+	// is where it must go.
+	_ = os.WriteFile(filepath.Join(dir, "out"), []byte("a file\n"), 0o644)
+	cp, _ := c.Create(ctx, "with out")
+	_ = os.Remove(filepath.Join(dir, "out"))
+	_ = os.MkdirAll(filepath.Join(dir, "out"), 0o755)
+	_ = os.WriteFile(filepath.Join(dir, "out", ".env.local"), []byte("KEY=1\n"), 0o600)
+	_, err = c.Rewind(ctx, cp.ID)
+	var re *checkpoint.RestoreError
+	if errors.As(err, &re) {
+		fmt.Println("restore:", re.Failure, "at", re.Path)
+		fmt.Println("is ErrConflict:", errors.Is(err, checkpoint.ErrConflict))
+	}
+	fmt.Print("out/.env.local: ", read(dir, "out/.env.local"))
+	// Output:
+	// batch: true
+	// .env: TOKEN=s3cret
+	// .gitignore: .env
+	// restore: something the snapshots do not cover is in the way at out
+	// is ErrConflict: true
+	// out/.env.local: KEY=1
+}

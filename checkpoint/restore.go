@@ -70,10 +70,15 @@ func (c *Checkpointer) Restore(ctx context.Context, id string) error {
 // Rewind restores the checkpoint with this id. It first checkpoints the
 // current state (same scope as the target, [ReasonBeforeRestore]) so the
 // rewind can itself be rewound, then writes only the files that differ
-// and removes only the files created since; ignored files, files above
-// the size cap, nested repositories, HEAD, branches and the user's index
-// are left alone. If something the snapshot does not cover is in the way,
-// it fails with a [*ConflictError] before changing anything.
+// and removes only the files created since that the target covered;
+// what the target did not cover (ignored, read-protected, skipped or in a
+// nested repository when it was taken, see the package documentation),
+// HEAD, branches and the user's index are left alone, and no symbolic
+// link is followed. A restore that cannot be carried out returns a
+// [*RestoreError] saying why: before changing anything when the plan
+// fails (something the snapshots do not cover is in the way: a
+// [*ConflictError]), or after returning the workspace to the checkpoint
+// it took first when writing fails midway.
 func (c *Checkpointer) Rewind(ctx context.Context, id string) (RewindResult, error) {
 	if err := checkID(id); err != nil {
 		return RewindResult{}, err
