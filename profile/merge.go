@@ -708,6 +708,9 @@ func profileLoosens(from, to Profile) string {
 	if x := notIn(from.ProtectedPaths, to.ProtectedPaths, true); x != "" {
 		return "no longer protects " + x
 	}
+	if x := notIn(from.WriteProtectedPaths, to.WriteProtectedPaths, true); x != "" {
+		return "no longer write-protects " + x
+	}
 	if x := notIn(from.ShellBlocklist, to.ShellBlocklist, false); x != "" {
 		return "no longer blocks " + x
 	}

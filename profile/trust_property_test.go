@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -50,8 +51,9 @@ func decideModel(c *profile.Compiled, a policy.Action) outcome {
 	if levels.Empty() {
 		levels = risk.Of(risk.Destructive)
 	}
+	writes := levels.Has(risk.Mutating) || levels.Has(risk.Destructive)
 	for _, t := range a.Targets {
-		if !strings.HasPrefix(t, "/") && protectedModel(c.ProtectedPaths(), t) {
+		if !strings.HasPrefix(t, "/") && (protectedModel(c.ProtectedPaths(), t) || writes && protectedModel(c.WriteProtectedPaths(), t)) {
 			return deny
 		}
 	}
@@ -144,7 +146,7 @@ func corpus() []policy.Action {
 		out = append(out, policy.Action{Tool: "bash", Operation: policy.OpShell, Command: cmd})
 		out = append(out, policy.Action{Tool: "bash", Operation: policy.OpShell, Command: cmd, Risk: risk.Of(risk.Exec), Severity: risk.Low})
 	}
-	for _, t := range []string{"src/main.go", "docs/a.md", "deploy/prod/x", "db/migrations/1.sql", "/outside/x", "vendor/v.go"} {
+	for _, t := range []string{"src/main.go", "docs/a.md", "deploy/prod/x", "db/migrations/1.sql", "/outside/x", "vendor/v.go", ".git/config", ".env", ".vscode/settings.json"} {
 		out = append(out,
 			policy.Action{Tool: "write_file", Operation: policy.OpWrite, Targets: []string{t}},
 			policy.Action{Tool: "read_file", Operation: policy.OpRead, Targets: []string{t}},
@@ -225,9 +227,8 @@ func (g *projectGen) condition(base *policy.Rule) map[string]any {
 		case 0: // the same
 			return c
 		case 1: // drop a field: broader
-			for k := range c {
-				delete(c, k)
-				break
+			if keys := slices.Sorted(maps.Keys(c)); len(keys) > 0 {
+				delete(c, keys[g.rng.IntN(len(keys))])
 			}
 			return c
 		}
@@ -275,10 +276,12 @@ func (g *projectGen) file() map[string]any {
 		"allowed_tools":         {"bash", "write_file", "*"},
 		"auto_approve_patterns": {"rm -rf", "make"},
 		"denied_paths":          {"docs", "src/main.go", "deploy"},
+		"write_protected_paths": {"docs", "vendor"},
+		"unprotected_paths":     {".env", ".git", ".reins", "vendor", "docs"},
 	}
-	for k, pool := range lists {
+	for _, k := range slices.Sorted(maps.Keys(lists)) {
 		if g.rng.IntN(6) == 0 {
-			f[k] = g.some(2, pool...)
+			f[k] = g.some(2, lists[k]...)
 		}
 	}
 	if g.rng.IntN(6) == 0 {
@@ -326,51 +329,73 @@ func (g *projectGen) file() map[string]any {
 // a more permissive verdict, and not fewer obligations (unless it is now denied).
 func TestUntrustedProjectNeverLoosens(t *testing.T) {
 	t.Parallel()
-	rng := rand.New(rand.NewPCG(12, 6))
-	g := &projectGen{rng: rng, ids: ruleIDs()}
+	g := &projectGen{rng: rand.New(rand.NewPCG(12, 6)), ids: ruleIDs()}
 	actions := corpus()
-	files := 300
+	files := 200
 	if testing.Short() {
-		files = 60
+		files = 40
 	}
 	loaded, applied := 0, 0
 	for i := range files {
-		user := userFiles[i%len(userFiles)]
-		root := t.TempDir()
-		opts := &profile.LoadOptions{UserDir: filepath.Join(root, "config"), ProjectDir: filepath.Join(root, "repo"), Default: profile.ProfileDev}
-		require.NoError(t, os.MkdirAll(filepath.Join(root, "repo", ".reins"), 0o755))
-		require.NoError(t, os.MkdirAll(opts.UserDir, 0o755))
-		if user != "" {
-			require.NoError(t, os.WriteFile(filepath.Join(opts.UserDir, "profile.json"), []byte(user), 0o644))
+		l, a := checkRandomProject(t, g, userFiles[i%len(userFiles)], actions)
+		if l {
+			loaded++
 		}
-		without, err := profile.Load(context.Background(), opts)
-		require.NoError(t, err)
-		before := without.Profile.MustCompile()
-
-		proj, err := json.MarshalIndent(g.file(), "", " ")
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(filepath.Join(root, "repo", ".reins", "project-profile.json"), proj, 0o644))
-		with, err := profile.Load(context.Background(), opts)
-		if err != nil {
-			continue // an invalid combination (a band that contradicts the mode, an unknown list)
-		}
-		loaded++
-		require.Equal(t, profile.Untrusted, with.Trust)
-		if with.Profile.Hash() != without.Profile.Hash() {
+		if a {
 			applied++
-		}
-		after := with.Profile.MustCompile()
-		for _, a := range actions {
-			d0, d1 := decideModel(before, a), decideModel(after, a)
-			if !atLeastAsStrict(d1, d0) {
-				t.Fatalf("user file %s\nproject file %s\nskipped %v\naction %+v: %s without the project file, %s with it",
-					user, proj, with.Skipped, a, d0, d1)
-			}
 		}
 	}
 	t.Logf("%d of %d random project files loaded, %d changed the profile", loaded, files, applied)
 	assert.Greater(t, loaded, files/2, "most random files are valid")
 	assert.Greater(t, applied, files/4, "many change the profile without trust")
+}
+
+// FuzzUntrustedProject is the trust property with the fuzzer choosing the random project file
+// (through the generator's seed) and the user file.
+func FuzzUntrustedProject(f *testing.F) {
+	for i := range 8 {
+		f.Add(uint64(i), uint64(i*7+1), uint8(i))
+	}
+	ids, actions := ruleIDs(), corpus()
+	f.Fuzz(func(t *testing.T, s1, s2 uint64, user uint8) {
+		g := &projectGen{rng: rand.New(rand.NewPCG(s1, s2)), ids: ids}
+		checkRandomProject(t, g, userFiles[int(user)%len(userFiles)], actions)
+	})
+}
+
+// checkRandomProject loads a random project file under the user file (untrusted) and fails t if
+// some action of the corpus is decided less strictly than without the project file. It reports
+// whether the file loaded and whether it changed the profile.
+func checkRandomProject(t *testing.T, g *projectGen, user string, actions []policy.Action) (loaded, applied bool) {
+	t.Helper()
+	root := t.TempDir()
+	opts := &profile.LoadOptions{UserDir: filepath.Join(root, "config"), ProjectDir: filepath.Join(root, "repo"), Default: profile.ProfileDev}
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "repo", ".reins"), 0o755))
+	require.NoError(t, os.MkdirAll(opts.UserDir, 0o755))
+	if user != "" {
+		require.NoError(t, os.WriteFile(filepath.Join(opts.UserDir, "profile.json"), []byte(user), 0o644))
+	}
+	without, err := profile.Load(context.Background(), opts)
+	require.NoError(t, err)
+	before := without.Profile.MustCompile()
+
+	proj, err := json.MarshalIndent(g.file(), "", " ")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(root, "repo", ".reins", "project-profile.json"), proj, 0o644))
+	with, err := profile.Load(context.Background(), opts)
+	if err != nil {
+		return false, false // an invalid combination (a band that contradicts the mode, an unknown list)
+	}
+	require.Equal(t, profile.Untrusted, with.Trust)
+	after := with.Profile.MustCompile()
+	for _, a := range actions {
+		d0, d1 := decideModel(before, a), decideModel(after, a)
+		if !atLeastAsStrict(d1, d0) {
+			t.Fatalf("user file %s\nproject file %s\nskipped %v\naction %+v: %s without the project file, %s with it",
+				user, proj, with.Skipped, a, d0, d1)
+		}
+	}
+	return true, with.Profile.Hash() != without.Profile.Hash()
 }
 
 // TestProjectCannotStripSelfUpgradeObligations is issue 12's example: under PROFILE-FULL-AUTO,
