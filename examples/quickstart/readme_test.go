@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,4 +52,25 @@ func readmeCommands(t *testing.T) []string {
 // the test suite, so that the README, this package and CI cannot drift apart.
 func TestReadmeCommands(t *testing.T) {
 	assert.Equal(t, []string{"go run ./examples/quickstart", "go test ./..."}, readmeCommands(t))
+}
+
+// TestReadmeShowsTheOutput: the README shows the quickstart's real output, verbatim.
+func TestReadmeShowsTheOutput(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the whole quickstart (-short)")
+	}
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	require.NoError(t, err)
+	readme := string(b)
+	start := strings.Index(readme, "## What the quickstart shows")
+	require.GreaterOrEqual(t, start, 0, "README.md has no quickstart output section")
+	open := strings.Index(readme[start:], "```text\n")
+	require.GreaterOrEqual(t, open, 0)
+	body := readme[start+open+len("```text\n"):]
+	end := strings.Index(body, "```")
+	require.GreaterOrEqual(t, end, 0)
+
+	var out strings.Builder
+	require.NoError(t, run(context.Background(), &out))
+	assert.Equal(t, body[:end], out.String(), "update README.md with the output of go run ./examples/quickstart")
 }
