@@ -13,6 +13,7 @@ const maxCachedAnalyses = 512
 type cachedAnalysis struct {
 	dir string
 	an  *shell.Analysis
+	err error // the line does not parse (or is too long to analyse)
 }
 
 // analysisCache maps a command line to its analysis. Reads are a lock-free lookup in an immutable

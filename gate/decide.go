@@ -125,8 +125,17 @@ func (g *Gate) decide(st *state, a *policy.Action, tr *tracer) (Decision, *Halt)
 	pieces, targets := pfix[:0], tfix[:0]
 	var an *shell.Analysis
 	if a.Command != "" {
-		an = g.analyze(st, a.Command, a.WorkDir)
+		var aerr error
+		an, aerr = g.analyze(st, a.Command, a.WorkDir)
 		tr.analysis(an)
+		// A line that does not parse cannot run as written (a line too long to analyse is only
+		// opaque: it may be valid).
+		if aerr != nil && aerr != shell.ErrTooLong {
+			d.Layer, d.RuleID = LayerInput, "unparsable-command"
+			d.Reason = "the command line does not parse, so it cannot run as written: " + aerr.Error()
+			tr.decided(LayerInput, d.Reason)
+			return d, nil
+		}
 	}
 	own := piece{levels: a.Risk, declared: a.Risk, sev: a.Severity, host: lowerHost(a.Host), shellIdx: -1}
 	if an == nil || op != policy.OpShell {
@@ -158,6 +167,12 @@ func (g *Gate) decide(st *state, a *policy.Action, tr *tracer) (Decision, *Halt)
 			}
 			if len(c.Hosts) > 0 {
 				p.host = c.Hosts[0]
+			}
+			// Repository trust (repotrust.go): git in a repository whose configuration runs
+			// programs is exec, and opaque: what it runs is not on the line.
+			if lv, why := g.gitLevels(c, p.levels); why != "" {
+				p.levels, p.opaque = lv, true
+				tr.passed(LayerInput, why)
 			}
 			pieces = append(pieces, p)
 			for _, r := range c.Reads {
@@ -359,7 +374,7 @@ func (g *Gate) decidePart(st *state, sub *policy.Subject, cmd int, tr *tracer) p
 // analyze returns the shell analysis of a command line, from the profile's cache when it was
 // seen before in the same working directory. The analysis reads no files, so it only depends on
 // the line, the directory and the profile.
-func (g *Gate) analyze(st *state, line, workdir string) *shell.Analysis {
+func (g *Gate) analyze(st *state, line, workdir string) (*shell.Analysis, error) {
 	// The working directory is joined, not cleaned: a ".." in it must be applied after symbolic
 	// links, which resolution does for every path the analysis reports below it.
 	dir := st.ws.primary
@@ -371,11 +386,11 @@ func (g *Gate) analyze(st *state, line, workdir string) *shell.Analysis {
 		}
 	}
 	if v, ok := st.shellCache.load(line); ok && v.dir == dir {
-		return v.an
+		return v.an, v.err
 	}
-	an, _ := shell.Analyze(line, &shell.Options{Dir: dir, Home: g.home, TempDir: g.tmp, Registries: st.registries})
-	st.shellCache.store(line, cachedAnalysis{dir: dir, an: an})
-	return an
+	an, err := shell.Analyze(line, &shell.Options{Dir: dir, Home: g.home, TempDir: g.tmp, Registries: st.registries})
+	st.shellCache.store(line, cachedAnalysis{dir: dir, an: an, err: err})
+	return an, err
 }
 
 // hostGroupOf names the host group a host reported by the shell analysis belongs to by what it

@@ -74,6 +74,7 @@ type Gate struct {
 	spent    atomic.Uint64 // float64 bits
 	failMu   sync.Mutex
 	failures map[string]int
+	repos    repoTrust                 // per-directory answers of repository trust for git (repotrust.go)
 	grants   atomic.Pointer[grantHook] // standing grants consulted at the rule layer (grants.go)
 	alts     sync.Map                  // profile name -> *state, for Alternatives
 
