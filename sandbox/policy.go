@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
+
+	"github.com/reins-go/reins/internal/fspath"
 )
 
 // FsNetPolicy is the file-system, network and environment policy of a
@@ -36,11 +39,20 @@ type FsNetPolicy struct {
 	EnvAllowlist []string
 }
 
-// DefaultDeniedPaths returns the paths every policy denies: .git, .env,
-// .env.local, .ssh, id_rsa and id_ed25519. It returns a new slice on each
-// call.
+// DefaultDeniedPaths returns the paths every policy denies: the seeds' .git, .env, .env.local,
+// .ssh, id_rsa and id_ed25519 first, then the rest of reins' two protection classes, the same
+// lists the gate and the built-in profiles use (secrets such as .env.* and ~/.aws, and
+// write-protected files such as .envrc, shell rc files and .vscode). It returns a new slice on
+// each call.
 func DefaultDeniedPaths() []string {
-	return []string{".git", ".env", ".env.local", ".ssh", "id_rsa", "id_ed25519"}
+	out := fspath.Seeds()
+	d := fspath.Defaults()
+	for _, e := range append(d.ReadWrite, d.Write...) {
+		if !slices.Contains(out, e) {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // DefaultEnvAllowlist returns the variables the hardened backend forwards
@@ -52,37 +64,65 @@ func DefaultEnvAllowlist() []string {
 // pathMatcher matches paths against denied entries on their components,
 // case-insensitively.
 type pathMatcher struct {
-	rel [][]string // relative entries, split into components
-	abs [][]string // absolute entries, split into components
-	raw []string   // entries as configured, parallel to rel then abs
+	rel [][]string     // relative entries, split into components
+	abs [][]string     // absolute entries, split into components
+	raw []string       // entries as configured, parallel to rel then abs
+	cls []fspath.Class // each entry's protection class, parallel to raw
 }
 
-// newPathMatcher compiles the default denied paths plus extra.
+// newPathMatcher compiles the default denied paths plus extra. Entries starting with ~ or
+// $HOME are expanded against the user's home directory; an entry that cannot be honoured (no
+// home directory, a pattern other than * and ? in a name, "..") is an error, never dropped.
 func newPathMatcher(extra []string) (pathMatcher, error) {
 	var m pathMatcher
 	var relRaw, absRaw []string
-	for i, e := range append(DefaultDeniedPaths(), extra...) {
-		if e == "" || strings.IndexByte(e, 0) >= 0 {
-			return pathMatcher{}, fmt.Errorf("sandbox: FsNetPolicy.DeniedPaths[%d] %q is not a path", i-len(DefaultDeniedPaths()), e)
+	var relCls, absCls []fspath.Class
+	defaults := DefaultDeniedPaths()
+	write := fspath.Defaults().Write
+	home, _ := os.UserHomeDir()
+	for i, e := range append(defaults, extra...) {
+		name := fmt.Sprintf("FsNetPolicy.DeniedPaths[%d] %q", i-len(defaults), e)
+		if i < len(defaults) {
+			name = fmt.Sprintf("default denied path %q", e)
 		}
-		comps := splitComponents(filepath.Clean(e))
+		if e == "" || strings.IndexByte(e, 0) >= 0 {
+			return pathMatcher{}, fmt.Errorf("sandbox: %s is not a path", name)
+		}
+		x := e
+		if fspath.IsAbsEntry(filepath.ToSlash(e)) {
+			var err error
+			if x, err = fspath.Expand(e, home); err != nil {
+				return pathMatcher{}, fmt.Errorf("sandbox: %s cannot be honoured: %w", name, err)
+			}
+		}
+		comps := splitComponents(filepath.Clean(x))
 		for _, c := range comps {
 			if c == ".." {
-				return pathMatcher{}, fmt.Errorf("sandbox: FsNetPolicy.DeniedPaths[%d] %q contains ..", i-len(DefaultDeniedPaths()), e)
+				return pathMatcher{}, fmt.Errorf("sandbox: %s contains ..", name)
 			}
 		}
 		if len(comps) == 0 {
-			return pathMatcher{}, fmt.Errorf("sandbox: FsNetPolicy.DeniedPaths[%d] %q names the root or the current directory", i-len(DefaultDeniedPaths()), e)
+			return pathMatcher{}, fmt.Errorf("sandbox: %s names the root or the current directory", name)
 		}
-		if filepath.IsAbs(e) {
+		if why := fspath.CheckEntry(filepath.ToSlash(x)); why != "" {
+			return pathMatcher{}, fmt.Errorf("sandbox: %s: %s", name, why)
+		}
+		cls := fspath.ReadWriteProtected
+		if i < len(defaults) && slices.Contains(write, e) {
+			cls = fspath.WriteProtected
+		}
+		if filepath.IsAbs(x) {
 			m.abs = append(m.abs, comps)
 			absRaw = append(absRaw, e)
+			absCls = append(absCls, cls)
 		} else {
 			m.rel = append(m.rel, comps)
 			relRaw = append(relRaw, e)
+			relCls = append(relCls, cls)
 		}
 	}
 	m.raw = append(relRaw, absRaw...)
+	m.cls = append(relCls, absCls...)
 	return m, nil
 }
 
@@ -98,28 +138,54 @@ func splitComponents(p string) []string {
 	return out
 }
 
-// match reports the first denied entry that the absolute, clean path p
-// matches, comparing components case-insensitively.
+// match reports the denied entry that the absolute, clean path p matches, comparing components
+// case-insensitively: a read-and-write protected entry when one matches, else the first
+// write-protected one.
 func (m pathMatcher) match(p string) (entry string, ok bool) {
+	entry, cls := m.matchClass(p)
+	return entry, cls != fspath.Unprotected
+}
+
+// matchClass is match with the matched entry's protection class (fspath.Unprotected when none
+// matches).
+func (m pathMatcher) matchClass(p string) (string, fspath.Class) {
 	comps := splitComponents(p)
+	best, bestCls := "", fspath.Unprotected
+	consider := func(k int) bool {
+		c := fspath.ReadWriteProtected
+		if k < len(m.cls) {
+			c = m.cls[k]
+		}
+		if c > bestCls {
+			best, bestCls = m.raw[k], c
+		}
+		return bestCls == fspath.ReadWriteProtected
+	}
 	for i, e := range m.rel {
 		for start := 0; start+len(e) <= len(comps); start++ {
 			if equalFoldRun(comps[start:start+len(e)], e) {
-				return m.raw[i], true
+				if consider(i) {
+					return best, bestCls
+				}
+				break
 			}
 		}
 	}
 	for i, e := range m.abs {
 		if len(e) <= len(comps) && equalFoldRun(comps[:len(e)], e) {
-			return m.raw[len(m.rel)+i], true
+			if consider(len(m.rel) + i) {
+				return best, bestCls
+			}
 		}
 	}
-	return "", false
+	return best, bestCls
 }
 
+// equalFoldRun reports whether the path components a match the entry components b: ASCII case
+// folded, * and ? in an entry's names as wildcards (".env.*").
 func equalFoldRun(a, b []string) bool {
 	for i := range b {
-		if !strings.EqualFold(a[i], b[i]) {
+		if !fspath.MatchName(b[i], a[i]) {
 			return false
 		}
 	}
@@ -246,13 +312,9 @@ func (m pathMatcher) check(base, unsafePath string) (pathCheck, error) {
 	return pc, nil
 }
 
-// within reports whether the clean absolute path p is dir or beneath it.
-func within(p, dir string) bool {
-	if dir == string(filepath.Separator) {
-		return true
-	}
-	return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator))
-}
+// within reports whether the clean absolute path p is dir or beneath it (the one definition in
+// internal/fspath).
+func within(p, dir string) bool { return fspath.Within(p, dir) }
 
 // buildEnv keeps the variables of base that allow names (all of them
 // when allow is empty) and overlays overrides, which are always kept:

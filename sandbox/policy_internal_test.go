@@ -32,8 +32,10 @@ func TestPathMatcherMatch(t *testing.T) {
 		{"/srv/vault/key", "/srv/vault", true},
 		{"/SRV/Vault/key", "/srv/vault", true},
 		{"/w/.gitignore", "", false},
-		{"/w/.github/workflows", "", false},
-		{"/w/.envrc", "", false},
+		{"/w/.github/workflows", ".github/workflows", true}, // write-protected: also denied here
+		{"/w/.envrc", ".envrc", true},
+		{"/w/.env.production", ".env.*", true},
+		{"/w/.github/dependabot.yml", "", false},
 		{"/w/id_rsa.pub", "", false},
 		{"/w/config/prod.json.bak", "", false},
 		{"/w/prod.json", "", false},
