@@ -96,6 +96,15 @@
 // profile the loader returns protects the user directory and the project configuration
 // directory it reads from (provenance [LayerHost]), whatever their names.
 //
+// Reading. A project file comes with a cloned repository, so every reader of profile files
+// ([Loader.Load], [Loader.Watch] and [TrustDigest]) reads the same careful way: symbolic links
+// are followed (a configuration directory may be a link), but the file must be a regular file
+// of at most 1 MiB, which is checked before it is opened and again on the opened file; it is
+// opened without blocking (O_NONBLOCK on Unix), read with a bound, and the context is looked at
+// between reads. A named pipe, a device such as /dev/zero, a directory, a sparse file that
+// claims gigabytes and a dangling symbolic link (the file's, or a directory's on the way to it)
+// are each a *LoadError that names the file and the reason, returned at once, without reading.
+//
 // Precedence. built-in < user file < project file. The base profile is the highest layer's
 // active_profile; then the user file's settings apply, then the project file's. A value (the
 // dial, the mode, a limit) is the last layer's that set it; list entries, host-group hosts and
@@ -118,13 +127,36 @@
 // (emergency-stop < plan < read-only < default), leaves external writes to the rules, adds an
 // entry to an allow-side list (shell_allowlist, network_allowlist, allowed_tools,
 // auto_approve_patterns, trusted_paths), adds a host to a group that a built-in profile or a
-// non-DENY rule uses, adds a registry host, adds an ALLOW or a CONFIRM rule (a CONFIRM rule can
-// override a denial), or replaces a rule in a way that lets more through (an ALLOW rule that
-// allows more, a DENY or CONFIRM rule that moves, narrows or becomes less strict, or drops
-// obligations). Adding denied paths, blocklist entries, DENY rules, lowering the dial or a limit
-// never needs trust. Without trust the loosening settings are left out, each reported in
-// [Loaded.Skipped] with its pointer and reason, [Loaded.Trust] and [Loaded.TrustReason] say why,
-// and the rest applies. A [Loader] remembers the contents its callback approved, so reloading
+// non-DENY rule uses, adds an entry to the shell blocklist while a non-DENY rule refers to it,
+// adds a registry host, adds an ALLOW or a CONFIRM rule (a CONFIRM rule can override a denial),
+// or replaces a rule in a way that lets more through.
+//
+// Loosening is judged by effect, in the order DENY > CONFIRM > ALLOW where, short of a DENY,
+// the obligations must not shrink either: a decision is at least as strict when it is a DENY,
+// or its verdict is at least as strict and it carries at least the same obligations (so a
+// CONFIRM that drops the sandbox an ALLOW required counts as looser: the human who approves sees
+// the command, not what it does when it runs). A replacement rule is harmless only when it is
+// provably at least as strict for every action: a DENY rule that covers everything the replaced
+// rule matched (a condition at least as broad, field by field) at the same or an earlier
+// priority; or an ALLOW or CONFIRM rule at the same priority that matches exactly the same
+// actions with a verdict and obligations at least as strict. Replacing PROFILE-FULL-AUTO's
+// allow-self-upgrade (ALLOW with checkpoint and notify) by a DENY rule that never matches is a
+// loosening: self-upgrades fall through to default-allow and lose the notification. (Replacing
+// or narrowing an ALLOW rule that carries no obligations never loosens: nothing is more
+// permissive.) Because the gate adds the autonomy matrix cell's obligations to what a rule
+// allows or confirms, a lower dial is a loosening when it moves to a band whose cells carry
+// fewer obligations for a risk level that a non-DENY rule may decide and the permission mode
+// lets through (trusted to supervised takes the sandbox from allowlisted commands); lowering it
+// within a band, from autonomous to trusted, or in read-only mode is not. An active_profile
+// switch replaces the base profile's rules and lists wholesale and is judged the same way, with
+// the user file applied to both profiles; since PROFILE-SAFE allows high-severity reads that
+// PROFILE-DEV confirms, even that switch needs trust, while a switch to plan or emergency-stop
+// never does. Adding denied paths, DENY rules, blocklist entries only DENY rules use, and
+// lowering a limit never need trust; a project that wants a stricter profile without being
+// trusted uses those, permission_mode and a dial in the same band.
+//
+// Without trust the loosening settings are left out, each reported in [Loaded.Skipped] with its
+// pointer and reason, [Loaded.Trust] and [Loaded.TrustReason] say why, and the rest applies. A [Loader] remembers the contents its callback approved, so reloading
 // an unchanged file does not ask again.
 //
 // # Security model and limitations
