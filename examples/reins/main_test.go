@@ -17,6 +17,7 @@ import (
 	"github.com/reins-go/reins/audit"
 	"github.com/reins-go/reins/checkpoint"
 	"github.com/reins-go/reins/gate"
+	"github.com/reins-go/reins/gate/session"
 	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
 )
@@ -289,4 +290,63 @@ func TestAudit(t *testing.T) {
 	code, out, _ = e.run("", "--json", "audit", "verify", path)
 	assert.Equal(t, exitDeny, code, out)
 	assert.Contains(t, out, `"ok": false`)
+}
+
+func TestReplay(t *testing.T) {
+	e := newEnv(t)
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	log, err := audit.OpenJSONL(path, nil)
+	require.NoError(t, err)
+	g, err := gate.New(profile.MustBuiltin(profile.ProfileDev), &gate.Options{Workspace: []string{e.ws}, Audit: log})
+	require.NoError(t, err)
+	for _, cmd := range []string{"ls -la", "cat .env", "git status"} {
+		_, _ = g.Check(context.Background(), policy.Action{Tool: "bash", Operation: policy.OpShell, Command: cmd})
+	}
+	require.NoError(t, log.Close(context.Background()))
+
+	code, out, stderr := e.run("", "replay", "--profile", profile.ProfileSafe, path)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, out, "3 decisions replayed under PROFILE-SAFE")
+	code, out, _ = e.run("", "--json", "replay", "--profile", profile.ProfileSafe, path)
+	require.Equal(t, 0, code)
+	var v struct {
+		Decisions int `json:"decisions"`
+		Changes   []struct {
+			Was string `json:"was"`
+			Now string `json:"now"`
+		} `json:"changes"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &v))
+	assert.Equal(t, 3, v.Decisions)
+	require.NotEmpty(t, v.Changes, "PROFILE-SAFE runs no shell: the allowed commands change")
+	for _, ch := range v.Changes {
+		assert.True(t, strings.HasPrefix(ch.Was, "ALLOW"), ch.Was)
+		assert.True(t, strings.HasPrefix(ch.Now, "DENY"), ch.Now)
+	}
+	code, _, stderr = e.run("", "replay", path)
+	assert.Equal(t, exitError, code)
+	assert.Contains(t, stderr, "--profile")
+}
+
+func TestGrants(t *testing.T) {
+	e := newEnv(t)
+	file := filepath.Join(t.TempDir(), "grants.json")
+	t.Setenv("REINS_GRANTS_FILE", file)
+	store := session.NewFileStore(file)
+	require.NoError(t, store.Save(context.Background(), []session.Grant{{
+		ID: "g1", Scope: session.Always, Profile: profile.MustBuiltin(profile.ProfileDev),
+		Rules: []policy.Rule{{ID: "grant:g1", Action: policy.Allow, Condition: policy.Condition{Commands: []string{"go vet"}}}},
+	}}))
+	code, out, stderr := e.run("", "grants", "list")
+	require.Equal(t, 0, code, stderr)
+	assert.Regexp(t, `(?m)^g1\s+PROFILE-DEV\s+.*command=go vet`, out)
+	code, _, stderr = e.run("", "grants", "revoke", "nope")
+	assert.Equal(t, exitError, code)
+	assert.Contains(t, stderr, "reins grants list")
+	code, out, _ = e.run("", "grants", "revoke", "g1")
+	assert.Equal(t, 0, code)
+	assert.Contains(t, out, "revoked g1")
+	code, out, _ = e.run("", "--json", "grants", "list")
+	assert.Equal(t, 0, code)
+	assert.JSONEq(t, "[]", out)
 }
