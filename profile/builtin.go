@@ -84,15 +84,24 @@ func DefaultShellBlocklist() []string {
 	}
 }
 
-// DefaultShellAllowlist returns the commands PROFILE-DEV runs without asking: reading and
-// searching, version-control inspection, and the common build and test runners.
+// DefaultShellAllowlist returns the commands PROFILE-DEV runs without asking besides reading:
+// the common build, test and dependency-install commands. Reading needs no entry: PROFILE-DEV's
+// allow-read-only-shell rule allows every part of a command line the shell analysis proves
+// read-only and not opaque (ls, cat, find, sort, stat, grep, rg, jq, git status, git log, git
+// blame, version queries, ...), so an option that writes, runs a program or reaches the network
+// still asks. An entry covers its command with any arguments (a token prefix), so it lists no
+// read-only program that has options that write.
 func DefaultShellAllowlist() []string {
 	return []string{
-		"ls", "cat", "head", "tail", "wc", "grep", "rg", "pwd", "echo", "diff",
-		"git status", "git diff", "git log", "git show", "git branch",
-		"go build", "go test", "go vet", "go fmt",
-		"npm test", "npm run build", "npm run lint", "cargo build", "cargo test", "cargo check",
-		"make", "pytest",
+		"ls", // no option of ls writes or runs a program
+		"go build", "go test", "go vet", "go fmt", "go mod download", "go mod tidy", "go mod verify",
+		"npm test", "npm install", "npm ci", "npm i", "npm run build", "npm run lint", "npm run test",
+		"pnpm test", "pnpm install", "pnpm run build", "pnpm run lint", "pnpm run test",
+		"yarn install", "yarn test",
+		"pip install", "pip3 install", "python -m pip install", "python3 -m pip install",
+		"python -m pytest", "python3 -m pytest", "pytest",
+		"cargo build", "cargo test", "cargo check", "cargo fetch", "cargo clippy",
+		"make",
 	}
 }
 
@@ -202,6 +211,8 @@ func policyDev() Profile {
 			policy.Condition{RiskLevel: networkRisk, Hosts: []string{"@" + GroupAIAPIs, "@" + GroupPackageManagers, "@" + policy.ListNetworkAllowlist}}),
 		rule("deny-network", 2, policy.Deny, "PROFILE-DEV reaches AI APIs and package managers only", policy.Condition{RiskLevel: networkRisk}),
 		dev[2], dev[3],
+		rule("allow-read-only-shell", 4, policy.Allow, "the shell analysis proves this part read-only",
+			policy.Condition{OperationType: onShell, RiskLevel: []string{risk.ReadOnly.String()}}),
 		rule("allow-shell-allowlist", 4, policy.Allow, "the command is on the shell allowlist",
 			policy.Condition{OperationType: onShell, Commands: []string{"@" + policy.ListShellAllowlist}}),
 		rule("confirm-shell", 4, policy.Confirm, "PROFILE-DEV runs only allowlisted commands without asking", policy.Condition{OperationType: onShell}),

@@ -751,7 +751,7 @@ func envProg(c *call) {
 	}
 command:
 	if len(args) == 0 {
-		c.risk(risk.ReadOnly)
+		envReader(c) // env alone prints the environment
 		return
 	}
 	c.rewrap(args, "env")
