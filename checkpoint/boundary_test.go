@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -334,4 +335,43 @@ func TestRestoreErrors(t *testing.T) {
 			assert.NoFileExists(t, filepath.Join(w.dir, "new.txt"))
 		})
 	}
+}
+
+// The record of what a checkpoint left out is read back from the object
+// store by another Checkpointer (another process), and a v2 checkpoint
+// whose record is missing fails closed.
+func TestUncoveredRecordFromTheObjectStore(t *testing.T) {
+	for _, kind := range kinds {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			w := newBoundaryWS(t, kind, func(dir string) {
+				writeFile(t, dir, "build/out.bin", "never recorded\n", 0o644)
+				writeFile(t, dir, ".env", "RECORD-TEST-SECRET\n", 0o600)
+			})
+			cp, err := w.c.Create(ctx, "before")
+			require.NoError(t, err)
+			require.NoError(t, os.Remove(filepath.Join(w.dir, ".gitignore")))
+			writeFile(t, w.dir, "build/more.bin", "created later in the ignored directory\n", 0o644)
+			writeFile(t, w.dir, "later.txt", "created later, covered\n", 0o644)
+
+			other, err := checkpoint.New(ctx, w.dir, &checkpoint.Options{ShadowRoot: w.shadow})
+			require.NoError(t, err)
+			res, err := other.Rewind(ctx, cp.ID)
+			require.NoError(t, err)
+			assert.Equal(t, "never recorded\n", w.read(t, "build/out.bin"))
+			assert.Equal(t, "created later in the ignored directory\n", w.read(t, "build/more.bin"))
+			assert.Equal(t, "RECORD-TEST-SECRET\n", w.read(t, ".env"))
+			assert.NoFileExists(t, filepath.Join(w.dir, "later.txt"))
+			assert.Equal(t, []checkpoint.Change{{Path: ".gitignore", Kind: checkpoint.Added}, {Path: "later.txt", Kind: checkpoint.Deleted}},
+				sortedChanges(res.Changes))
+			w.requireNoSecret(t, "RECORD-TEST-SECRET")
+		})
+	}
+}
+
+func sortedChanges(ch []checkpoint.Change) []checkpoint.Change {
+	out := append([]checkpoint.Change(nil), ch...)
+	slices.SortFunc(out, func(a, b checkpoint.Change) int { return strings.Compare(a.Path, b.Path) })
+	return out
 }

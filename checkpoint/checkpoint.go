@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/reins-go/reins/checkpoint/internal/gitx"
+	"github.com/reins-go/reins/internal/fspath"
 )
 
 // RefPrefix is where checkpoint commits are stored, one ref per checkpoint.
@@ -109,6 +110,7 @@ type Checkpointer struct {
 	purged  bool                        // the private index was checked for secrets (guarded by the lock)
 	hook    func(op, path string) error // tests: fails a restore midway
 	dirs    map[string]bool             // directories checked for nested repositories (guarded by the lock)
+	records recordCache                 // recent records of uncovered paths, by object id
 
 	sem chan struct{}
 }
@@ -402,14 +404,9 @@ func sanitizeName(s string) string {
 	return string(b)
 }
 
-// within reports whether p is dir or inside it (both absolute and clean).
-func within(dir, p string) bool {
-	if p == dir {
-		return true
-	}
-	rel, err := filepath.Rel(dir, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
-}
+// within reports whether p is dir or inside it (both absolute and clean): the one definition
+// in internal/fspath, which the gate and the sandbox use too.
+func within(dir, p string) bool { return fspath.Within(p, dir) }
 
 // repoPath converts a workspace-relative slash path to a work-tree one.
 func (c *Checkpointer) repoPath(p string) string {

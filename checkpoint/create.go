@@ -116,6 +116,7 @@ func (c *Checkpointer) store(ctx context.Context, label, corr, reason string, pa
 	if err != nil {
 		return Checkpoint{}, err
 	}
+	c.records.put(recordOID, record)
 	if paths == nil {
 		c.setBase(tree)
 	}

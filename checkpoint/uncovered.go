@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/reins-go/reins/checkpoint/internal/gitx"
 )
@@ -134,6 +135,12 @@ func (c *Checkpointer) loadUncovered(ctx context.Context, oid string) (uncovered
 	if len(oid) != len(c.zeroOID) {
 		return uncovered{}, fmt.Errorf("record of uncovered paths: object id %q has the wrong length", truncate(oid, 80))
 	}
+	if oid == c.blobOID(nil) {
+		return decodeUncovered(nil)
+	}
+	if data, ok := c.records.get(oid); ok {
+		return decodeUncovered(data)
+	}
 	s, err := c.git.Start(ctx, gitx.Cmd{Dir: c.workDir, Env: c.privEnv, Args: []string{"cat-file", "--batch"}})
 	if err != nil {
 		return uncovered{}, fmt.Errorf("record of uncovered paths: %w", err)
@@ -153,7 +160,53 @@ func (c *Checkpointer) loadUncovered(ctx context.Context, oid string) (uncovered
 	if got := c.blobOID(data); got != oid {
 		return uncovered{}, fmt.Errorf("record of uncovered paths: object %s hashes to %s", oid, got)
 	}
-	return decodeUncovered(data)
+	u, err := decodeUncovered(data)
+	if err == nil {
+		c.records.put(oid, data)
+	}
+	return u, err
+}
+
+// recordCache keeps the most recent records this Checkpointer wrote or
+// read, so that restoring a checkpoint taken by the same process (a
+// batch's rollback) reads no object. Keyed by object id: an entry can
+// only be the content that hashes to it.
+type recordCache struct {
+	mu      sync.Mutex
+	entries map[string][]byte
+	order   []string
+}
+
+const (
+	recordCacheEntries = 8
+	recordCacheMax     = 1 << 20 // records larger than this are not cached
+)
+
+func (rc *recordCache) get(oid string) ([]byte, bool) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	b, ok := rc.entries[oid]
+	return b, ok
+}
+
+func (rc *recordCache) put(oid string, data []byte) {
+	if len(data) > recordCacheMax {
+		return
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if rc.entries == nil {
+		rc.entries = make(map[string][]byte)
+	}
+	if _, ok := rc.entries[oid]; ok {
+		return
+	}
+	if len(rc.order) >= recordCacheEntries {
+		delete(rc.entries, rc.order[0])
+		rc.order = rc.order[1:]
+	}
+	rc.entries[oid] = data
+	rc.order = append(rc.order, oid)
 }
 
 // readBoundedBlob reads one "cat-file --batch" answer of at most limit bytes.
