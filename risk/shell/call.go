@@ -109,6 +109,9 @@ func (w *walker) args(words []*syntax.Word, sc *scope, cx ctx) ([]arg, bool) {
 	var out []arg
 	subst := false
 	for _, wd := range words {
+		if w.stopped != "" {
+			break // past a limit: the rest is not read
+		}
 		v := w.word(wd, sc, cx, false)
 		subst = subst || v.subst
 		if !v.lit {

@@ -10,19 +10,32 @@ import (
 	"github.com/reins-go/reins/risk/shell"
 )
 
-// FuzzAnalyze: Analyze never panics; a line that fails to parse is never reported as anything
-// but opaque and high-risk; appending "; rm -rf /" to a line never lowers its risk.
+// FuzzAnalyze: Analyze never panics; it stays within its time and memory bounds (boundTime,
+// boundAlloc, checked generously so a loaded machine passes); a line that fails to parse is never
+// reported as anything but opaque and high-risk; appending "; rm -rf /" to a line never lowers
+// its risk.
 func FuzzAnalyze(f *testing.F) {
 	for _, r := range table {
 		f.Add(r.line)
+	}
+	for _, r := range expansionTable {
+		f.Add(r.line)
+	}
+	// Short hostile seeds (the 64 KiB lines are TestHostileLinesAreBounded's and the benchmark's).
+	for _, s := range []string{"echo {1..20000000}", "echo " + strings.Repeat("{a,b}", 20), "echo {1..9223372036854775807..1}",
+		"X='a[$(touch m)]'; echo $((X))", "echo ${v@P}", strings.Repeat("$(", 200) + strings.Repeat(")", 200),
+		"eval " + strings.Repeat("{a,b}", 6) + " " + strings.Repeat("{c,d}", 6), "bash -c 'bash -c \"echo {1..64}{1..64}\"'"} {
+		f.Add(s)
 	}
 	for _, s := range []string{"", " ", "#", "a=b", "`", "$(", "<<", "cat <<EOF", "x\\", "echo '", "f() {", "(((", "[[ -f x", "a | | b"} {
 		f.Add(s)
 	}
 	opts := &shell.Options{Dir: "/w", Home: "/home/u", Registries: map[string][]string{"npm": {"registry.example"}}}
 	f.Fuzz(func(t *testing.T, line string) {
-		an, err := shell.Analyze(line, opts)
+		an, err, alloc, el := measure(line, opts)
 		require.NotNil(t, an)
+		require.LessOrEqual(t, alloc, uint64(boundAlloc), "Analyze allocated %d bytes for a %d-byte line", alloc, len(line))
+		require.LessOrEqual(t, el, boundTime, "Analyze took %v for a %d-byte line", el, len(line))
 		if err != nil {
 			require.True(t, an.Opaque, "a line that fails to parse is opaque")
 			require.False(t, an.Risk.Has(risk.ReadOnly), "a line that fails to parse is never read-only")
