@@ -159,6 +159,27 @@
 // pointer and reason, [Loaded.Trust] and [Loaded.TrustReason] say why, and the rest applies. A [Loader] remembers the contents its callback approved, so reloading
 // an unchanged file does not ask again.
 //
+// # Where the seeds disagree
+//
+// The seeds contradict each other in a few places; reins makes one explicit choice for each, and
+// a test (seedconflict_test.go) pins it:
+//
+//   - Supervised and destructive actions. 000_fb07db2e33b12ef6.txt says of the Supervised band
+//     "Every mutating/exec/destructive action asks the user"; the autonomy gate table of
+//     001_83794bc07ce6a245.txt gives "Destructive | Deny" under Supervised. reins follows the
+//     table: the matrix denies, and a profile that wants to ask says so with a CONFIRM rule.
+//   - Switching to a stricter profile. 003_db46da1bf4b524c5.txt says "Switching to a more
+//     restrictive profile is always allowed", but names no order between its PROFILE-* profiles
+//     and the other seeds' profiles. reins compares profiles setting by setting
+//     ([AtLeastAsRestrictive]): within a family the family's order holds; across families a
+//     profile is "more restrictive" only when every setting is, so PROFILE-DEV to supervised
+//     (a lower dial, but other rules) needs confirmation like any loosening, while a switch to
+//     plan or emergency-stop never does.
+//   - The approval block's default mode. 004_3116849cacc14deb.txt gives "Safe default (ModeSafe)";
+//     the policy spec's default profile is PROFILE-SAFE. With no file naming a profile, reins
+//     starts from PROFILE-SAFE; a user file's approval block without a mode selects safe (a
+//     project file never selects a profile implicitly).
+//
 // # Security model and limitations
 //
 // Trust decisions are made setting by setting against the layers below; the whole-profile

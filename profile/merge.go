@@ -159,6 +159,11 @@ func build1(def, override string, user, project *parsedFile, allowProject bool, 
 	} else {
 		if n, ptr := activeOf(user); n != "" {
 			name, src = n, user.src(ptr)
+		} else if m, _ := activeOf(project); m == "" && user != nil && user.cfg.Approval != nil {
+			// ADR 0006: "Safe default (ModeSafe)": the user's approval block without a mode
+			// selects safe where no file names a profile. A project file never selects one
+			// implicitly.
+			name, src = ApprovalSafe, user.src("/approval")
 		}
 		if n, ptr := activeOf(project); n != "" {
 			cur, err1 := Builtin(name)

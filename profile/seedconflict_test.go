@@ -1,0 +1,47 @@
+package profile_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/reins-go/reins/policy"
+	"github.com/reins-go/reins/profile"
+	"github.com/reins-go/reins/risk"
+)
+
+// TestSeedConflicts pins the choices the package doc names under "Where the seeds disagree".
+func TestSeedConflicts(t *testing.T) {
+	t.Run("supervised denies destructive actions (the 001 table, not the 000 prose)", func(t *testing.T) {
+		assert.Equal(t, policy.Deny, policy.Matrix(policy.Supervised, risk.Destructive).Verdict)
+		assert.Equal(t, policy.Confirm, policy.Matrix(policy.Supervised, risk.Mutating).Verdict)
+	})
+	t.Run("across families, a lower dial is not by itself more restrictive", func(t *testing.T) {
+		ok, why := profile.AtLeastAsRestrictive(profile.MustBuiltin(profile.ModeSupervised), profile.MustBuiltin(profile.ProfileDev))
+		assert.False(t, ok, "PROFILE-DEV to supervised needs confirmation")
+		assert.NotEmpty(t, why)
+		for _, strict := range []string{profile.ModePlan, profile.ModeEmergencyStop} {
+			ok, _ := profile.AtLeastAsRestrictive(profile.MustBuiltin(strict), profile.MustBuiltin(profile.ProfileDev))
+			assert.True(t, ok, "a switch to %s is always allowed", strict)
+		}
+		ok, _ = profile.AtLeastAsRestrictive(profile.MustBuiltin(profile.ProfileSafe), profile.MustBuiltin(profile.ProfileDev))
+		assert.True(t, ok, "within a family, the family's order holds")
+	})
+	t.Run("an approval block without a mode selects safe", func(t *testing.T) {
+		cfg := t.TempDir()
+		require.NoError(t, os.MkdirAll(filepath.Join(cfg, "reins"), 0o700))
+		require.NoError(t, os.WriteFile(filepath.Join(cfg, "reins", "profile.yaml"), []byte("approval:\n  allowed_tools: [read_file]\n"), 0o600))
+		l, err := profile.Load(context.Background(), &profile.LoadOptions{ProjectDir: t.TempDir(), UserDir: filepath.Join(cfg, "reins"), UserFile: "profile.yaml"})
+		require.NoError(t, err)
+		assert.Equal(t, profile.ApprovalSafe, l.Profile.Name)
+	})
+	t.Run("no file: PROFILE-SAFE", func(t *testing.T) {
+		l, err := profile.Load(context.Background(), &profile.LoadOptions{ProjectDir: t.TempDir(), UserDir: t.TempDir()})
+		require.NoError(t, err)
+		assert.Equal(t, profile.ProfileSafe, l.Profile.Name)
+	})
+}
