@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestHostileProfileFilesUnix: /dev/zero (through a symbolic link), a named pipe with no writer
-// and a dangling symbolic link where a profile file should be are each a *LoadError for Load,
+// TestHostileProfileFilesUnix: /dev/zero (through a symbolic link), a named pipe with no writer,
+// a sparse 3 GB file and a dangling symbolic link where a profile file should be are each a *LoadError for Load,
 // Watch and TrustDigest: nothing blocks on the pipe and nothing reads the endless device. Not
 // parallel: it measures allocations.
 func TestHostileProfileFilesUnix(t *testing.T) {
@@ -30,6 +30,12 @@ func TestHostileProfileFilesUnix(t *testing.T) {
 		{"a dangling link", func(t *testing.T, path string) {
 			require.NoError(t, os.Symlink(filepath.Join(t.TempDir(), "gone"), path))
 		}, "is a symbolic link to something that does not exist"},
+		{"a sparse 3 GB file", func(t *testing.T, path string) {
+			f, err := os.Create(path)
+			require.NoError(t, err)
+			require.NoError(t, f.Truncate(3<<30))
+			require.NoError(t, f.Close())
+		}, "larger than 1048576 bytes"},
 		{"a link to a sparse 3 GB file", func(t *testing.T, path string) {
 			big := filepath.Join(t.TempDir(), "big")
 			f, err := os.Create(big)
