@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -233,4 +234,83 @@ func TestMultipleRootsAndTrustedPaths(t *testing.T) {
 	assert.Error(t, err, "a workspace root must exist")
 	_, err = gate.New(p, &gate.Options{Workspace: []string{filepath.Join(a, "README.md")}})
 	assert.Error(t, err, "a workspace root must be a directory")
+}
+
+// escapeWorkspace is a workspace with the links of issue 12's gate escapes: link_out and esc lead
+// outside, gitlink to .git, inlink to deep/dir; somefile is a file.
+func escapeWorkspace(t *testing.T) (ws, outside string) {
+	t.Helper()
+	ws, outside = workspace(t), t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(ws, "deep", "dir"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "somefile"), []byte("x"), 0o644))
+	for name, target := range map[string]string{"link_out": outside, "esc": outside, "gitlink": ".git", "inlink": "deep/dir"} {
+		require.NoError(t, os.Symlink(target, filepath.Join(ws, name)))
+	}
+	return ws, outside
+}
+
+// TestGateEscapes: each escape of issue 12 part 1 is refused, for reads and writes, declared or
+// written in a command line, under the most autonomous profiles.
+func TestGateEscapes(t *testing.T) {
+	t.Parallel()
+	ws, outside := escapeWorkspace(t)
+	// A rule that names reads outside the workspace shows where the gate thinks a read lands.
+	outsideRead := policy.Rule{ID: "deny-outside-reads", Priority: -1, Action: policy.Deny,
+		Condition: policy.Condition{RiskLevel: []string{"read_only"}, OutsideWorkspace: true}}
+	for _, name := range []string{profile.ProfileDev, profile.ProfileFullAuto, profile.ModeAutonomous, profile.ApprovalYolo} {
+		g, err := gate.New(builtin(name).WithRules(outsideRead), &gate.Options{Workspace: []string{ws}, ConfigDir: filepath.Join(t.TempDir(), "reins")})
+		require.NoError(t, err)
+		check := func(a policy.Action) gate.Decision {
+			t.Helper()
+			d, err := g.Check(context.Background(), a)
+			require.NoError(t, err)
+			if d.Layer == gate.LayerHardStop {
+				g.Reset(context.Background(), "test") // keep checking after a latched halt
+			}
+			return d
+		}
+		for _, tc := range []struct {
+			target string
+			layer  gate.Layer // for a write; "" means any denial
+			rule   string
+		}{
+			{"nonexist/../link_out/pwned", gate.LayerHardStop, "hard-stop:external-write"}, // outside, not inside
+			{"nonexist/../gitlink/hooks/pre-commit", gate.LayerBoundary, "protected-path"},
+			{"inlink/../esc/pwned", gate.LayerBoundary, "ambiguous-path"},
+			{"somefile/x/../../link_out/pwned", gate.LayerBoundary, "ambiguous-path"},
+			{filepath.Join(ws, "inlink") + "/../esc/pwned", gate.LayerBoundary, "ambiguous-path"},
+		} {
+			w := check(policy.Action{Tool: "write_file", Operation: policy.OpWrite, Targets: []string{tc.target}})
+			if name == profile.ApprovalYolo && tc.layer == gate.LayerHardStop {
+				// yolo leaves writes outside the workspace to its rules, which allow them: as a
+				// write outside, never as one inside.
+				assert.NotEqual(t, "allow-workspace-writes", w.RuleID)
+			} else {
+				assert.Equal(t, policy.Deny, w.Verdict, "%s: write %s: %s", name, tc.target, w)
+				assert.Equal(t, tc.rule, w.RuleID, "%s: write %s: %s", name, tc.target, w)
+			}
+			if strings.Contains(tc.target, "gitlink") {
+				continue // .git is write-protected: reading it is up to the profile
+			}
+			r := check(policy.Action{Tool: "read_file", Operation: policy.OpRead, Targets: []string{tc.target}})
+			assert.Equal(t, policy.Deny, r.Verdict, "%s: read %s: %s", name, tc.target, r)
+			if tc.rule == "ambiguous-path" {
+				assert.Contains(t, r.Reason, "ambiguous", "%s: %s", name, tc.target)
+			}
+		}
+		// The command line of the issue: the mkdir has not run when the gate decides, and the
+		// redirection lands in outside/.
+		d := check(policy.Action{Tool: "bash", Operation: policy.OpShell, Command: "mkdir -p nonexist && echo x > nonexist/../link_out/p"})
+		if name != profile.ApprovalYolo {
+			assert.Equal(t, policy.Deny, d.Verdict, "%s: %s", name, d)
+			assert.Equal(t, "hard-stop:external-write", d.RuleID, "%s: %s", name, d)
+		}
+		for _, line := range []string{"echo x > inlink/../esc/pwned", "cat somefile/x/../../link_out/pwned", "echo x > nonexist/../gitlink/hooks/pre-commit"} {
+			d := check(policy.Action{Tool: "bash", Operation: policy.OpShell, Command: line})
+			assert.Equal(t, policy.Deny, d.Verdict, "%s: %s: %s", name, line, d)
+			assert.Equal(t, gate.LayerBoundary, d.Layer, "%s: %s: %s", name, line, d)
+		}
+	}
+	_, err := os.Stat(filepath.Join(outside, "p"))
+	assert.True(t, os.IsNotExist(err), "nothing was written outside")
 }
