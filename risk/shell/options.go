@@ -134,6 +134,9 @@ func (s *spec) compile() *spec {
 			s.safe = false
 		}
 		for _, n := range o.names {
+			if !s.oneDash && len(n) > 2 && n[1] != '-' {
+				panic(fmt.Sprintf("shell: spec %q: %s: a long option takes two dashes", s.man, n))
+			}
 			switch {
 			case !s.oneDash && len(n) == 2 && n[1] != '-':
 				if s.short[n[1]] != nil {

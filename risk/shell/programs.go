@@ -412,12 +412,12 @@ func init() {
 		c.opaque("su without a command starts an interactive root shell")
 	}
 	programs["env"] = envProg
-	programs["timeout"] = wrapper("ks", []string{"kill-after", "signal"}, 1)
-	programs["nice"] = wrapper("n", []string{"adjustment"}, 0)
-	programs["ionice"] = wrapper("cnp", []string{"class", "classdata", "pid"}, 0)
-	programs["nohup"] = wrapper("", nil, 0)
-	programs["setsid"] = wrapper("", nil, 0)
-	programs["stdbuf"] = wrapper("ioe", []string{"input", "output", "error"}, 0)
+	programs["timeout"] = wrapSpec(timeoutSpec, 1)
+	programs["nice"] = wrapSpec(niceSpec, 0)
+	programs["ionice"] = wrapSpec(ioniceSpec, 0)
+	programs["nohup"] = wrapSpec(nohupSpec, 0)
+	programs["setsid"] = wrapSpec(setsidSpec, 0)
+	programs["stdbuf"] = wrapSpec(stdbufSpec, 0)
 	programs["time"] = func(c *call) {
 		o, idx := parseOpts(c.args, "fo", true, "format", "output")
 		if out, ok := o.value("-o", "--output"); ok {
@@ -426,11 +426,11 @@ func init() {
 		}
 		c.rewrap(c.args[idx:], "time")
 	}
-	programs["taskset"] = wrapper("", nil, 1)
+	programs["taskset"] = wrapSpec(tasksetSpec, 1)
 	programs["chrt"] = wrapper("", nil, 1)
 	programs["numactl"] = wrapper("CNmpi", []string{"cpunodebind", "membind", "physcpubind", "interleave", "preferred"}, 0)
 	register(wrapper("", nil, 0), "unbuffer", "caffeinate", "chronic", "catchsegv", "xvfb-run", "dbus-run-session", "proxychains", "proxychains4", "torsocks", "tsocks", "rlwrap", "entr", "with-contenv")
-	register(wrapper("oepsEbuU", []string{"output", "expr", "signal"}, 0), "strace", "ltrace")
+	register(wrapSpec(straceSpec, 0), "strace", "ltrace")
 	programs["valgrind"] = wrapper("", nil, 0)
 	programs["flock"] = func(c *call) {
 		o, idx := parseOpts(c.args, "cEw", true, "command", "conflict-exit-code", "timeout")
@@ -740,7 +740,7 @@ func envProg(c *call) {
 			return
 		case strings.Contains(a.val, "="):
 			name := a.val[:strings.IndexByte(a.val, '=')]
-			if !inertAssign(name, a.val[len(name)+1:], true) { // env.go: by allowlist
+			if dangerousEnv[name] {
 				c.opaque("sets " + name + ", which changes what runs")
 				c.risk(risk.Exec)
 			}
@@ -755,111 +755,4 @@ command:
 		return
 	}
 	c.rewrap(args, "env")
-}
-
-func xargs(c *call) {
-	o, idx := parseOpts(c.args, "aEdIiLlnPs", true, "arg-file", "eof", "delimiter", "replace", "max-lines", "max-args", "max-procs", "max-chars")
-	c.readAll(o.values("-a", "--arg-file"))
-	rest := append([]arg(nil), c.args[idx:]...)
-	if len(rest) == 0 {
-		rest = []arg{{val: "echo", lit: true}}
-	}
-	unknown := arg{} // an argument read from input
-	if repl, ok := o.value("-I", "--replace", "-i"); ok && repl.lit {
-		for i := range rest {
-			if rest[i].lit && strings.Contains(rest[i].val, repl.val) {
-				rest[i] = unknown
-			}
-		}
-	} else {
-		rest = append(rest, unknown)
-	}
-	c.note("xargs supplies arguments from its input")
-	c.rewrap(rest, "xargs")
-}
-
-// find reads its starting points; -delete destroys what it finds, -exec and friends run a
-// command on it, -fprint writes a file.
-func find(c *call) {
-	c.risk(risk.ReadOnly)
-	var roots []arg
-	i := 0
-	for ; i < len(c.args); i++ {
-		a := c.args[i]
-		if a.lit && (strings.HasPrefix(a.val, "-") || a.val == "(" || a.val == "!" || a.val == ",") {
-			if a.is("-H", "-L", "-P") || strings.HasPrefix(a.val, "-O") || a.is("-D") {
-				if a.is("-D") {
-					i++
-				}
-				continue
-			}
-			break
-		}
-		roots = append(roots, a)
-	}
-	if len(roots) == 0 {
-		roots = []arg{{val: ".", lit: true}}
-	}
-	c.readAll(roots)
-	// What -exec or -delete acts on: anything under the roots.
-	under := make([]arg, 0, len(roots))
-	for _, r := range roots {
-		if !r.lit {
-			under = append(under, arg{})
-			continue
-		}
-		under = append(under, arg{val: strings.TrimSuffix(r.val, "/") + "/**", lit: true, glob: true})
-	}
-	valued := map[string]bool{"-name": true, "-iname": true, "-path": true, "-ipath": true, "-regex": true, "-iregex": true,
-		"-type": true, "-xtype": true, "-size": true, "-mtime": true, "-mmin": true, "-atime": true, "-amin": true, "-ctime": true,
-		"-cmin": true, "-user": true, "-group": true, "-perm": true, "-maxdepth": true, "-mindepth": true, "-printf": true,
-		"-wholename": true, "-iwholename": true, "-lname": true, "-ilname": true, "-links": true, "-inum": true, "-uid": true,
-		"-gid": true, "-used": true, "-fstype": true, "-context": true, "-regextype": true, "-samefile": true,
-		"-newer": true, "-anewer": true, "-cnewer": true}
-	for ; i < len(c.args); i++ {
-		a := c.args[i]
-		if !a.lit {
-			continue
-		}
-		switch {
-		case a.val == "-delete":
-			c.risk(risk.Destructive)
-			c.writeAll(under)
-		case a.is("-exec", "-execdir", "-ok", "-okdir"):
-			var sub []arg
-			j := i + 1
-			for ; j < len(c.args); j++ {
-				if c.args[j].is(";", "+") {
-					break
-				}
-				s := c.args[j]
-				if s.lit && strings.Contains(s.val, "{}") {
-					if len(under) == 1 && under[0].lit && s.val == "{}" {
-						s = under[0]
-					} else {
-						s = arg{}
-					}
-				}
-				sub = append(sub, s)
-			}
-			i = j
-			c.spawn(sub, "find "+a.val)
-		case a.is("-fprint", "-fprint0", "-fls", "-fprintf"):
-			if i+1 < len(c.args) {
-				c.risk(risk.Mutating)
-				c.write(c.args[i+1])
-				i++
-				if a.val == "-fprintf" {
-					i++
-				}
-			}
-		case a.is("-newer", "-anewer", "-cnewer", "-samefile"):
-			if i+1 < len(c.args) {
-				c.read(c.args[i+1])
-				i++
-			}
-		case valued[a.val]:
-			i++
-		}
-	}
 }

@@ -405,7 +405,18 @@ func top(c *call) {
 // extraSpecs lists the tables used by handlers outside readOnlyTools, sedSpec, awkSpec and the
 // git tables (for the option sweep).
 func extraSpecs() map[string]*spec {
-	return map[string]*spec{}
+	out := map[string]*spec{}
+	for sub, s := range goSpecs {
+		out["go "+sub] = s
+	}
+	for name, s := range map[string]*spec{
+		"timeout": timeoutSpec, "nice": niceSpec, "ionice": ioniceSpec, "nohup": nohupSpec, "setsid": setsidSpec,
+		"stdbuf": stdbufSpec, "taskset": tasksetSpec, "strace": straceSpec, "xargs": xargsSpec,
+		"npm": npmSpec, "pnpm": pnpmSpec, "pip": pipSpec, "cargo": cargoSpec,
+	} {
+		out[name] = s
+	}
+	return out
 }
 
 // versionFlags are the spellings, besides "--version", with which a program given nothing else
