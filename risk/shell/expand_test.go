@@ -43,6 +43,8 @@ var expansionTable = []xrow{
 	{`[[ ${v@P} ]]`, "exec", "", "", "", true, C, C, C},
 	{`for f in ${v@P}; do echo $f; done`, "read_only,exec", "", "", "", true, C, C, C},
 	{`case ${v@P} in *) echo;; esac`, "read_only,exec", "", "", "", true, C, C, C},
+	{"case x in $(touch m)) echo;; esac", "read_only,mutating", "", "m", "", false, C, C, A},
+	{"case x in ${v@P}) echo;; esac", "read_only,exec", "", "", "", true, C, C, C},
 	{`echo $"msg"`, "read_only,exec", "", "", "", true, C, C, C},
 
 	// Arithmetic and subscripts over values the line does not give: bash evaluates the value
@@ -139,7 +141,10 @@ var expansionTable = []xrow{
 	{`IFS=x; ls`, "read_only,exec", ".", "", "", true, C, C, C},
 	{`LANG=/tmp/loc ls`, "read_only,exec", ".", "", "", true, C, C, C},
 	{`TERM=../x ls`, "read_only,exec", ".", "", "", true, C, C, C},
+	{`env LESSOPEN='|id %s' less f`, "read_only,exec", "f", "", "", true, C, C, C},
+	{`env NODE_OPTIONS=--inspect node a.js`, "exec", "a.js", "", "", true, C, C, C},
 	// ... inert variables with inert values.
+	{`env LANG=C sort f`, "read_only", "f", "", "", false, A, A, A},
 	{`LANG=C sort f`, "read_only", "f", "", "", false, A, A, A},
 	{`LC_ALL=C.UTF-8 grep foo f`, "read_only", "f", "", "", false, A, A, A},
 	{`TZ=UTC date`, "read_only", "", "", "", false, A, A, A},

@@ -323,7 +323,7 @@ var table = []row{
 	{"timeout 30s make test", "exec", "", "", "", false, A, A},
 	{"nice -n 10 make", "exec", "", "", "", false, A, A},
 	{"nohup python server.py &", "exec", "server.py", "", "", false, C, A},
-	{"env FOO=bar go test ./...", "exec", "", "", "", false, A, A},
+	{"env FOO=bar go test ./...", "exec", "", "", "", true, C, C},
 	{"env -i PATH=/usr/bin go test", "exec", "", "", "", true, C, C},
 	{"LD_PRELOAD=./evil.so ls", "read_only,exec", ".", "", "", true, C, C},
 	{"PATH=/tmp:$PATH ls", "read_only,exec", ".", "", "", true, C, C},

@@ -291,6 +291,10 @@ func (w *walker) stmtBody(st *syntax.Stmt, sc *scope, cx ctx) {
 	case *syntax.CaseClause:
 		w.word(c.Word, sc, cx, false)
 		for _, item := range c.Items {
+			// Patterns are expanded (substitutions run) until one matches.
+			for _, pat := range item.Patterns {
+				w.walkNode(pat, sc, cx)
+			}
 			branch := sc.clone()
 			w.stmts(item.Stmts, branch, cx)
 			sc.merge(branch)
