@@ -45,21 +45,6 @@ type call struct {
 	hops int
 }
 
-// dangerousEnv names environment variables known to change what a program runs or loads.
-//
-// Deprecated: environment prefixes are judged by allowlist: use inertAssign (name and value)
-// or inertEnv (name only) in env.go. Kept until envProg switches.
-var dangerousEnv = map[string]bool{
-	"LD_PRELOAD": true, "LD_LIBRARY_PATH": true, "LD_AUDIT": true, "DYLD_INSERT_LIBRARIES": true,
-	"DYLD_LIBRARY_PATH": true, "PATH": true, "BASH_ENV": true, "ENV": true, "PROMPT_COMMAND": true,
-	"PYTHONPATH": true, "PYTHONSTARTUP": true, "PYTHONHOME": true, "NODE_OPTIONS": true, "NODE_PATH": true,
-	"PERL5OPT": true, "PERL5LIB": true, "RUBYOPT": true, "RUBYLIB": true, "GIT_SSH_COMMAND": true,
-	"GIT_SSH": true, "GIT_EXTERNAL_DIFF": true, "GIT_EXEC_PATH": true, "GIT_CONFIG": true,
-	"GIT_CONFIG_GLOBAL": true, "GIT_CONFIG_SYSTEM": true, "GIT_CONFIG_PARAMETERS": true, "GIT_CONFIG_COUNT": true,
-	"GIT_DIR": true, "GIT_WORK_TREE": true, "EDITOR": true, "VISUAL": true, "PAGER": true, "GIT_PAGER": true,
-	"SHELLOPTS": true, "BASHOPTS": true, "IFS": true,
-}
-
 func (w *walker) call(ce *syntax.CallExpr, st *syntax.Stmt, sc *scope, cx ctx) {
 	cmd := w.newCommand(text(cx, st), cx)
 	if len(ce.Args) == 0 {
