@@ -9,7 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -171,18 +171,24 @@ func newGrantSet(clock func() time.Time) *grantSet {
 	return s
 }
 
-// add inserts grants (new ids) and publishes a new snapshot.
+// maxGrants bounds the grants a session holds.
+const maxGrants = 4096
+
+// add inserts grants (new ids) and publishes a new snapshot. Grants that expired or were used up
+// are dropped, and a new grant replaces a live one with the same rules, scope and profile (so
+// answering the same question again does not pile grants up).
 func (s *grantSet) add(gs ...Grant) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	old := s.snap.Load()
-	n := &grantSnap{byID: make(map[string]*liveGrant, len(old.byID)+len(gs)), order: slices.Clone(old.order)}
-	for id, lg := range old.byID {
-		n.byID[id] = lg
-	}
+	now := s.clock()
+	n := &grantSnap{byID: make(map[string]*liveGrant, len(old.byID)+len(gs))}
 	for _, g := range gs {
-		if g.ID == "" || n.byID[g.ID] != nil {
+		if g.ID == "" || old.byID[g.ID] != nil {
 			return fmt.Errorf("grant id %q is empty or taken", g.ID)
+		}
+		if len(g.Rules) == 0 {
+			return fmt.Errorf("grant %s has no rules", g.ID)
 		}
 		for i := range g.Rules {
 			g.Rules[i].ID, g.Rules[i].Action = "grant:"+g.ID, policy.Allow
@@ -190,13 +196,55 @@ func (s *grantSet) add(gs ...Grant) error {
 		if _, err := policy.Compile(g.Rules, nil); err != nil {
 			return fmt.Errorf("grant %s: %w", g.ID, err)
 		}
+	}
+	for _, lg := range old.order {
+		if !lg.valid(now) {
+			continue
+		}
+		replaced := false
+		for _, g := range gs {
+			replaced = replaced || sameGrant(lg.g, g)
+		}
+		if replaced {
+			lg.dead.Store(true)
+			continue
+		}
+		n.byID[lg.g.ID] = lg
+		n.order = append(n.order, lg)
+	}
+	for _, g := range gs {
 		lg := &liveGrant{g: g}
 		lg.used.Store(int64(g.Used))
 		n.byID[g.ID] = lg
 		n.order = append(n.order, lg)
 	}
+	if len(n.order) > maxGrants {
+		return fmt.Errorf("more than %d grants", maxGrants)
+	}
 	s.snap.Store(n)
 	return nil
+}
+
+// sameGrant reports whether b would replace a: the same scope, profile and rules.
+func sameGrant(a, b Grant) bool {
+	if a.Scope != b.Scope || a.ProfileHash != b.ProfileHash || len(a.Rules) != len(b.Rules) {
+		return false
+	}
+	for i := range a.Rules {
+		x, y := a.Rules[i], b.Rules[i]
+		x.ID, y.ID, x.Reason, y.Reason = "", "", "", ""
+		if !reflect.DeepEqual(x, y) {
+			return false
+		}
+	}
+	return true
+}
+
+// prune publishes a snapshot without the grants that expired or were used up.
+func (s *grantSet) prune() {
+	if err := s.add(); err != nil {
+		return
+	}
 }
 
 // remove drops a grant; it reports whether it existed.
@@ -265,9 +313,21 @@ func applies(lg *liveGrant, scope gate.GrantScope) bool {
 
 // MatchGrant implements gate.GrantSource.
 func (s *grantSet) MatchGrant(scope gate.GrantScope, sub policy.Subject) (string, string, bool) {
+	for range 2 {
+		id, reason, ok, stale := s.match(scope, &sub)
+		if !stale {
+			return id, reason, ok
+		}
+		// The matching grant expired or was used up: drop it and look again.
+		s.prune()
+	}
+	return "", "", false
+}
+
+func (s *grantSet) match(scope gate.GrantScope, sub *policy.Subject) (id, reason string, ok, stale bool) {
 	snap := s.snap.Load()
 	if len(snap.order) == 0 {
-		return "", "", false
+		return "", "", false, false
 	}
 	var rs *policy.RuleSet
 	if v, ok := snap.perProf.Load(scope.Hash); ok {
@@ -285,35 +345,17 @@ func (s *grantSet) MatchGrant(scope gate.GrantScope, sub policy.Subject) (string
 		snap.perProf.Store(scope.Hash, rs)
 	}
 	if rs == nil {
-		return "", "", false
+		return "", "", false, false
 	}
-	// The first matching rule may belong to a grant that expired or is used up: then look at
-	// the rest, without it.
-	now := s.clock()
-	for range 4 {
-		m, ok := rs.Evaluate(&sub)
-		if !ok {
-			return "", "", false
-		}
-		lg := snap.byID[strings.TrimPrefix(m.Rule.ID, "grant:")]
-		if lg != nil && lg.valid(now) {
-			return m.Rule.ID, m.Rule.Reason, true
-		}
-		var rules []policy.Rule
-		for _, r := range rs.Rules() {
-			if r.ID != m.Rule.ID {
-				rules = append(rules, r)
-			}
-		}
-		if len(rules) == 0 {
-			return "", "", false
-		}
-		rs, _ = policy.Compile(rules, nil)
-		if rs == nil {
-			return "", "", false
-		}
+	m, ok := rs.Evaluate(sub)
+	if !ok {
+		return "", "", false, false
 	}
-	return "", "", false
+	lg := snap.byID[strings.TrimPrefix(m.Rule.ID, "grant:")]
+	if lg == nil || !lg.valid(s.clock()) {
+		return "", "", false, true
+	}
+	return m.Rule.ID, m.Rule.Reason, true, false
 }
 
 // use counts one use of the grant named by a decision's rule id; it reports false when the
