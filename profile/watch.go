@@ -44,6 +44,9 @@ func (l *Loader) Watch(ctx context.Context, interval time.Duration, onChange fun
 			continue
 		}
 		ld, err := l.Load(ctx)
+		if ctx.Err() != nil {
+			return ctx.Err() // the load stopped because Watch is asked to stop: nothing to report
+		}
 		l.mu.Lock()
 		last = l.seen
 		l.mu.Unlock()
