@@ -69,6 +69,9 @@
 //	outcome                 optional: succeeded, failed or rolled_back (outcome records)
 //	checkpoint_id           optional: the checkpoint taken before the action, or restored
 //	error                   optional: error text of a failed or rolled-back action
+//	approver                optional: who answered a CONFIRM (approval records)
+//	approval_scope          optional: once, session or always
+//	note                    optional: the approver's note
 //	seq                     optional: position in the hash chain, from 1 (chained sinks)
 //	prev                    optional: hash of the previous record (absent on the first)
 //	hash                    optional: SHA-256 of this record's canonical encoding without hash

@@ -124,6 +124,9 @@ func AppendJSON(dst []byte, r *Record) ([]byte, error) {
 	dst = appendOptional(dst, `,"outcome":`, string(r.Outcome))
 	dst = appendOptional(dst, `,"checkpoint_id":`, r.CheckpointID)
 	dst = appendOptional(dst, `,"error":`, r.Error)
+	dst = appendOptional(dst, `,"approver":`, r.Approver)
+	dst = appendOptional(dst, `,"approval_scope":`, r.ApprovalScope)
+	dst = appendOptional(dst, `,"note":`, r.Note)
 	if r.Seq != 0 {
 		dst = append(dst, `,"seq":`...)
 		dst = strconv.AppendUint(dst, r.Seq, 10)

@@ -195,6 +195,12 @@ type Record struct {
 	CheckpointID string `json:"checkpoint_id,omitempty"`
 	// Error is the error text of a failed or rolled-back action.
 	Error string `json:"error,omitempty"`
+	// Approver names who answered a CONFIRM ("timeout" when nobody did in time), ApprovalScope
+	// how far the answer reaches (once, session, always) and Note what the approver wrote
+	// (approval records of the run discipline, gate/session).
+	Approver      string `json:"approver,omitempty"`
+	ApprovalScope string `json:"approval_scope,omitempty"`
+	Note          string `json:"note,omitempty"`
 
 	// Seq is the record's position in its hash chain, from 1. Sinks without a chain leave it 0.
 	Seq uint64 `json:"seq,omitempty"`

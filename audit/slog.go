@@ -122,6 +122,9 @@ func Attrs(r *Record) []slog.Attr {
 	opt("outcome", string(r.Outcome))
 	opt("checkpoint_id", r.CheckpointID)
 	opt("error", r.Error)
+	opt("approver", r.Approver)
+	opt("approval_scope", r.ApprovalScope)
+	opt("note", r.Note)
 	if r.Seq != 0 {
 		a = append(a, slog.Uint64("seq", r.Seq))
 	}
