@@ -306,8 +306,11 @@ func npmSpecHost(c *call, p arg) {
 	switch {
 	case strings.Contains(v, "://"):
 		c.net(hostOf(strings.TrimPrefix(strings.TrimPrefix(v, "git+"), "git+")))
-	case strings.HasPrefix(v, "github:") || strings.HasPrefix(v, "gitlab:") || strings.HasPrefix(v, "bitbucket:") || strings.HasPrefix(v, "gist:"):
+	case strings.HasPrefix(v, "github:") || strings.HasPrefix(v, "gitlab:") || strings.HasPrefix(v, "bitbucket:") ||
+		strings.HasPrefix(v, "gist:") || strings.Contains(v, "/") && !strings.HasPrefix(v, "@") && !strings.HasPrefix(v, ".") &&
+		!strings.HasPrefix(v, "/") && !strings.HasPrefix(v, "file:"):
 		c.net()
+		c.opaque(c.name + " fetches " + p.val + " from a git host the line does not name")
 	case strings.HasPrefix(v, "git@"):
 		c.net(gitHost(v))
 	case strings.HasPrefix(v, "file:") || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../") || strings.HasPrefix(v, "/"):
