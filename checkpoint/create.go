@@ -181,6 +181,17 @@ func (c *Checkpointer) refreshIndex(ctx context.Context) (skipped, uncov []strin
 	if c.exclude != "" {
 		excludes = append(excludes, "--exclude-from="+c.exclude)
 	}
+	// Directories that became repositories of their own (c.dirs is only
+	// used by this goroutine until it reports).
+	type nestedResult struct {
+		dirs []string
+		err  error
+	}
+	nch := make(chan nestedResult, 1)
+	go func() {
+		d, err := c.nestedRepos(ctx)
+		nch <- nestedResult{d, err}
+	}()
 	// What ignore rules leave out, with wholly ignored directories
 	// collapsed to "dir/": recorded so that a restore to this snapshot
 	// leaves them alone even after the rules change.
@@ -199,6 +210,10 @@ func (c *Checkpointer) refreshIndex(ctx context.Context) (skipped, uncov []strin
 	tr := <-ch
 	ti := <-tch
 	ir := <-ich
+	nr := <-nch
+	if nr.err != nil {
+		return nil, nil, nr.err
+	}
 	if ti.err != nil {
 		return nil, nil, ti.err
 	}
@@ -231,10 +246,7 @@ func (c *Checkpointer) refreshIndex(ctx context.Context) (skipped, uncov []strin
 		seen           = make(map[string]bool, len(changed)+len(others)+len(forced))
 	)
 	uncov = ignored
-	nested, err := c.nestedRepos(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
+	nested := nr.dirs
 	if len(nested) > 0 {
 		// Files recorded before their directory became a repository of its
 		// own: left out from now on, like the rest of that repository.

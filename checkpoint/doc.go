@@ -54,7 +54,10 @@
 // Ids are UUIDv7 strings (time-ordered). The label, the reason, the
 // correlation id and, for path-scoped snapshots, the covered paths are
 // stored as JSON in the commit message; the creation time is the commit's
-// own committer date, taken from [Options.Clock].
+// own committer date, taken from [Options.Clock]. The list of paths the
+// snapshot left out (see Guarantees) is a blob in the tree of the
+// checkpoint commit's parent, named in the metadata by its object id, so
+// it lives exactly as long as the checkpoint.
 //
 // # Guarantees
 //
