@@ -2,7 +2,6 @@ package profile
 
 import (
 	"cmp"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -672,13 +671,6 @@ func riskSets(names []string) (levels risk.Set, sevs uint8, ok bool) {
 	return levels, sevs, true
 }
 
-// sameCondition compares conditions by their JSON form, so an absent list and an empty one
-// are equal.
-func sameCondition(a, b policy.Condition) bool {
-	ja, err1 := json.Marshal(a)
-	jb, err2 := json.Marshal(b)
-	return err1 == nil && err2 == nil && string(ja) == string(jb)
-}
 
 // profileLoosens compares two profiles, from and to, by their effect on decisions, for an
 // untrusted project file that switches the active profile from one to the other: it says how
