@@ -671,7 +671,6 @@ func riskSets(names []string) (levels risk.Set, sevs uint8, ok bool) {
 	return levels, sevs, true
 }
 
-
 // profileLoosens compares two profiles, from and to, by their effect on decisions, for an
 // untrusted project file that switches the active profile from one to the other: it says how
 // some action could be decided less strictly under to, or "" when none can. Deciding that in
