@@ -159,3 +159,31 @@ func TestUnparsableLineIsDenied(t *testing.T) {
 		assert.NotEqual(t, "unparsable-command", d.RuleID, name)
 	}
 }
+
+// BenchmarkGitRepositoryTrust: a repeated `git status` Check (the cached repository answer,
+// re-validated by stat) against `go test ./...` in the same gate (no repository check).
+func BenchmarkGitRepositoryTrust(b *testing.B) {
+	if _, err := exec.LookPath("git"); err != nil {
+		b.Skip("git is not installed")
+	}
+	dir, err := filepath.EvalSymlinks(b.TempDir())
+	require.NoError(b, err)
+	cmd := exec.Command("git", "init", "-q")
+	cmd.Dir = dir
+	require.NoError(b, cmd.Run())
+	g, err := gate.New(profile.MustBuiltin(profile.ProfileDev), &gate.Options{Workspace: []string{dir}, Audit: audit.Discard, ConfigDir: filepath.Join(b.TempDir(), "reins")})
+	require.NoError(b, err)
+	ctx := context.Background()
+	for _, line := range []string{"go test ./...", "git status"} {
+		a := policy.Action{Tool: "bash", Operation: policy.OpShell, Command: line}
+		b.Run(line, func(b *testing.B) {
+			d, err := g.Check(ctx, a)
+			require.NoError(b, err)
+			require.Equal(b, policy.Allow, d.Verdict, d.String())
+			b.ReportAllocs()
+			for b.Loop() {
+				_, _ = g.Check(ctx, a)
+			}
+		})
+	}
+}

@@ -127,10 +127,16 @@ const (
 	maxNestedBytes = 256 << 10
 )
 
-// tooDeep reports why a line is not parsed: brackets nested deeper than maxNesting. Quoting is
-// ignored, so a quoted run of brackets counts too (the line is then opaque, never allowed).
+// maxOperators bounds the operator characters of a line (| & ; $ ` ( ) < >): each makes
+// syntax nodes, and one pipeline or case of 30 000 of them is one statement the parser must read
+// whole.
+const maxOperators = 16 << 10
+
+// tooDeep reports why a line is not parsed: brackets nested deeper than maxNesting, or more
+// operators than maxOperators. Quoting is ignored, so quoted text counts too (the line is then
+// opaque, never allowed; it is not denied).
 func tooDeep(src string) string {
-	depth, top := 0, 0
+	depth, top, ops := 0, 0, 0
 	for i := 0; i < len(src); i++ {
 		switch src[i] {
 		case '(', '{', '[':
@@ -143,9 +149,16 @@ func tooDeep(src string) string {
 				depth--
 			}
 		}
+		switch src[i] {
+		case '|', '&', ';', '$', '`', '(', ')', '<', '>':
+			ops++
+		}
 	}
-	if top > maxNesting {
+	switch {
+	case top > maxNesting:
 		return "brackets nest deeper than the analysis reads"
+	case ops > maxOperators:
+		return "more operators than the analysis reads"
 	}
 	return ""
 }

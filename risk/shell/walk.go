@@ -135,13 +135,20 @@ func (w *walker) script(src string, sc *scope, depth int, via string) error {
 			return nil
 		}
 	}
+	// Statements are parsed one at a time and walked as they come, so a line past the
+	// statement budget is not parsed to its end.
 	p := parsers.Get().(*syntax.Parser)
-	f, err := p.Parse(strings.NewReader(src), "")
-	parsers.Put(p)
-	if err != nil {
-		return err
+	defer parsers.Put(p)
+	cx := ctx{src: src, depth: depth, via: via}
+	for st, err := range p.StmtsSeq(strings.NewReader(src)) {
+		if err != nil {
+			return err
+		}
+		w.stmt(st, sc, cx)
+		if w.stopped != "" {
+			break
+		}
 	}
-	w.stmts(f.Stmts, sc, ctx{src: src, depth: depth, via: via})
 	return nil
 }
 

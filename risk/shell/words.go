@@ -53,8 +53,12 @@ func (w *walker) wordMode(word *syntax.Word, sc *scope, cx ctx, mode wordMode) w
 		// Count what the braces make before making it: {1..20000000} is one short word.
 		n := braceCount(word.Parts)
 		size := n * uint64(int(word.End().Offset())-int(word.Pos().Offset())+1)
-		if n > maxBraceWords || w.braceWords+n > maxLineBraceWords || w.braceBytes+size > maxBraceBytes {
+		if n > maxBraceWords {
 			w.hazard("brace expansion makes more words than the analysis expands")
+			return wordVal{subst: v.subst}
+		}
+		if w.braceWords+n > maxLineBraceWords || w.braceBytes+size > maxBraceBytes {
+			w.stop("brace expansions make more words than the analysis expands")
 			return wordVal{subst: v.subst}
 		}
 		w.braceWords += n
