@@ -22,14 +22,15 @@ func CheckEntry(e string) string {
 		return fmt.Sprintf("longer than %d bytes", maxEntryLen)
 	case strings.IndexByte(e, 0) >= 0:
 		return "contains a NUL byte"
-	case strings.ContainsAny(e, "[]{}\\"):
-		return "protected paths are literal paths (a name may hold * and ?), not patterns"
 	}
 	if home, rest, ok := splitHome(e); ok {
 		if !home {
 			return "only ~/ is expanded (not ~user)"
 		}
 		e = "/" + rest
+	}
+	if strings.ContainsAny(e, "[]{}\\") {
+		return "protected paths are literal paths (a name may hold * and ?), not patterns"
 	}
 	abs := strings.HasPrefix(e, "/") || Host().IsAbs(e)
 	n := 0

@@ -1,0 +1,5 @@
+//go:build !race
+
+package fspath
+
+const raceEnabled = false
