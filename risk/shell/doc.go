@@ -40,7 +40,34 @@
 // non-literal string, a shell reading code from a pipe or a file, unknown wrapper flags, git
 // configuration that can run commands. The gate never auto-approves an opaque command: at best
 // it asks. A line that does not parse is an error and fails closed: one opaque command with every
-// risk level but read-only, at high severity.
+// risk level but read-only, at high severity (the gate denies it, with the parser's message: it
+// cannot run as written).
+//
+// Expansions that bash evaluates a second time are opaque, and may run anything: prompt and
+// other transformations (${v@P}, @E, @A ...), indirection (${!x}, ${!prefix*}), $"..."
+// translations, and arithmetic (in $(( )), (( )), let, for (( )), [[ -eq ]], array subscripts,
+// substring offsets, declare -i, and the variable-name arguments of unset, read, printf -v,
+// test -v ...) over anything but literal numbers and variables the line set to literal numbers:
+// bash evaluates a variable's value as an expression, and a subscript in it ("a[$(cmd)]") runs
+// the command. A glob in option position that could expand to a name starting with "-" ("sort
+// *.txt" with a file named "-ofoo") is opaque, unless the program's options cannot write, run or
+// reach anything (ls, cat, wc, head ...); "./*.txt", "src/*.go" and globs after "--" are not.
+//
+// # Environment
+//
+// An assignment prefix (VAR=x cmd), env VAR=x cmd and an export are inert only for the short
+// allowlist of variables that change formatting, never what runs (locale, TZ, terminal and
+// colour, a few runtime switches, PAGER=cat); any other variable makes the command opaque and
+// exec. A plain assignment to a variable known to change what programs run once exported (PATH,
+// IFS, PS4, LD_*, GIT_*, PYTHON* ...) is opaque too.
+//
+// # Cost
+//
+// Analysis is bounded before anything is expanded: a line over [MaxLine] bytes is not parsed
+// ([ErrTooLong]); brackets nested too deeply or too many operators are not parsed either;
+// statements are parsed one at a time up to a budget; words, brace expansions (counted before
+// they are expanded), nested scripts and expression sizes have budgets. Past one, the rest of the
+// line is not read and the analysis ends with an opaque command that may do anything.
 //
 // # Security model and limitations
 //
