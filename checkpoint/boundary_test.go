@@ -375,3 +375,26 @@ func sortedChanges(ch []checkpoint.Change) []checkpoint.Change {
 	slices.SortFunc(out, func(a, b checkpoint.Change) int { return strings.Compare(a.Path, b.Path) })
 	return out
 }
+
+// Options.Secrets adds names (never removes the built-in ones); an entry
+// that is not one file name is refused when the Checkpointer is built.
+func TestOptionsSecrets(t *testing.T) {
+	ctx := context.Background()
+	dir := newPlainDir(t)
+	for _, bad := range []string{"a/b", "", "[ab]", "~/.aws"} {
+		_, err := checkpoint.New(ctx, dir, &checkpoint.Options{ShadowRoot: t.TempDir(), Secrets: []string{bad}})
+		require.Error(t, err, bad)
+	}
+	w := &boundaryWS{kind: "plain", dir: dir, shadow: t.TempDir()}
+	var err error
+	w.c, err = checkpoint.New(ctx, dir, &checkpoint.Options{ShadowRoot: w.shadow, Secrets: []string{"*.PEM"}})
+	require.NoError(t, err)
+	writeFile(t, dir, "certs/server.pem", "PEM-PRIVATE-KEY-CONTENT\n", 0o600)
+	writeFile(t, dir, ".env", "DOTENV-STILL-PROTECTED\n", 0o600)
+	cp, err := w.c.Create(ctx, "with a pem")
+	require.NoError(t, err)
+	writeFile(t, dir, "certs/server.pem", "PEM-CHANGED\n", 0o600)
+	require.NoError(t, w.c.Restore(ctx, cp.ID))
+	assert.Equal(t, "PEM-CHANGED\n", w.read(t, "certs/server.pem"))
+	w.requireNoSecret(t, "PEM-PRIVATE-KEY-CONTENT", "PEM-CHANGED", "DOTENV-STILL-PROTECTED")
+}

@@ -161,7 +161,11 @@ func New(ctx context.Context, workspace string, opts *Options) (*Checkpointer, e
 		return nil, fmt.Errorf("%w: %s is %s, need %s or newer", ErrGitTooOld, r.Path(), v, gitx.MinVersion)
 	}
 
-	c := &Checkpointer{opts: o, root: root, sem: make(chan struct{}, 1), secrets: newSecretMatcher(o.Secrets)}
+	secrets, err := newSecretMatcher(o.Secrets)
+	if err != nil {
+		return nil, err
+	}
+	c := &Checkpointer{opts: o, root: root, sem: make(chan struct{}, 1), secrets: secrets}
 	format := "sha1"
 	repoDir, err := findRepo(root)
 	if err != nil {

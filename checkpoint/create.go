@@ -456,7 +456,7 @@ func (c *Checkpointer) purgeSecrets(ctx context.Context) error {
 	if c.purged {
 		return nil
 	}
-	names := append(append([]string(nil), defaultSecrets...), c.opts.Secrets...)
+	names := append(defaultSecrets(), c.opts.Secrets...)
 	for i := range names {
 		names[i] = lowerASCII(names[i])
 	}

@@ -65,13 +65,16 @@ type Options struct {
 	// They apply even when IncludeIgnored is set.
 	Exclude []string
 
-	// Secrets adds read-protected names to the built-in list (.env,
-	// .env.local, .env.*, .ssh, id_rsa, id_ed25519, id_ecdsa, id_dsa,
-	// .netrc, .git-credentials). A path with a component matching one of
-	// them, ignoring ASCII case, is never stored in a checkpoint and never
-	// deleted or overwritten by a restore, whether or not it is ignored.
-	// Each entry is one file name; * and ? are wildcards. The built-in
-	// names cannot be removed.
+	// Secrets adds read-protected names to the built-in list, which is
+	// the in-workspace part of reins' read-and-write protected list (the
+	// one the gate and the sandbox enforce): .env, .env.local, .env.*,
+	// .ssh, id_rsa, id_ed25519, other private key and credential file
+	// names. A path with a component matching one of them, ignoring ASCII
+	// case, is never stored in a checkpoint and never deleted or
+	// overwritten by a restore, whether or not it is ignored. Each entry
+	// is one file name; * and ? are wildcards. The built-in names cannot
+	// be removed. A host wiring a gate passes the extra names of its
+	// profile here.
 	Secrets []string
 
 	// MaxFileSize is the size cap per file in bytes. 0 means

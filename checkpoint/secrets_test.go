@@ -6,11 +6,14 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/reins-go/reins/internal/fspath"
 )
 
 // The seeds' read-protected names and their variants, row by row.
 func TestSecretMatcher(t *testing.T) {
-	m := newSecretMatcher([]string{"*.pem", "credentials?.json"})
+	m, err := newSecretMatcher([]string{"*.pem", "credentials?.json"})
+	require.NoError(t, err)
 	for _, tc := range []struct {
 		path string
 		want bool
@@ -58,26 +61,32 @@ func FuzzSecretMatch(f *testing.F) {
 	for _, s := range []string{".env", "a/.ENV.x/b", "id_rsa.pub", ".ssh", "x/y/z", "ID_ED25519", ".env.", "a//b"} {
 		f.Add(s)
 	}
-	m := newSecretMatcher(nil)
+	m, err := newSecretMatcher(nil)
+	require.NoError(f, err)
 	f.Fuzz(func(t *testing.T, p string) {
 		got := m.match(p)
 		// Case does not matter (ASCII).
 		require.Equal(t, got, m.match(strings.ToUpper(p)), "upper %q", p)
 		require.Equal(t, got, m.match(lowerASCII(p)), "lower %q", p)
-		// A path matches exactly when one of its components does.
-		any := false
-		for _, el := range strings.Split(p, "/") {
-			any = any || m.match(el)
-		}
-		require.Equal(t, any, got, "%q", p)
-		// And a component matches by the listed rule.
+		// A path matches exactly when one of its components does, and a
+		// component matches by the seeds' rule: the six names and .env.*
+		// always match, and nothing that is not a listed name does.
+		want := false
 		for _, el := range strings.Split(p, "/") {
 			l := lowerASCII(el)
-			want := l == ".env" || l == ".env.local" || l == ".ssh" || l == "id_rsa" || l == "id_ed25519" ||
-				l == "id_ecdsa" || l == "id_dsa" || l == ".netrc" || l == ".git-credentials" ||
-				(strings.HasPrefix(l, ".env.") && !strings.Contains(l, "/"))
-			require.Equal(t, want, m.component(el), "component %q", el)
+			seed := l == ".env" || l == ".env.local" || l == ".ssh" || l == "id_rsa" || l == "id_ed25519" ||
+				(strings.HasPrefix(l, ".env.") && !strings.ContainsRune(l, '\\'))
+			listed := false
+			for _, n := range defaultSecrets() {
+				listed = listed || fspathMatchName(n, el)
+			}
+			if seed {
+				require.True(t, m.match(el), "component %q", el)
+			}
+			require.Equal(t, listed, m.match(el), "component %q", el)
+			want = want || listed
 		}
+		require.Equal(t, want, got, "%q", p)
 	})
 }
 
@@ -111,3 +120,5 @@ func FuzzDecodeUncovered(f *testing.F) {
 		require.Equal(t, u, again)
 	})
 }
+
+func fspathMatchName(pattern, name string) bool { return fspath.MatchName(pattern, name) }
