@@ -77,9 +77,9 @@ func TestResolveEscapes(t *testing.T) {
 		// Readings that agree are fine.
 		{target: "nonexist/../src/pkg/main.go", root: app, path: "src/pkg/main.go"},
 		{target: "new/dir/../file.txt", root: app, path: "new/file.txt"},
-		{target: "in/../in/main.go", ambiguous: true}, // kernel: src/in/main.go
+		{target: "in/../in/main.go", ambiguous: true},            // kernel: src/in/main.go
 		{target: "src/pkg/self/../pkg/main.go", ambiguous: true}, // kernel: src/pkg/main.go
-		{target: "src/pkg/self/../../README", ambiguous: true}, // kernel: README, lexical: src/README
+		{target: "src/pkg/self/../../README", ambiguous: true},   // kernel: README, lexical: src/README
 		{target: "inlink/x", root: app, path: "deep/dir/x"},
 		{target: "src/up/outside/secret", path: top + "/outside/secret"},
 		{target: "../outside/x", path: top + "/outside/x"},
@@ -101,9 +101,33 @@ func TestResolveEscapes(t *testing.T) {
 
 // writeLands writes marker at name (relative to top) the way a writer does, inside an os.Root on
 // top so nothing outside top is ever touched: mkdir -p of the parent, then create. It returns
-// where the file landed ("" when the writer failed) and whether the write escaped top.
+// where the file landed ("" when the writer failed) and whether the write escaped top. Then it
+// puts the fixture back as it was: what the writer created is removed.
 func writeLands(t *testing.T, top, name string, marker []byte) (landed string, escaped bool) {
 	t.Helper()
+	before := map[string]bool{}
+	require.NoError(t, filepath.WalkDir(top, func(p string, _ fs.DirEntry, err error) error {
+		before[p] = true
+		return err
+	}))
+	defer func() {
+		var created []string
+		_ = filepath.WalkDir(top, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !before[p] {
+				created = append(created, p)
+				if d.IsDir() {
+					return filepath.SkipDir
+				}
+			}
+			return nil
+		})
+		for _, p := range created {
+			require.NoError(t, os.RemoveAll(p))
+		}
+		if landed != "" && before[filepath.FromSlash(landed)] {
+			require.NoError(t, os.Truncate(landed, 0)) // the fixture's files are empty
+		}
+	}()
 	r, err := os.OpenRoot(top)
 	require.NoError(t, err)
 	defer r.Close()
@@ -145,13 +169,14 @@ func FuzzResolve(f *testing.F) {
 	} {
 		f.Add(s)
 	}
+	top, w := escapeFixture(f)  // resolved against, never written
+	wtop, _ := escapeFixture(f) // written, and put back after each write
+	app := top + "/app"
 	var seq atomic.Int64
 	f.Fuzz(func(t *testing.T, target string) {
 		if len(target) > 512 {
 			return
 		}
-		top, w := escapeFixture(t)
-		app := top + "/app"
 		for _, tgt := range []string{target, app + "/" + target} {
 			root, p, err := w.resolve(tgt)
 			if tgt == "" || strings.IndexByte(tgt, 0) >= 0 {
@@ -167,11 +192,9 @@ func FuzzResolve(f *testing.F) {
 			}
 			require.True(t, fspath.Within(want, app), "%q: resolved inside %q but not under the workspace", tgt, want)
 			// Names relative to top for the writers.
-			rel := tgt
+			rel := "app/" + tgt
 			if strings.HasPrefix(tgt, "/") {
 				rel = strings.TrimPrefix(tgt, top+"/")
-			} else {
-				rel = "app/" + tgt
 			}
 			for _, lexical := range []bool{false, true} {
 				name := rel
@@ -179,16 +202,13 @@ func FuzzResolve(f *testing.F) {
 					name = path.Clean(rel)
 					require.False(t, name == ".." || strings.HasPrefix(name, "../"), "%q: a lexical join leaves the fixture (%q)", tgt, name)
 				}
-				// A fresh fixture for each writer: the first one creates directories.
-				wtop, _ := escapeFixture(t)
 				marker := []byte("marker-" + strconv.FormatInt(seq.Add(1), 10))
 				landed, escaped := writeLands(t, wtop, name, marker)
 				require.False(t, escaped, "%q (lexical %v): the writer escaped the fixture, the gate said %q", tgt, lexical, want)
 				if landed == "" {
 					continue // the writer failed: nothing written
 				}
-				wantHere := wtop + strings.TrimPrefix(want, top)
-				require.Equal(t, wantHere, landed, "%q (lexical %v): landed elsewhere than the gate said", tgt, lexical)
+				require.Equal(t, wtop+strings.TrimPrefix(want, top), landed, "%q (lexical %v): landed elsewhere than the gate said", tgt, lexical)
 			}
 		}
 	})
