@@ -165,6 +165,34 @@ func attack(name string, a []string) error {
 			return err
 		}
 		return nil
+	case "tiocsti":
+		// Type a command into the terminal on stdin.
+		for _, c := range []byte(arg(a, 0) + "\n") {
+			if err := unix.IoctlSetPointerInt(0, unix.TIOCSTI, int(c)); err != nil {
+				return fmt.Errorf("ioctl(0, TIOCSTI): %w", err)
+			}
+		}
+		return nil
+	case "tiocsti-raw":
+		// The same with the request's high bits set (the kernel ignores
+		// them).
+		c := byte('x')
+		if _, _, e := unix.Syscall(unix.SYS_IOCTL, 0, uintptr(1<<32|unix.TIOCSTI), uintptr(unsafe.Pointer(&c))); e != 0 {
+			return fmt.Errorf("ioctl(0, 1<<32|TIOCSTI): %w", e)
+		}
+		return nil
+	case "setuid-open":
+		// Create a set-user-ID file in one call.
+		fd, err := unix.Open(arg(a, 0), unix.O_CREAT|unix.O_WRONLY, 0o4755)
+		if err != nil {
+			return fmt.Errorf("open(O_CREAT, 04755): %w", err)
+		}
+		unix.Close(fd)
+		var st unix.Stat_t
+		if err := unix.Stat(arg(a, 0), &st); err == nil && st.Mode&(unix.S_ISUID|unix.S_ISGID) == 0 {
+			return fmt.Errorf("created without the set-id bit (umask or mount)")
+		}
+		return nil
 	}
 	return fmt.Errorf("unknown attack %q", name)
 }
