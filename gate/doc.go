@@ -26,10 +26,15 @@
 //  2. Hard stops: budget exceeded ([Gate.RecordSpend]), a sandbox escape signal
 //     ([Gate.RecordViolation]), a tool failing 3 times in a row ([Gate.RecordResult]), a write
 //     outside the workspace. Each latches the halt and denies.
-//  3. Boundaries: protected paths (by default .git, .env, .env.local, .ssh, id_rsa, id_ed25519,
-//     .reins and the user configuration directory reins loads profiles from) matched on the path
-//     components of every target after symlink-safe resolution, and targets that cannot be
-//     resolved. Denied in every mode, the most autonomous included.
+//  3. Boundaries: two protection classes, one source for gate and sandbox (internal/fspath).
+//     Secrets (profile ProtectedPaths: .env, .env.local, .env.*, .ssh, id_rsa, id_ed25519, the
+//     user's credential stores such as ~/.aws) are neither read nor written; write-protected
+//     paths (WriteProtectedPaths: .git, shell rc files, .envrc, .mcp.json, editor and agent
+//     configuration, .reins, and the user configuration directory reins loads profiles from)
+//     are never written. The seeds' six names hold whatever the profile says. Matched on the
+//     path components of every target and of every path a shell command reads or writes, after
+//     symlink-safe resolution; targets that cannot be resolved, or that the kernel and a lexical
+//     join read differently, are denied. In every mode, the most autonomous included.
 //  4. Permission mode: plan denies every action; read-only denies all but read-only ones.
 //  5. The active profile's rules, by priority; the first match wins.
 //  6. The autonomy matrix: (autonomy band, risk level) to a verdict and obligations, exactly as
@@ -48,12 +53,17 @@
 //
 // # Workspace confinement
 //
-// Each target is resolved against the workspace roots (relative targets against the first):
-// the deepest existing ancestor through the filesystem, every symbolic link followed as the
-// kernel would, and the part that does not exist yet lexically. So a link inside the workspace
-// that points outside is outside, "/w/app-evil" is not inside "/w/app", ".." is applied after the
-// link it follows, and a path that cannot be resolved (a loop, a NUL byte, a permission error) is
-// denied. Trusted paths of the profile count as workspace.
+// Each target is resolved against the workspace roots (relative targets against the first) as
+// the kernel reads it when a writer creates it: every symbolic link followed, ".." applied to
+// the real directory it follows, and past a component that does not exist yet, the directories
+// a writer would create, until a ".." climbs back into existing ones. So a link inside the
+// workspace that points outside is outside, "/w/app-evil" is not inside "/w/app", and
+// "nonexist/../link_out/x" follows link_out. A target with ".." is also read lexically
+// (filepath.Join's reading); where the two readings name different files ("inlink/../esc/x"
+// after a link, "file/../x" after a file) the target is denied as ambiguous (rule
+// "ambiguous-path"), because hosts differ in which reading they use. A path that cannot be
+// resolved (a loop, a NUL byte, more than 40 links, a permission error) is denied. Trusted paths
+// of the profile count as workspace.
 //
 // # Fail-closed semantics
 //

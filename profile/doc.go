@@ -67,9 +67,12 @@
 //	external_writes        halt or policy (see ExternalWrites).
 //	custom_rules           policy rules (policy.Rule's JSON: id, priority, condition, action,
 //	                       reason, obligations).
-//	shell_allowlist, shell_blocklist, network_allowlist, denied_paths (the protected paths),
-//	trusted_paths, allowed_tools, auto_approve_patterns
+//	shell_allowlist, shell_blocklist, network_allowlist, denied_paths (the read-and-write
+//	protected paths), write_protected_paths, trusted_paths, allowed_tools, auto_approve_patterns
 //	                       entries added to the profile's lists.
+//	unprotected_paths      entries removed from denied_paths and write_protected_paths (a
+//	                       loosening; the seeds' .git, .env, .env.local, .ssh, id_rsa and
+//	                       id_ed25519 cannot be removed).
 //	host_groups            group name to host globs, added to the group of that name.
 //	registries             package ecosystem to registry hosts (literal names).
 //	resource_limits        max_concurrent_ops, max_files_per_plan, timeout_seconds; each optional.
@@ -83,7 +86,8 @@
 // keys, and a file may select its profile through approval.mode instead of active_profile (not
 // both). Unknown keys, wrong types, out-of-range values, invalid globs (checked with the rule
 // compiler's doublestar rules), invalid RE2 regular expressions, command entries that name no
-// command, protected paths that are patterns, relative trusted paths, duplicate keys and
+// command, protected paths that are patterns (a name may hold * and ?, nothing else), relative
+// trusted paths, duplicate keys and
 // duplicate rule ids are load errors: each a [*LoadError] with the file, the JSON pointer, the
 // line (and column, for syntax errors) and the reason; all of them are reported, joined
 // ([LoadErrors]). Nothing is applied from a load that fails, so a host that reloads keeps its

@@ -39,8 +39,12 @@ output cap per stream ([DefaultMaxOutput] when zero).
 
 [FsNetPolicy] mirrors the seed's policy: AllowedPaths (extra writable
 directories), AllowNetwork, DeniedPaths and EnvAllowlist.
-[DefaultDeniedPaths] (.git, .env, .env.local, .ssh, id_rsa, id_ed25519)
-always apply; DeniedPaths adds to them. A relative entry matches wherever
+[DefaultDeniedPaths] (.git, .env, .env.local, .ssh, id_rsa, id_ed25519, then
+the rest of the gate's two protection classes: .env.*, ~/.aws and the other
+credential stores, .envrc, shell rc files, editor and agent configuration)
+always apply; DeniedPaths adds to them, and ~/ or $HOME/ entries are expanded
+(an entry that cannot be honoured is an error). A name may hold * and ?
+(.env.*). A relative entry matches wherever
 its components appear as consecutive components of a path, an absolute
 entry matches that path and everything below it, and matching is
 case-insensitive. Paths are checked as written and again with every
