@@ -87,10 +87,9 @@
 // both). Unknown keys, wrong types, out-of-range values, invalid globs (checked with the rule
 // compiler's doublestar rules), invalid RE2 regular expressions, command entries that name no
 // command, protected paths that are patterns (a name may hold * and ?, nothing else), relative
-// trusted paths, duplicate keys and
-// duplicate rule ids are load errors: each a [*LoadError] with the file, the JSON pointer, the
-// line (and column, for syntax errors) and the reason; all of them are reported, joined
-// ([LoadErrors]). Nothing is applied from a load that fails, so a host that reloads keeps its
+// trusted paths, duplicate keys and duplicate rule ids are load errors: each a [*LoadError]
+// with the file, the JSON pointer, the line (and column, for syntax errors) and the reason; all
+// of them are reported, joined ([LoadErrors]). Nothing is applied from a load that fails, so a host that reloads keeps its
 // previous profile.
 //
 // Locations. The user file is <user config dir>/reins/profile.json and the project file
