@@ -24,6 +24,7 @@ import (
 type glob struct {
 	src  string
 	alts []globAlt
+	one  [1]globAlt // alts' storage when the pattern has no braces
 }
 
 type globAlt struct {
@@ -55,6 +56,17 @@ func compileGlob(pattern string) (*glob, error) {
 	}
 	if strings.Contains(pattern, `\/`) {
 		return nil, fmt.Errorf("glob %q: an escaped / is still a path separator; write / alone", pattern)
+	}
+	if strings.IndexByte(pattern, '{') < 0 {
+		// No braces (the common case): one alternative, stored inline.
+		g := &glob{src: pattern}
+		ca, err := compileAlt(pattern)
+		if err != nil {
+			return nil, fmt.Errorf("glob %q: %w", pattern, err)
+		}
+		g.one[0] = ca
+		g.alts = g.one[:]
+		return g, nil
 	}
 	alts, err := expandBraces(pattern)
 	if err != nil {
@@ -89,7 +101,14 @@ func compileAlt(p string) (globAlt, error) {
 	}
 	var lits []string
 	litPrefix := true
-	for _, s := range splitSegments(p) {
+	litEnd := 0 // p[:litEnd] is the literal prefix while it has no escapes
+	escaped := false
+	a.segs = make([]segPat, 0, strings.Count(p, "/")+1)
+	off := 0
+	for rest, more := p, true; more; {
+		var s string
+		s, rest, more = nextSegment(rest)
+		off += len(s) + 1
 		if s == "" {
 			return a, fmt.Errorf("alternative %q has an empty path segment", p)
 		}
@@ -110,12 +129,18 @@ func compileAlt(p string) (globAlt, error) {
 		}
 		if litPrefix && seg.literal {
 			lits = append(lits, seg.text)
+			litEnd = off - 1
+			escaped = escaped || strings.IndexByte(s, '\\') >= 0
 		} else {
 			litPrefix = false
 		}
 		a.segs = append(a.segs, seg)
 	}
-	a.lit = strings.Join(lits, "/")
+	if escaped {
+		a.lit = strings.Join(lits, "/")
+	} else {
+		a.lit = p[:litEnd]
+	}
 	if n := len(a.segs); n > 0 {
 		last := a.segs[n-1]
 		switch {
@@ -128,10 +153,10 @@ func compileAlt(p string) (globAlt, error) {
 	return a, nil
 }
 
-// splitSegments splits a pattern on "/" outside of character classes and escapes.
-func splitSegments(p string) []string {
-	var segs []string
-	start, inClass := 0, false
+// nextSegment returns the first segment of a pattern (up to a "/" outside of character classes
+// and escapes), the rest after that "/", and whether there was one.
+func nextSegment(p string) (seg, rest string, more bool) {
+	inClass := false
 	for i := 0; i < len(p); i++ {
 		switch c := p[i]; {
 		case c == '\\':
@@ -141,14 +166,21 @@ func splitSegments(p string) []string {
 		case c == ']':
 			inClass = false
 		case c == '/' && !inClass:
-			segs = append(segs, p[start:i])
-			start = i + 1
+			return p[:i], p[i+1:], true
 		}
 	}
-	return append(segs, p[start:])
+	return p, "", false
 }
 
-func hasMeta(s string) bool { return strings.ContainsAny(s, `*?[\`) }
+func hasMeta(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '*', '?', '[', '\\':
+			return true
+		}
+	}
+	return false
+}
 
 func classHasSlash(s string) bool {
 	in := false
@@ -338,7 +370,7 @@ func classEnd(p string, i int) (int, error) {
 type segs struct {
 	parts [2]string
 	np    int
-	idx   [64]segRef
+	idx   [24]segRef
 	n     int
 }
 

@@ -4,13 +4,22 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"strings"
+	"sync"
 )
 
 // cmdRegex is a compiled command_pattern with a literal prefilter: lits holds strings of which at
 // least one occurs in every text the regex matches, so a text containing none of them is
 // rejected without running the regex. word, when set, is an ASCII word that occurs as a whole
 // word (a maximal run of [0-9A-Za-z_]) in every matching text; the rule index uses it.
+//
+// The pattern is parsed (and so validated) when the rule set is compiled; the matcher itself is
+// built the first time a text gets past the index and the prefilter. Most command rules of a
+// large rule set never get that far, so compiling one costs a parse, not a parse and a
+// compilation. regexp's parser accepts exactly what regexp.Compile accepts (compiling a parsed
+// expression cannot fail), so a pattern that would fail is still refused at compile time.
 type cmdRegex struct {
+	src  string
+	once sync.Once
 	re   *regexp.Regexp
 	lits []string
 	fold bool // lits are lower case and compared ignoring ASCII case
@@ -18,21 +27,29 @@ type cmdRegex struct {
 }
 
 func compileCmdRegex(pattern string) (*cmdRegex, error) {
-	re, err := regexp.Compile(pattern)
+	tree, err := syntax.Parse(pattern, syntax.Perl)
 	if err != nil {
+		// Let regexp phrase the error exactly as it always has.
+		if _, rerr := regexp.Compile(pattern); rerr != nil {
+			return nil, rerr
+		}
 		return nil, err
 	}
-	c := &cmdRegex{re: re}
-	if tree, err := syntax.Parse(pattern, syntax.Perl); err == nil {
-		tree = tree.Simplify()
-		if lits, ok := requiredLiterals(tree, false); ok {
-			c.lits = lits
-		} else if lits, ok := requiredLiterals(tree, true); ok {
-			c.lits, c.fold = lits, true
-		}
-		c.word = requiredWord(tree)
+	c := &cmdRegex{src: pattern}
+	tree = tree.Simplify()
+	if lits, ok := requiredLiterals(tree, false); ok {
+		c.lits = lits
+	} else if lits, ok := requiredLiterals(tree, true); ok {
+		c.lits, c.fold = lits, true
 	}
+	c.word = requiredWord(tree)
 	return c, nil
+}
+
+// regexp returns the compiled matcher, building it on first use.
+func (c *cmdRegex) regexp() *regexp.Regexp {
+	c.once.Do(func() { c.re = regexp.MustCompile(c.src) })
+	return c.re
 }
 
 func (c *cmdRegex) match(text string) bool {
@@ -48,7 +65,7 @@ func (c *cmdRegex) match(text string) bool {
 			return false
 		}
 	}
-	return c.re.MatchString(text)
+	return c.regexp().MatchString(text)
 }
 
 // requiredLiterals returns a set of literals at least one of which occurs in every match of re.
@@ -152,7 +169,8 @@ type reItem struct {
 // (a non-word literal, a class of non-word characters repeated at least once, an anchor or \b)
 // stands right before and right after it.
 func requiredWord(re *syntax.Regexp) string {
-	items := flatten(re, nil)
+	var buf [64]reItem
+	items := flatten(re, buf[:0])
 	best := ""
 	for i := 0; i < len(items); {
 		if items[i].kind != itemWord {

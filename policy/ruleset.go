@@ -110,9 +110,16 @@ type index struct {
 	absPrefix map[string][]int32
 	base      map[string][]int32
 	ext       map[string][]int32
-	word      map[string][]int32
+	word      map[string][]int32 // command_pattern rules by required word, matched on Command
+	lineWord  map[string][]int32 // the DENY and CONFIRM ones among them, matched on Line too
 	prog      map[string][]int32
+
+	// The lowest rule position each dimension holds (noRule when empty): once a match at or
+	// before it is known, the dimension is not looked at.
+	minRest, minOp, minLevel, minSev, minTool, minHost, minTarget, minWord, minLineWord, minProg int32
 }
+
+const noRule = int32(1<<31 - 1)
 
 // Compile checks and compiles rules. Every problem is reported, each naming its rule: an empty
 // or duplicate id, an invalid verdict, an unknown operation spelling is not an error (operations
@@ -272,6 +279,13 @@ func compileCondition(r Rule, env *Env, home string) (crule, []error) {
 
 // expandRefs replaces "@name" entries with the named list's entries.
 func expandRefs(list []string, env *Env) ([]string, error) {
+	refs := false
+	for _, e := range list {
+		refs = refs || strings.HasPrefix(e, "@")
+	}
+	if !refs {
+		return list, nil // nothing to expand: the caller only reads the entries
+	}
 	var out []string
 	for _, e := range list {
 		if name, ok := strings.CutPrefix(e, "@"); ok {
@@ -295,16 +309,26 @@ func (rs *RuleSet) buildIndex() {
 		}
 		(*m)[key] = append((*m)[key], i)
 	}
+	ix.minRest, ix.minOp, ix.minLevel, ix.minSev, ix.minTool = noRule, noRule, noRule, noRule, noRule
+	ix.minHost, ix.minTarget, ix.minWord, ix.minLineWord, ix.minProg = noRule, noRule, noRule, noRule, noRule
+	lowest := func(m *int32, i int32) { *m = min(*m, i) }
 	for n := range rs.rules {
 		i := int32(n)
 		r := &rs.rules[n]
 		switch {
 		case r.cmd != nil && r.cmd.word != "":
 			add(&ix.word, r.cmd.word, i)
+			lowest(&ix.minWord, i)
+			if r.verdict != Allow {
+				// Only DENY and CONFIRM patterns are matched against the whole line.
+				add(&ix.lineWord, r.cmd.word, i)
+				lowest(&ix.minLineWord, i)
+			}
 		case r.commands != nil && len(r.commands) > 0:
 			for _, ce := range r.commands {
 				add(&ix.prog, path.Base(ce.toks[0]), i)
 			}
+			lowest(&ix.minProg, i)
 		case r.commands != nil && len(r.commands) == 0:
 			// Matches nothing; keep it out of every list.
 		case r.target != nil && indexableGlob(r.target):
@@ -320,10 +344,13 @@ func (rs *RuleSet) buildIndex() {
 					add(&ix.ext, a.ext, i)
 				}
 			}
+			lowest(&ix.minTarget, i)
 		case ix.byTool.canIndex(r.tools):
 			ix.byTool.add(r.tools, i)
+			lowest(&ix.minTool, i)
 		case ix.byHost.canIndex(r.hosts) && len(r.hostRefs) == 0:
 			ix.byHost.add(r.hosts, i)
+			lowest(&ix.minHost, i)
 		case len(r.ops) > 0:
 			if ix.byOp == nil {
 				ix.byOp = make(map[Operation][]int32)
@@ -331,17 +358,21 @@ func (rs *RuleSet) buildIndex() {
 			for _, op := range slices.Compact(slices.Sorted(slices.Values(r.ops))) {
 				ix.byOp[op] = append(ix.byOp[op], i)
 			}
+			lowest(&ix.minOp, i)
 		case r.levels != 0 || r.sevs != 0:
 			for l := range r.levels.All() {
 				ix.byLevel[l] = append(ix.byLevel[l], i)
+				lowest(&ix.minLevel, i)
 			}
 			for s := risk.Low; s <= risk.High; s++ {
 				if r.sevs&(1<<s) != 0 {
 					ix.bySev[s] = append(ix.bySev[s], i)
+					lowest(&ix.minSev, i)
 				}
 			}
 		default:
 			ix.rest = append(ix.rest, i)
+			lowest(&ix.minRest, i)
 		}
 	}
 }
@@ -461,31 +492,45 @@ func (rs *RuleSet) Evaluate(s *Subject) (Match, bool) {
 		return Match{}, false
 	}
 	var pc pathCache
-	e := evaluation{rs: rs, s: s, pc: &pc, best: int32(len(rs.rules))}
+	// The first rule first, as a first-match loop would: when it holds, nothing else is
+	// looked at, so the common "a protected file first" policy decides at the cost of one rule.
+	if rs.rules[0].match(s, &pc) {
+		return Match{Rule: &rs.src[0], Verdict: rs.rules[0].verdict, Obligations: rs.rules[0].obl}, true
+	}
+	e := evaluation{rs: rs, s: s, pc: &pc, best: int32(len(rs.rules)), lo: 1}
 	ix := &rs.idx
-	e.scan(ix.rest)
-	if ix.byOp != nil {
-		e.scan(ix.byOp[s.Operation])
+	// Each dimension is looked at only while it may hold a rule before the best match so far.
+	if ix.minRest < e.best {
+		e.scan(ix.rest)
 	}
-	if s.Level < risk.Level(len(ix.byLevel)) {
-		e.scan(ix.byLevel[s.Level])
-	}
-	if s.Severity < risk.Severity(len(ix.bySev)) {
-		e.scan(ix.bySev[s.Severity])
-	}
-	ix.byTool.scan(&e, s.Tool)
-	ix.byHost.scan(&e, s.Host)
-	if s.Target != "" {
+	if ix.minTarget < e.best && s.Target != "" {
 		e.scanTarget()
 	}
-	if ix.word != nil {
-		e.scanWords(s.Command)
-		if s.Line != s.Command {
-			e.scanWords(s.Line)
-		}
+	if ix.minOp < e.best {
+		e.scan(ix.byOp[s.Operation])
 	}
-	if len(s.Argv) > 0 && ix.prog != nil {
+	if ix.minLevel < e.best && s.Level < risk.Level(len(ix.byLevel)) {
+		e.scan(ix.byLevel[s.Level])
+	}
+	if ix.minSev < e.best && s.Severity < risk.Severity(len(ix.bySev)) {
+		e.scan(ix.bySev[s.Severity])
+	}
+	if ix.minTool < e.best {
+		ix.byTool.scan(&e, s.Tool)
+	}
+	if ix.minHost < e.best {
+		ix.byHost.scan(&e, s.Host)
+	}
+	if ix.minProg < e.best && len(s.Argv) > 0 {
 		e.scan(ix.prog[path.Base(s.Argv[0])])
+	}
+	if ix.minWord < e.best {
+		e.scanWords(ix.word, s.Command)
+	}
+	if ix.minLineWord < e.best && s.Line != s.Command {
+		// The whole line is searched only for the DENY and CONFIRM patterns, the only ones
+		// that can match it (an ALLOW pattern matches the simple command alone).
+		e.scanWords(ix.lineWord, s.Line)
 	}
 	if e.best == int32(len(rs.rules)) {
 		return Match{}, false
@@ -502,12 +547,16 @@ type evaluation struct {
 	s    *Subject
 	pc   *pathCache
 	best int32
+	lo   int32 // the rules before lo are known not to match
 }
 
 func (e *evaluation) scan(list []int32) {
 	for _, i := range list {
 		if i >= e.best {
 			return
+		}
+		if i < e.lo {
+			continue
 		}
 		if e.rs.rules[i].match(e.s, e.pc) {
 			e.best = i
@@ -516,9 +565,8 @@ func (e *evaluation) scan(list []int32) {
 	}
 }
 
-// scanWords looks up the rules indexed under each ASCII word of text.
-func (e *evaluation) scanWords(text string) {
-	ix := &e.rs.idx
+// scanWords looks up the rules indexed in words under each ASCII word of text.
+func (e *evaluation) scanWords(words map[string][]int32, text string) {
 	for i := 0; i < len(text); {
 		if !isWordByte(text[i]) {
 			i++
@@ -528,7 +576,7 @@ func (e *evaluation) scanWords(text string) {
 		for j < len(text) && isWordByte(text[j]) {
 			j++
 		}
-		e.scan(ix.word[text[i:j]])
+		e.scan(words[text[i:j]])
 		i = j
 	}
 }
