@@ -314,3 +314,41 @@ func TestGateEscapes(t *testing.T) {
 	_, err := os.Stat(filepath.Join(outside, "p"))
 	assert.True(t, os.IsNotExist(err), "nothing was written outside")
 }
+
+// TestShellPathsInBothClasses: the paths a command line reads and writes meet the same two
+// classes as declared targets, and a working directory with ".." is resolved like a target.
+func TestShellPathsInBothClasses(t *testing.T) {
+	t.Parallel()
+	ws, _ := escapeWorkspace(t)
+	g, err := gate.New(builtin(profile.ProfileFullAuto), &gate.Options{Workspace: []string{ws}, ConfigDir: filepath.Join(t.TempDir(), "reins")})
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		line, workdir string
+		boundary      bool
+	}{
+		{"cat .env", "", true},
+		{"cat deploy/.env.staging", "", true},
+		{"cat .git/config", "", false}, // write-protected: reading is the profile's call
+		{"echo x >> .bashrc", "", true},
+		{"cp notes.md .vscode/settings.json", "", true},
+		{"rm -rf .git", "", true},
+		{"echo 'use nix' > .envrc", "", true},
+		{"echo x > README.md", "", false},
+		{"echo x > pwned", "inlink/..", true},          // kernel: deep/pwned, lexical: pwned
+		{"echo x > esc/pwned", "inlink/..", true},      // kernel: deep/esc/pwned, lexical: outside
+		{"echo x > pwned", "src/..", false},            // both readings agree
+		{"echo x > hooks/pre-commit", "gitlink", true}, // .git through a link
+	} {
+		d, err := g.Check(context.Background(), policy.Action{Tool: "bash", Operation: policy.OpShell, Command: tc.line, WorkDir: tc.workdir})
+		require.NoError(t, err)
+		if d.Layer == gate.LayerHardStop {
+			g.Reset(context.Background(), "test")
+		}
+		if tc.boundary {
+			assert.Equal(t, policy.Deny, d.Verdict, "%s (in %q): %s", tc.line, tc.workdir, d)
+			assert.Equal(t, gate.LayerBoundary, d.Layer, "%s (in %q): %s", tc.line, tc.workdir, d)
+		} else {
+			assert.NotEqual(t, gate.LayerBoundary, d.Layer, "%s (in %q): %s", tc.line, tc.workdir, d)
+		}
+	}
+}
