@@ -67,7 +67,7 @@ func TestWriteTool(t *testing.T) {
 
 	assert.Equal(t, []audit.Kind{
 		audit.KindDecision, audit.KindCheckpointCreated, audit.KindOutcome,
-		audit.KindDecision, audit.KindCheckpointCreated, audit.KindCheckpointRestored, audit.KindOutcome,
+		audit.KindDecision, audit.KindCheckpointCreated, audit.KindOutcome, audit.KindCheckpointRestored,
 		audit.KindDecision, audit.KindOutcome,
 	}, k.Kinds())
 }

@@ -151,8 +151,9 @@ func (s *Session) Resolve(ctx context.Context, id string, ans Answer) (Approval,
 	rec := audit.Record{Kind: KindParkedResolved, Decision: ans.Verdict, DecidedBy: audit.DecidedByUser, UserOverride: true,
 		RuleMatched: "parked:" + id, DecisionID: p.Decision.DecisionID, CorrelationID: p.Decision.CorrelationID,
 		Operation: string(p.Action.Operation), Tool: p.Action.Tool, Command: p.Action.Command, Targets: p.Action.Targets,
-		Reason: describeApproval(ap)}
+		Reason: describeApproval(ap), Approver: ap.By, Note: ap.Note}
 	if ap.Approved {
+		rec.ApprovalScope = ap.Scope.String()
 		if ans.Scope == Once {
 			ans.MaxUses = 1
 		}

@@ -233,7 +233,10 @@ func (s *Session) do(ctx context.Context, op *gate.Op, a policy.Action, fn Func,
 		ap, ans, rule := s.ask(ctx, a, d)
 		out.Approval = &ap
 		rec := audit.Record{Kind: KindApproval, Decision: policy.Deny, DecidedBy: audit.DecidedByDefault, RuleMatched: rule,
-			Reason: describeApproval(ap)}
+			Reason: describeApproval(ap), Approver: ap.By, Note: ap.Note}
+		if ap.Approved {
+			rec.ApprovalScope = ap.Scope.String()
+		}
 		if ap.Human {
 			rec.DecidedBy, rec.UserOverride = audit.DecidedByUser, true
 		}
@@ -331,11 +334,16 @@ func (s *Session) do(ctx context.Context, op *gate.Op, a policy.Action, fn Func,
 			} else {
 				out.RolledBack, aerr.RolledBack = true, true
 				rec.Outcome = audit.OutcomeRolledBack
-				s.recordCheckpoint(ctx, op, a, d, audit.KindCheckpointRestored, out.CheckpointID, "rollback after: "+ferr.Error())
 			}
 		}
 	}
-	if err := op.Record(ctx, a, d, rec); err != nil {
+	// The log reads decision, approval, checkpoint, failure, rollback: the outcome record comes
+	// before the restore's event.
+	rerr := op.Record(ctx, a, d, rec)
+	if out.RolledBack {
+		s.recordCheckpoint(ctx, op, a, d, audit.KindCheckpointRestored, out.CheckpointID, "rollback after: "+ferr.Error())
+	}
+	if err := rerr; err != nil {
 		if aerr == nil {
 			return out, err
 		}

@@ -441,10 +441,8 @@ func (s *Session) saveAlways(ctx context.Context) error {
 
 func (s *Session) recordGrant(ctx context.Context, g Grant, d *gate.Decision) error {
 	r := audit.Record{Kind: KindGrant, Decision: policy.Allow, DecidedBy: audit.DecidedByUser, UserOverride: true,
-		RuleMatched: "grant:" + g.ID, Reason: fmt.Sprintf("grant %s (%s) by %s: %s", g.ID, g.Scope, g.By, describeRules(g.Rules))}
-	if g.Note != "" {
-		r.Reason += "; note: " + g.Note
-	}
+		RuleMatched: "grant:" + g.ID, Reason: fmt.Sprintf("grant %s (%s) by %s: %s", g.ID, g.Scope, g.By, describeRules(g.Rules)),
+		Approver: g.By, ApprovalScope: g.Scope.String(), Note: g.Note}
 	if d != nil {
 		r.CorrelationID = d.CorrelationID
 	}

@@ -66,6 +66,9 @@ func TestApprovalScopes(t *testing.T) {
 	assert.Contains(t, approvals[2].Reason, "bob")
 	assert.Contains(t, approvals[2].Reason, "cleanup is fine")
 	assert.Equal(t, "approval:session", approvals[2].RuleMatched)
+	assert.Equal(t, "bob", approvals[2].Approver)
+	assert.Equal(t, "session", approvals[2].ApprovalScope)
+	assert.Equal(t, "cleanup is fine", approvals[2].Note)
 
 	// Revoke: asked again.
 	require.NoError(t, f.s.Revoke(ctx, f.s.Grants()[0].ID))
@@ -236,7 +239,7 @@ func TestDenialsAreFreshAndFailuresAreTheTools(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(f.ws, "main.go"))
 	require.NoError(t, err)
 	assert.Equal(t, "package main\n", string(b))
-	assert.Equal(t, []audit.Kind{audit.KindDecision, audit.KindCheckpointCreated, audit.KindCheckpointRestored, audit.KindOutcome}, f.kinds())
+	assert.Equal(t, []audit.Kind{audit.KindDecision, audit.KindCheckpointCreated, audit.KindOutcome, audit.KindCheckpointRestored}, f.kinds())
 }
 
 // fakeRunner is a sandbox runner that returns a fixed result.
