@@ -139,36 +139,35 @@ func Compile(rules []Rule, env *Env) (*RuleSet, error) {
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(rules[a].Priority, rules[b].Priority) })
 
-	rs := &RuleSet{src: make([]Rule, 0, len(rules)), rules: make([]crule, 0, len(rules))}
+	rs := &RuleSet{src: make([]Rule, len(rules)), rules: make([]crule, len(rules))}
 	var errs []error
 	seen := make(map[string]int, len(rules))
-	for _, i := range order {
-		r := rules[i]
-		fail := func(format string, args ...any) {
-			errs = append(errs, fmt.Errorf("policy: rule %q (#%d): %s", r.ID, i+1, fmt.Sprintf(format, args...)))
-		}
+	for k, i := range order {
+		r := &rules[i]
 		if r.ID == "" {
-			fail("id is empty")
+			errs = append(errs, ruleError(r, i, "id is empty"))
 		} else if prev, dup := seen[r.ID]; dup {
-			fail("duplicate id (also rule #%d)", prev+1)
+			errs = append(errs, ruleError(r, i, fmt.Sprintf("duplicate id (also rule #%d)", prev+1)))
 		} else {
 			seen[r.ID] = i
 		}
 		if r.Action > Confirm {
-			fail("action: invalid verdict %d", uint8(r.Action))
+			errs = append(errs, ruleError(r, i, fmt.Sprintf("action: invalid verdict %d", uint8(r.Action))))
 		}
-		cr, cerrs := compileCondition(r, env, home)
-		for _, e := range cerrs {
-			fail("%v", e)
+		for _, e := range compileCondition(&rs.rules[k], r, env, home) {
+			errs = append(errs, ruleError(r, i, e.Error()))
 		}
-		rs.src = append(rs.src, r)
-		rs.rules = append(rs.rules, cr)
+		rs.src[k] = *r
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
 	rs.buildIndex()
 	return rs, nil
+}
+
+func ruleError(r *Rule, i int, msg string) error {
+	return fmt.Errorf("policy: rule %q (#%d): %s", r.ID, i+1, msg)
 }
 
 // MustCompile is like [Compile] but panics on error. Use it only for static rule sets.
@@ -180,9 +179,9 @@ func MustCompile(rules []Rule, env *Env) *RuleSet {
 	return rs
 }
 
-func compileCondition(r Rule, env *Env, home string) (crule, []error) {
-	c := r.Condition
-	cr := crule{id: r.ID, prio: r.Priority, verdict: r.Action, obl: r.Obligations, reason: r.Reason, outside: c.OutsideWorkspace}
+func compileCondition(cr *crule, r *Rule, env *Env, home string) []error {
+	c := &r.Condition
+	*cr = crule{id: r.ID, prio: r.Priority, verdict: r.Action, obl: r.Obligations, reason: r.Reason, outside: c.OutsideWorkspace}
 	var errs []error
 	fail := func(field string, err error) { errs = append(errs, fmt.Errorf("condition.%s: %w", field, err)) }
 
@@ -274,7 +273,7 @@ func compileCondition(r Rule, env *Env, home string) (crule, []error) {
 	}
 	cr.provs = globList("providers", c.Providers, false)
 	cr.surfs = globList("surfaces", c.Surfaces, false)
-	return cr, errs
+	return errs
 }
 
 // expandRefs replaces "@name" entries with the named list's entries.
@@ -303,9 +302,10 @@ func expandRefs(list []string, env *Env) ([]string, error) {
 
 func (rs *RuleSet) buildIndex() {
 	ix := &rs.idx
+	hint := max(8, len(rs.rules)/4) // large rule sets: fewer rehashes while the maps grow
 	add := func(m *map[string][]int32, key string, i int32) {
 		if *m == nil {
-			*m = make(map[string][]int32)
+			*m = make(map[string][]int32, hint)
 		}
 		(*m)[key] = append((*m)[key], i)
 	}
