@@ -189,6 +189,9 @@ func policySafe() Profile {
 		rule("allow-ai-apis", 3, policy.Allow, "AI API hosts are reachable", policy.Condition{RiskLevel: networkRisk, Hosts: []string{"@" + GroupAIAPIs, "@" + policy.ListNetworkAllowlist}}),
 		rule("deny-network", 3, policy.Deny, "PROFILE-SAFE reaches AI APIs only", policy.Condition{RiskLevel: networkRisk}),
 		rule("confirm-plans", 3, policy.Confirm, "PROFILE-SAFE never auto-approves a plan", policy.Condition{OperationType: onPlan}),
+		// PROFILE-DEV's confirm-high-risk: a high-severity read asks here too, so that
+		// PROFILE-SAFE is at least as strict as PROFILE-DEV for every action (the family order).
+		dev[2],
 		rule("allow-reads", 4, policy.Allow, "reading inside the project is allowed", policy.Condition{RiskLevel: []string{risk.ReadOnly.String()}}),
 		dev[5],
 	}
