@@ -116,3 +116,28 @@ func BenchmarkAnalyzeHostile(b *testing.B) {
 		})
 	}
 }
+
+// TestStreamedParse: statements are parsed and walked one at a time. A syntax error anywhere,
+// after any number of good statements, is still an error that fails closed; a line that is past
+// the statement budget before its error is opaque (not read to the end), not an error.
+func TestStreamedParse(t *testing.T) {
+	for _, line := range []string{"ls; echo 'x", "ls\nls\nfi", "cat <<EOF\nx\nEOF\nls;;", strings.Repeat("ls\n", 50) + "$(",
+		"bash -c 'ls; (' ; ls", "echo ok; if true; then"} {
+		an, err := shell.Analyze(line, nil)
+		if strings.HasPrefix(line, "bash -c") {
+			require.NoError(t, err, line) // the nested script's error makes it opaque
+			assert.True(t, an.Opaque, line)
+			continue
+		}
+		require.Error(t, err, "%q", line)
+		assert.True(t, an.Opaque)
+		assert.Equal(t, 1, len(an.Commands), "a failed parse reports one fail-closed command")
+	}
+	line := strings.Repeat("ls\n", 2000) + "echo 'unterminated"
+	an, err := shell.Analyze(line, nil)
+	require.NoError(t, err)
+	assert.True(t, an.Opaque)
+	last := an.Commands[len(an.Commands)-1]
+	assert.True(t, last.Opaque)
+	assert.True(t, last.Risk.Has(risk.Destructive), "the unread rest may do anything")
+}

@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"io"
 	"maps"
 	"strings"
 
@@ -137,19 +138,41 @@ func (w *walker) script(src string, sc *scope, depth int, via string) error {
 	}
 	// Statements are parsed one at a time and walked as they come, so a line past the
 	// statement budget is not parsed to its end.
+	// Once the analysis stops, the reader reports the end of the input, so the parser ends
+	// within its read buffer. (The loop never breaks: StmtsSeq yields a parse error again after
+	// its consumer stops, which a range-over-func loop turns into a panic.)
 	p := parsers.Get().(*syntax.Parser)
 	defer parsers.Put(p)
 	cx := ctx{src: src, depth: depth, via: via}
-	for st, err := range p.StmtsSeq(strings.NewReader(src)) {
-		if err != nil {
-			return err
-		}
-		w.stmt(st, sc, cx)
-		if w.stopped != "" {
-			break
+	var perr error
+	for st, err := range p.StmtsSeq(&stopReader{r: strings.NewReader(src), w: w}) {
+		switch {
+		case w.stopped != "":
+		case err != nil:
+			if perr == nil {
+				perr = err
+			}
+		case perr == nil:
+			w.stmt(st, sc, cx)
 		}
 	}
-	return nil
+	if w.stopped != "" {
+		return nil
+	}
+	return perr
+}
+
+// stopReader reads r until the walker stops.
+type stopReader struct {
+	r *strings.Reader
+	w *walker
+}
+
+func (s *stopReader) Read(b []byte) (int, error) {
+	if s.w.stopped != "" {
+		return 0, io.EOF
+	}
+	return s.r.Read(b)
 }
 
 func (w *walker) stmts(list []*syntax.Stmt, sc *scope, cx ctx) {
