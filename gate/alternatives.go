@@ -135,7 +135,7 @@ func (g *Gate) nearestProfile(st *state, a policy.Action) (string, policy.Verdic
 		p := alt.prof.Profile()
 		dist := math.Abs(float64(modeStep(p.Mode)-modeStep(cur.Mode)))*10 + math.Abs(p.Autonomy-cur.Autonomy)
 		if p.Family != cur.Family {
-			dist += 0.5
+			dist += 1 // another vocabulary is farther than any dial change within one
 		}
 		if dist < bestDist {
 			best, bestV, bestDist = info.Name, d.Verdict, dist
