@@ -98,7 +98,7 @@ func newPathMatcher(extra []string) (pathMatcher, error) {
 		comps := splitComponents(filepath.Clean(x))
 		for _, c := range comps {
 			if c == ".." {
-				return pathMatcher{}, fmt.Errorf("sandbox: %s contains ..", name)
+				return pathMatcher{}, fmt.Errorf(`sandbox: %s has a ".." component`, name)
 			}
 		}
 		if len(comps) == 0 {
