@@ -26,6 +26,9 @@ type Entry struct {
 
 // Key returns the variable's full name as git prints it: section[.subsection].name.
 func (e Entry) Key() string {
+	if e.Section == "" {
+		return e.Name // a variable before any section: git reads it, nothing uses it
+	}
 	if e.HasSub {
 		return e.Section + "." + e.Subsection + "." + e.Name
 	}
@@ -96,7 +99,7 @@ func lower(c byte) byte {
 
 func (p *parser) parse(fn func(Entry) error) error {
 	var section, sub string
-	var hasSub, inSection bool
+	var hasSub bool
 	for {
 		c := p.next()
 		if p.eof {
@@ -116,13 +119,9 @@ func (p *parser) parse(fn func(Entry) error) error {
 			if err != nil {
 				return err
 			}
-			inSection = true
 			continue
 		case !isAlpha(c):
 			return p.errorf("unexpected %q", c)
-		}
-		if !inSection {
-			return p.errorf("variable outside a section")
 		}
 		e := Entry{Section: section, Subsection: sub, HasSub: hasSub, Line: p.line}
 		var name strings.Builder

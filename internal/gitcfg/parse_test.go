@@ -48,7 +48,7 @@ func TestParse(t *testing.T) {
 		{"empty value", "[a]\nk=\n", []string{"a.k="}, false},
 		{"dashes and digits", "[a-b]\nk-2=v\n", []string{"a-b.k-2=v"}, false},
 		{"several sections", "[a]\nx=1\n[b \"s\"]\ny=2\n[a]\nz=3\n", []string{"a.x=1", "b.s.y=2", "a.z=3"}, false},
-		{"variable before any section", "k=v\n", nil, true},
+		{"variable before any section", "k=v\n", []string{"k=v"}, false},
 		{"unterminated header", "[core\n", nil, true},
 		{"bad header char", "[co/re]\n", nil, true},
 		{"unterminated subsection", "[a \"x]\n", nil, true},
