@@ -8,7 +8,9 @@
 // [Checkpointer.Batch], which also runs the work and rolls back on failure)
 // through a small interface of its own, and [Checkpointer.Restore] to roll
 // back. The seed's "rewind [id|n]" is [Checkpointer.Rewind] and
-// [Checkpointer.RewindN]. The package imports no other reins package.
+// [Checkpointer.RewindN]. The package imports no other reins package
+// besides internal/fspath, for the list of read-protected names it shares
+// with the gate and the sandbox.
 //
 // # Quick start
 //
@@ -69,8 +71,9 @@
 //     recorded, and content is stored byte for byte: no line-ending, filter
 //     or encoding conversion applies, whatever .gitattributes says.
 //   - Read-protected files (secrets: .env, .env.local, .env.*, .ssh,
-//     id_rsa, id_ed25519 and the other names of [Options.Secrets], matched
-//     on any path component, ignoring case) are never stored in a
+//     id_rsa, id_ed25519 and the other names of reins' read-and-write
+//     protected list, plus [Options.Secrets], matched on any path
+//     component, ignoring case) are never stored in a
 //     checkpoint object, whether ignored or not: not by Create, not by the
 //     checkpoint a restore takes first, not by a path-scoped snapshot that
 //     names them (they are reported in [Checkpoint.Skipped]). A restore
