@@ -398,3 +398,40 @@ func TestOptionsSecrets(t *testing.T) {
 	assert.Equal(t, "PEM-CHANGED\n", w.read(t, "certs/server.pem"))
 	w.requireNoSecret(t, "PEM-PRIVATE-KEY-CONTENT", "PEM-CHANGED", "DOTENV-STILL-PROTECTED")
 }
+
+// The same boundaries hold for a workspace that is a subdirectory of a
+// repository: records and restores use the workspace's paths.
+func TestSubdirectoryWorkspaceBoundaries(t *testing.T) {
+	ctx := context.Background()
+	repo := newRepo(t)
+	ws := filepath.Join(repo, "src")
+	writeFile(t, ws, ".gitignore", ".env\nout/\n", 0o644)
+	writeFile(t, ws, ".env", "SUBDIR-SECRET\n", 0o600)
+	writeFile(t, ws, "out/gen.bin", "ignored output\n", 0o644)
+	writeFile(t, ws, "vendor/lib/lib.go", "package lib\n", 0o644)
+	runGit(t, filepath.Join(ws, "vendor/lib"), "init", "-q")
+	w := &boundaryWS{kind: "git", dir: repo, shadow: t.TempDir()}
+	var err error
+	w.c, err = checkpoint.New(ctx, ws, &checkpoint.Options{ShadowRoot: w.shadow})
+	require.NoError(t, err)
+	res, err := w.c.Batch(ctx, "agent op", func(context.Context) error {
+		require.NoError(t, os.Remove(filepath.Join(ws, ".gitignore")))
+		require.NoError(t, os.RemoveAll(filepath.Join(ws, "vendor/lib/.git")))
+		require.NoError(t, os.RemoveAll(filepath.Join(ws, "out")))
+		require.NoError(t, os.Symlink(t.TempDir(), filepath.Join(ws, "out")))
+		writeFile(t, ws, "main.go", "package broken\n", 0o644)
+		return errFailedOp
+	})
+	require.ErrorIs(t, err, errFailedOp)
+	require.True(t, res.RolledBack, "%v", err)
+	assert.Equal(t, "SUBDIR-SECRET\n", w.read(t, "src/.env"))
+	assert.Equal(t, "package lib\n", w.read(t, "src/vendor/lib/lib.go"))
+	assert.Equal(t, "package main\n", w.read(t, "src/main.go"))
+	assert.Equal(t, ".env\nout/\n", w.read(t, "src/.gitignore"))
+	// The link that replaced the ignored directory is not covered by the
+	// snapshot either way: it stays, and nothing was written through it.
+	st, err := os.Lstat(filepath.Join(ws, "out"))
+	require.NoError(t, err)
+	assert.NotZero(t, st.Mode()&os.ModeSymlink)
+	w.requireNoSecret(t, "SUBDIR-SECRET")
+}
