@@ -323,3 +323,27 @@ func TestMatcherAndResolveDoNotAllocate(t *testing.T) {
 	})
 	assert.Zero(t, allocs)
 }
+
+func TestResolveAbsoluteOutside(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS == "windows" {
+		t.Skip("Unix paths")
+	}
+	dir := t.TempDir()
+	w, err := NewWorkspace([]string{dir}, nil, "")
+	require.NoError(t, err)
+	for target, want := range map[string]string{
+		"/nonexistent-reins-dir/x":   "/nonexistent-reins-dir/x",
+		"//nonexistent-reins-dir//x": "/nonexistent-reins-dir/x",
+		"/nonexistent-reins-dir/./x": "/nonexistent-reins-dir/x",
+	} {
+		root, p, err := w.Resolve(target)
+		require.NoError(t, err, target)
+		assert.Empty(t, root, target)
+		assert.Equal(t, want, p, target)
+	}
+	root, p, err := w.Resolve(w.Primary() + "//a/./b")
+	require.NoError(t, err)
+	assert.Equal(t, w.Primary(), root)
+	assert.Equal(t, "a/b", p)
+}

@@ -182,8 +182,14 @@ func (w *Workspace) Resolve(target string) (root, p string, err error) {
 		return "", "", err
 	}
 	n, changed, err := w.walk(&buf, base, rest)
-	if isAbs && len(t) != len(base)+len(rest)+1 && !(rest == "" && len(t) == len(base)) {
-		changed = true // "/root//x": slashes dropped before the walk
+	if isAbs {
+		sep := 1
+		if base[len(base)-1] == '/' {
+			sep = 0
+		}
+		if len(t) != len(base)+len(rest)+sep && !(rest == "" && len(t) == len(base)) {
+			changed = true // "/root//x": slashes dropped before the walk
+		}
 	}
 	if err != nil {
 		var amb *AmbiguousError
