@@ -15,6 +15,7 @@ var ErrNoHome = errors.New("the home directory is unknown")
 // CheckEntry returns why e cannot be a protection list entry, or "" when it can. Profile files
 // report the reason at the entry's JSON pointer; [NewMatcher] refuses the same entries.
 func CheckEntry(e string) string {
+	e = Host().ToSlash(e) // on Windows a backslash separates, elsewhere it is refused below
 	switch {
 	case strings.TrimSpace(e) == "":
 		return "names no path"

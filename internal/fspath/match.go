@@ -64,6 +64,8 @@ func (m *Matcher) add(e string, class Class, home string) error {
 	if class == ReadWriteProtected {
 		m.hasRW = true
 	}
+	raw := e
+	e = Host().ToSlash(e)
 	if IsAbsEntry(e) {
 		x, err := Expand(e, home)
 		if err != nil {
@@ -74,10 +76,10 @@ func (m *Matcher) add(e string, class Class, home string) error {
 		if !pl.IsAbs(x) && !strings.HasPrefix(x, "/") {
 			return fmt.Errorf("protected path %q: %q is not absolute", e, x)
 		}
-		m.abs = append(m.abs, absEntry{path: x, comps: pl.Components(x), entry: e, class: class})
+		m.abs = append(m.abs, absEntry{path: x, comps: pl.Components(x), entry: raw, class: class})
 		if real, err := filepath.EvalSymlinks(x); err == nil {
 			if r := pl.Clean(real); r != x {
-				m.abs = append(m.abs, absEntry{path: r, comps: pl.Components(r), entry: e, class: class})
+				m.abs = append(m.abs, absEntry{path: r, comps: pl.Components(r), entry: raw, class: class})
 			}
 		}
 		return nil
@@ -91,7 +93,7 @@ func (m *Matcher) add(e string, class Class, home string) error {
 		wild = wild || strings.ContainsAny(c, "*?")
 		comps = append(comps, c)
 	}
-	n := nameEntry{comps: comps, wild: wild, entry: e, class: class}
+	n := nameEntry{comps: comps, wild: wild, entry: raw, class: class}
 	switch {
 	case len(comps) > 1 || wild:
 		m.multi = append(m.multi, n)
