@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -185,5 +186,31 @@ func BenchmarkGitRepositoryTrust(b *testing.B) {
 				_, _ = g.Check(ctx, a)
 			}
 		})
+	}
+}
+
+// TestRepositoryTrustConcurrent: Checks from several goroutines while the configuration changes
+// share the cache safely, and once the change is made every later Check sees it.
+func TestRepositoryTrustConcurrent(t *testing.T) {
+	ws := gitWorkspace(t)
+	g, err := gate.New(profile.MustBuiltin(profile.ProfileDev), &gate.Options{Workspace: []string{ws}, Audit: audit.Discard, ConfigDir: filepath.Join(t.TempDir(), "reins")})
+	require.NoError(t, err)
+	var wg sync.WaitGroup
+	for i := 0; i < 4; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			lines := []string{"git status", "git log --oneline -20", "cd src && git status", "cd src/pkg && git log"}
+			for j := 0; j < 50; j++ {
+				d, err := g.Check(context.Background(), policy.Action{Tool: "bash", Operation: policy.OpShell, Command: lines[(i+j)%len(lines)]})
+				assert.NoError(t, err)
+				assert.NotEqual(t, policy.Deny, d.Verdict)
+			}
+		}(i)
+	}
+	runGit(t, ws, "config", "core.sshCommand", "ssh -o ProxyCommand=x")
+	wg.Wait()
+	for _, l := range []string{"git status", "git log --oneline -20"} {
+		assert.NotEqual(t, policy.Allow, shellCheck(t, g, l).Verdict, l)
 	}
 }
