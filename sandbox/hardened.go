@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"sync/atomic"
+
+	"github.com/reins-go/reins/internal/fspath"
 )
 
 // HardenedConfig configures [NewHardened]. A zero value with Root set is
@@ -302,15 +304,18 @@ func findProtected(m pathMatcher, dirs []string) (masks, readOnly []string, err 
 			if p == w {
 				return nil
 			}
-			entry, ok := m.match(p)
-			if !ok {
+			entry, cls := m.matchClass(p)
+			if cls == fspath.Unprotected {
 				return nil
 			}
 			// Only act on the component that completes the match.
 			if parentEntry, parentOK := m.match(filepath.Dir(p)); parentOK && parentEntry == entry {
 				return filepath.SkipDir
 			}
-			if err := add(p, isGitEntry(entry)); err != nil {
+			// Secrets are masked; write-protected paths (.git, .envrc,
+			// shell rc files, editor and agent configuration) stay
+			// readable but read-only.
+			if err := add(p, cls == fspath.WriteProtected); err != nil {
 				return err
 			}
 			if d.IsDir() {
@@ -322,10 +327,14 @@ func findProtected(m pathMatcher, dirs []string) (masks, readOnly []string, err 
 			return nil, nil, err
 		}
 	}
-	for _, e := range m.abs {
+	for i, e := range m.abs {
 		p := string(filepath.Separator) + filepath.Join(e...)
+		if strings.ContainsAny(p, "*?") {
+			continue // a pattern: only the walk finds what it matches
+		}
 		if _, err := os.Lstat(p); err == nil {
-			if err := add(p, false); err != nil {
+			ro := len(m.rel)+i < len(m.cls) && m.cls[len(m.rel)+i] == fspath.WriteProtected
+			if err := add(p, ro); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -365,12 +374,6 @@ func (h *Hardened) createdProtected(before map[string]bool) []Violation {
 			Detail: "the command created a protected path; programs that run later (git, shells, editors, agents) may read it"})
 	}
 	return out
-}
-
-// isGitEntry reports whether a denied entry is a .git entry, which the
-// hardened backend keeps readable but read-only instead of masking.
-func isGitEntry(entry string) bool {
-	return strings.EqualFold(filepath.Base(entry), ".git")
 }
 
 // Probe reports whether every required layer can be set up on this host,

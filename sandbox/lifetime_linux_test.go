@@ -341,3 +341,29 @@ func TestHardenedWorkloads(t *testing.T) {
 	}
 	_ = context.Background
 }
+
+// TestHardenedProtectionLists: the shared lists apply in the sandbox.
+// Secrets (.env.production) read as empty; write-protected files (shell
+// rc files, git, editor and agent configuration) are read-only.
+func TestHardenedProtectionLists(t *testing.T) {
+	t.Parallel()
+	e := newEscEnv(t)
+	writeProtected := []string{".bashrc", ".gitconfig", ".zshrc", ".mcp.json", ".vscode/settings.json", ".claude/settings.json",
+		".codex/config.toml", ".idea/workspace.xml", ".gitmodules", ".ripgreprc", ".envrc", "sub/.git/config"}
+	for _, p := range append(writeProtected, ".env.production") {
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(e.root, p)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(e.root, p), []byte(secret), 0o644))
+	}
+	script := "cat .env.production; echo; "
+	for _, p := range writeProtected {
+		script += "echo pwned >> " + p + "; rm -f " + p + "; "
+	}
+	script += "head -c 4 .bashrc; echo; true"
+	res, err := runCmd(t, e.sandbox(t), sandbox.Command{Args: sh(script)})
+	require.NoError(t, err, "%s", res.Stderr)
+	assert.NotContains(t, string(res.Stdout), secret[4:], "a secret was readable, or the readable check printed too much")
+	assert.Contains(t, string(res.Stdout), secret[:4], "write-protected files stay readable")
+	for _, p := range append(writeProtected, ".env.production") {
+		assert.Equal(t, secret, fileContent(t, filepath.Join(e.root, p)), "%s was changed", p)
+	}
+}

@@ -190,7 +190,9 @@ var cases = []kitCase{
 	}},
 	{"EnvIsFiltered", func(t *testing.T, sb sandbox.Sandbox, root string) {
 		res, err := run(t, sb, sandbox.Command{
-			Args: []string{"sh", "-c", "env; cat /proc/self/environ 2>/dev/null | tr '\\0' '\\n'"},
+			// A plain argument vector: a shell script that prints the
+			// environment is opaque to local's script analysis.
+			Args: []string{"env"},
 			Env:  []string{EnvAllowed + "=passed", "REINS_SANDBOXTEST_NOT_LISTED=given"},
 		})
 		require.NoError(t, err, "%s", res.Stderr)
