@@ -60,6 +60,10 @@ func (g *Gate) repoDistrust(dir string) string {
 		start = filepath.Clean(filepath.FromSlash(dir))
 	}
 	rep := gitcfg.Scan(start, g.home, nil)
+	// The directory as the command names it: if a symbolic link on the way now leads elsewhere,
+	// its identity changes and the repository is found again.
+	c := gitcfg.CPath(filepath.FromSlash(dir))
+	rep.Files = append(rep.Files, gitcfg.Watch{Path: dir, CPath: c, ID: gitcfg.StatID(c)})
 	e := &repoEntry{rep: rep}
 	if !rep.Trusted() {
 		e.reason = rep.Reason()
