@@ -176,7 +176,7 @@ func (g *Gate) compile(p profile.Profile) (*state, error) {
 		}
 		lists.Write = append(lists.Write, filepath.ToSlash(abs))
 	}
-	prot, err := newProtector(lists, g.home)
+	prot, err := newProtector(lists, g.home, ws.fs.Roots())
 	if err != nil {
 		return nil, fmt.Errorf("gate: profile %q: %w", c.Name(), err)
 	}

@@ -11,25 +11,36 @@ import (
 // everywhere: on a case-sensitive filesystem that only denies more (".GIT" is refused too), and
 // on a case-insensitive one it is what keeps ".Git/config" from reaching ".git".
 type protector struct {
-	m *fspath.Matcher
+	m     *fspath.Matcher
+	roots []*fspath.RootMatcher // one per workspace root: the absolute entries worked out once
 }
 
-// newProtector compiles the lists; an entry that cannot be honoured is an error.
-func newProtector(l fspath.Lists, home string) (*protector, error) {
+// newProtector compiles the lists for the workspace roots; an entry that cannot be honoured is
+// an error.
+func newProtector(l fspath.Lists, home string, roots []string) (*protector, error) {
 	m, err := fspath.NewMatcher(l, home)
 	if err != nil {
 		return nil, err
 	}
-	return &protector{m: m}, nil
+	p := &protector{m: m}
+	for _, r := range roots {
+		p.roots = append(p.roots, m.ForRoot(r))
+	}
+	return p, nil
 }
 
 // hit returns the strongest protection covering a resolved target: inside root at rel when root
 // is set, else the absolute path rel.
 func (p *protector) hit(root, rel string) fspath.Hit {
-	if root != "" {
-		return p.m.In(root, rel)
+	if root == "" {
+		return p.m.Abs(rel)
 	}
-	return p.m.Abs(rel)
+	for _, r := range p.roots {
+		if r.Root() == root {
+			return r.In(rel)
+		}
+	}
+	return p.m.In(root, rel)
 }
 
 // globReaches returns the strongest class a path with pattern characters could expand into.

@@ -347,3 +347,30 @@ func TestResolveAbsoluteOutside(t *testing.T) {
 	assert.Equal(t, w.Primary(), root)
 	assert.Equal(t, "a/b", p)
 }
+
+// FuzzRootMatcher: a RootMatcher answers as Matcher.In does, for roots under, over and beside
+// the absolute entries.
+func FuzzRootMatcher(f *testing.F) {
+	for _, s := range []string{"src/main.go", ".aws/credentials", "x/.env.prod", ".", ".AWS", "a/.github/workflows/x"} {
+		f.Add(s)
+	}
+	if runtime.GOOS == "windows" {
+		f.Skip("Unix paths")
+	}
+	m, err := NewMatcher(Lists{ReadWrite: append(Defaults().ReadWrite, "/srv/vault/keys"), Write: Defaults().Write}, "/home/u")
+	require.NoError(f, err)
+	roots := []string{"/home/u", "/home/u/.aws", "/home", "/srv/vault", "/work/repo", "/"}
+	var rms []*RootMatcher
+	for _, r := range roots {
+		rms = append(rms, m.ForRoot(r))
+	}
+	f.Fuzz(func(t *testing.T, rel string) {
+		if rel == "" || strings.HasPrefix(rel, "/") || strings.Contains(rel, "..") {
+			return
+		}
+		rel = path.Clean(rel)
+		for i, r := range roots {
+			require.Equal(t, m.In(r, rel), rms[i].In(rel), "%s %s", r, rel)
+		}
+	})
+}

@@ -231,6 +231,69 @@ func (m *Matcher) In(root, rel string) Hit {
 	return best
 }
 
+// RootMatcher is a [Matcher] specialised for paths inside one workspace root: the absolute
+// entries that concern the root are worked out once, so [RootMatcher.In] only looks at those
+// and at the names. Build one per root with [Matcher.ForRoot].
+type RootMatcher struct {
+	m     *Matcher
+	root  string
+	whole Hit      // an absolute entry holding the whole root
+	subs  []absSub // absolute entries under the root, relative to it
+}
+
+type absSub struct {
+	sub   string
+	entry string
+	class Class
+}
+
+// ForRoot returns the matcher for paths inside root (absolute, clean, resolved).
+func (m *Matcher) ForRoot(root string) *RootMatcher {
+	r := &RootMatcher{m: m, root: root}
+	pl := Host()
+	for i := range m.abs {
+		a := &m.abs[i]
+		switch {
+		case pl.WithinFold(root, a.path):
+			if better(a.class, r.whole) {
+				r.whole = Hit{a.entry, a.class}
+			}
+		case pl.WithinFold(a.path, root):
+			sub := a.path[len(root):]
+			for len(sub) > 0 && pl.IsSep(sub[0]) {
+				sub = sub[1:]
+			}
+			r.subs = append(r.subs, absSub{sub, a.entry, a.class})
+		}
+	}
+	return r
+}
+
+// Root returns the root r matches paths in.
+func (r *RootMatcher) Root() string { return r.root }
+
+// In is [Matcher.In] for r's root: the same answer, without looking at absolute entries that
+// cannot concern the root.
+func (r *RootMatcher) In(rel string) Hit {
+	best := r.whole
+	if best.Class == ReadWriteProtected || rel == "." {
+		return best
+	}
+	pl := Host()
+	for i := range r.subs {
+		if s := &r.subs[i]; better(s.class, best) && pl.WithinFold(rel, s.sub) {
+			best = Hit{s.entry, s.class}
+		}
+	}
+	if best.Class == ReadWriteProtected {
+		return best
+	}
+	if h := r.m.Names(rel); better(h.Class, best) {
+		best = h
+	}
+	return best
+}
+
 // GlobReaches returns the strongest class a shell glob p could expand into: some wildcard
 // component of p could match a protected name. As in the shell, * and ? do not match a leading
 // dot; ** (what find -exec stands for) matches anything. A bracket expression counts as any one
