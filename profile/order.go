@@ -26,6 +26,10 @@ func (p Profile) Hash() string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
+// StricterThan reports whether m is stricter than n in the order emergency-stop < plan <
+// read-only < default (most restrictive first). An unknown mode ranks with default.
+func (m Mode) StricterThan(n Mode) bool { return modeRank(m) < modeRank(n) }
+
 // modeRank orders permission modes from most to least restrictive.
 func modeRank(m Mode) int {
 	switch m {

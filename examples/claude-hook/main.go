@@ -60,6 +60,7 @@ import (
 	"github.com/reins-go/reins/gate/session"
 	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
+	"github.com/reins-go/reins/profile/loader"
 	"github.com/reins-go/reins/risk"
 )
 
@@ -341,7 +342,7 @@ type runtime struct {
 }
 
 func (h *hook) runtime(ctx context.Context, in *payload, st *stateFile) (*runtime, error) {
-	loaded, err := profile.Load(ctx, &profile.LoadOptions{ProjectDir: in.Cwd})
+	loaded, err := loader.Load(ctx, &loader.Options{ProjectDir: in.Cwd})
 	if err != nil {
 		return nil, fmt.Errorf("loading the reins profiles: %v", err)
 	}

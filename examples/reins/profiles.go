@@ -13,6 +13,7 @@ import (
 
 	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
+	"github.com/reins-go/reins/profile/loader"
 	"github.com/reins-go/reins/risk"
 )
 
@@ -29,12 +30,12 @@ var permissionsCmd = &command{name: "permissions", args: "list", synopsis: "what
 }}
 
 // load reads the user and project profile files for the workspace.
-func (c *cli) load() (*profile.Loaded, string, error) {
+func (c *cli) load() (*loader.Loaded, string, error) {
 	ws, err := c.workspace()
 	if err != nil {
 		return nil, "", err
 	}
-	l, err := profile.Load(c.ctx, &profile.LoadOptions{ProjectDir: ws})
+	l, err := loader.Load(c.ctx, &loader.Options{ProjectDir: ws})
 	if err != nil {
 		return nil, "", fmt.Errorf("%w (fix or remove the file named above)", err)
 	}

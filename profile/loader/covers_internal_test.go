@@ -1,4 +1,4 @@
-package profile
+package loader
 
 import (
 	"math/rand/v2"

@@ -1,4 +1,4 @@
-package profile
+package loader
 
 import (
 	"bytes"
@@ -30,8 +30,8 @@ type document struct {
 	lines map[string]int
 }
 
-func (d *document) errorf(ptr, format string, args ...any) *LoadError {
-	return &LoadError{File: d.file, Pointer: ptr, Line: d.line(ptr), Reason: fmt.Sprintf(format, args...)}
+func (d *document) errorf(ptr, format string, args ...any) *Error {
+	return &Error{File: d.file, Pointer: ptr, Line: d.line(ptr), Reason: fmt.Sprintf(format, args...)}
 }
 
 // line returns the line of the value at ptr, or of its nearest ancestor that has one.
@@ -60,7 +60,7 @@ func lastSlash(s string) int {
 // decode decodes a profile file's content: YAML when yaml is set, else JSON.
 func decode(file string, data []byte, yaml bool) (*document, error) {
 	if len(data) > maxFileSize {
-		return nil, &LoadError{File: file, Reason: fmt.Sprintf("the file is larger than %d bytes", maxFileSize)}
+		return nil, &Error{File: file, Reason: fmt.Sprintf("the file is larger than %d bytes", maxFileSize)}
 	}
 	if !utf8.Valid(data) {
 		off := 0
@@ -72,7 +72,7 @@ func decode(file string, data []byte, yaml bool) (*document, error) {
 			off += w
 		}
 		l, c := position(data, off)
-		return nil, &LoadError{File: file, Line: l, Column: c, Reason: "the file is not valid UTF-8"}
+		return nil, &Error{File: file, Line: l, Column: c, Reason: "the file is not valid UTF-8"}
 	}
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	if yaml {
@@ -115,7 +115,7 @@ func decodeJSON(file string, data []byte) (*document, error) {
 	off := w.skip(int(w.dec.InputOffset()))
 	if _, err := w.dec.Token(); err != io.EOF {
 		l, c := position(data, off)
-		return nil, &LoadError{File: file, Line: l, Column: c, Reason: "malformed JSON: data after the top-level value"}
+		return nil, &Error{File: file, Line: l, Column: c, Reason: "malformed JSON: data after the top-level value"}
 	}
 	w.doc.value = v
 	return w.doc, nil
@@ -151,7 +151,7 @@ func (w *jsonWalker) syntax(err error) error {
 		reason = "malformed JSON: unexpected end of input"
 	}
 	l, c := position(w.data, off)
-	return &LoadError{File: w.doc.file, Line: l, Column: c, Reason: reason}
+	return &Error{File: w.doc.file, Line: l, Column: c, Reason: reason}
 }
 
 func (w *jsonWalker) value(ptr string, depth int) (any, error) {
@@ -189,7 +189,7 @@ func (w *jsonWalker) value(ptr string, depth int) (any, error) {
 			cp := ptr + "/" + escapeToken(key)
 			if _, dup := m[key]; dup {
 				l, c := position(w.data, keyStart)
-				return nil, &LoadError{File: w.doc.file, Pointer: cp, Line: l, Column: c, Reason: fmt.Sprintf("duplicate key %q", key)}
+				return nil, &Error{File: w.doc.file, Pointer: cp, Line: l, Column: c, Reason: fmt.Sprintf("duplicate key %q", key)}
 			}
 			w.doc.lines[cp] = w.lineAt(keyStart)
 			v, err := w.value(cp, depth+1)
@@ -226,9 +226,9 @@ func decodeYAML(file string, data []byte) (*document, error) {
 	err := dec.Decode(&root)
 	switch {
 	case err == io.EOF:
-		return nil, &LoadError{File: file, Reason: "malformed YAML: the file is empty"}
+		return nil, &Error{File: file, Reason: "malformed YAML: the file is empty"}
 	case err != nil:
-		e := &LoadError{File: file, Reason: "malformed YAML: " + err.Error()}
+		e := &Error{File: file, Reason: "malformed YAML: " + err.Error()}
 		if m := yamlLineRe.FindStringSubmatch(err.Error()); m != nil {
 			e.Line, _ = strconv.Atoi(m[1])
 			e.Reason = "malformed YAML: " + m[2]
@@ -237,7 +237,7 @@ func decodeYAML(file string, data []byte) (*document, error) {
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err != io.EOF {
-		return nil, &LoadError{File: file, Line: extra.Line, Reason: "malformed YAML: more than one document"}
+		return nil, &Error{File: file, Line: extra.Line, Reason: "malformed YAML: more than one document"}
 	}
 	c := &yamlConv{doc: &document{file: file, lines: map[string]int{}}}
 	v, err := c.value(&root, "", 0)
@@ -255,7 +255,7 @@ type yamlConv struct {
 }
 
 func (c *yamlConv) fail(n *yaml.Node, ptr, format string, args ...any) error {
-	return &LoadError{File: c.doc.file, Pointer: ptr, Line: n.Line, Column: n.Column, Reason: fmt.Sprintf(format, args...)}
+	return &Error{File: c.doc.file, Pointer: ptr, Line: n.Line, Column: n.Column, Reason: fmt.Sprintf(format, args...)}
 }
 
 func (c *yamlConv) value(n *yaml.Node, ptr string, depth int) (any, error) {

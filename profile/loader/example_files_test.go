@@ -1,4 +1,4 @@
-package profile_test
+package loader_test
 
 import (
 	"context"
@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/reins-go/reins/profile"
+	"github.com/reins-go/reins/profile/loader"
 )
 
 // writeFile is the examples' helper for laying out profile files.
@@ -46,7 +46,7 @@ func ExampleLoad() {
   ]
 }`)
 
-	l, err := profile.Load(context.Background(), &profile.LoadOptions{UserDir: userDir, ProjectDir: project})
+	l, err := loader.Load(context.Background(), &loader.Options{UserDir: userDir, ProjectDir: project})
 	if err != nil {
 		fmt.Println("error:", err)
 		return
@@ -55,7 +55,7 @@ func ExampleLoad() {
 	fmt.Println("profile:", p.Name, p.Family, "autonomy", p.Autonomy)
 	fmt.Println("blocks npm publish:", contains(p.ShellBlocklist, "npm publish"))
 	src, _ := l.Provenance.Of("shell_blocklist", "npm publish")
-	fmt.Println("set by:", src.Layer, src.Pointer, "line", src.Line)
+	fmt.Println("set by:", src.Origin, src.Pointer, "line", src.Line)
 	fmt.Println("project:", l.Trust)
 	for _, s := range l.Skipped {
 		fmt.Printf("not applied: %s (line %d): %s\n", s.Source.Pointer, s.Source.Line, s.Reason)
@@ -100,9 +100,9 @@ func ExampleLoad_trustedProject() {
   "active_profile": "PROFILE-DEV",
   "trusted_projects": [{"path": "`+project+`", "sha256": "`+hex.EncodeToString(sum[:])+`"}]
 }`)
-	opts := &profile.LoadOptions{UserDir: userDir, ProjectDir: project}
+	opts := &loader.Options{UserDir: userDir, ProjectDir: project}
 
-	l, err := profile.Load(context.Background(), opts)
+	l, err := loader.Load(context.Background(), opts)
 	if err != nil {
 		fmt.Println("error:", err)
 		return
@@ -110,7 +110,7 @@ func ExampleLoad_trustedProject() {
 	fmt.Println(l.Profile.Name, "-", l.Trust)
 
 	writeFile(projectFile, `{"active_profile": "PROFILE-FULL-AUTO", "autonomy": 1}`)
-	l, err = profile.Load(context.Background(), opts)
+	l, err = loader.Load(context.Background(), opts)
 	if err != nil {
 		fmt.Println("error:", err)
 		return
@@ -133,10 +133,10 @@ func ExampleLoader_Load_confirm() {
 	project := filepath.Join(root, "repo")
 	writeFile(filepath.Join(project, ".reins", "project-profile.json"), `{"autonomy": 0.3}`)
 
-	loader, err := profile.NewLoader(&profile.LoadOptions{
+	ld, err := loader.New(&loader.Options{
 		NoUserFile: true,
 		ProjectDir: project,
-		Confirm: func(ctx context.Context, req profile.TrustRequest) (bool, error) {
+		Confirm: func(ctx context.Context, req loader.TrustRequest) (bool, error) {
 			for _, s := range req.Loosenings {
 				fmt.Println("asked:", s.Source.Pointer, s.Reason)
 			}
@@ -148,7 +148,7 @@ func ExampleLoader_Load_confirm() {
 		return
 	}
 	for range 2 {
-		l, err := loader.Load(context.Background())
+		l, err := ld.Load(context.Background())
 		if err != nil {
 			fmt.Println("error:", err)
 			return
@@ -162,7 +162,7 @@ func ExampleLoader_Load_confirm() {
 }
 
 // Every problem in a profile file is reported with the file, the JSON pointer and the line.
-func ExampleLoadErrors() {
+func ExampleErrors() {
 	dir, err := os.MkdirTemp("", "reins-example")
 	if err != nil {
 		fmt.Println("error:", err)
@@ -175,8 +175,8 @@ func ExampleLoadErrors() {
   "shell_allowlist": "go test",
   "netwrok_allowlist": ["*.example.com"]
 }`)
-	_, err = profile.Load(context.Background(), &profile.LoadOptions{UserDir: dir})
-	for _, e := range profile.LoadErrors(err) {
+	_, err = loader.Load(context.Background(), &loader.Options{UserDir: dir})
+	for _, e := range loader.Errors(err) {
 		fmt.Printf("line %d %s: %s\n", e.Line, e.Pointer, e.Reason)
 	}
 	// Output:
@@ -199,7 +199,7 @@ func ExampleLoad_yaml() {
   allowed_tools: [read_file, list_files]
   auto_approve_patterns: ["go test", "npm run build"]
 `)
-	l, err := profile.Load(context.Background(), &profile.LoadOptions{UserDir: dir, UserFile: "profile.yaml"})
+	l, err := loader.Load(context.Background(), &loader.Options{UserDir: dir, UserFile: "profile.yaml"})
 	if err != nil {
 		fmt.Println("error:", err)
 		return
@@ -218,7 +218,7 @@ func ExampleLoaded_Rebase() {
 	}
 	defer os.RemoveAll(dir)
 	writeFile(filepath.Join(dir, "profile.json"), `{"active_profile": "PROFILE-DEV", "denied_paths": ["secrets"]}`)
-	l, err := profile.Load(context.Background(), &profile.LoadOptions{UserDir: dir})
+	l, err := loader.Load(context.Background(), &loader.Options{UserDir: dir})
 	if err != nil {
 		fmt.Println("error:", err)
 		return
@@ -231,64 +231,4 @@ func ExampleLoaded_Rebase() {
 	src, _ := y.Provenance.Of("active_profile", "")
 	fmt.Println(y.Profile.Name, contains(y.Profile.ProtectedPaths, "secrets"), src)
 	// Output: yolo true host switch to "yolo"
-}
-
-// Describe prints a profile for "profile show". (The hash line is left out here: it changes
-// whenever the profile format grows.)
-func ExampleProfile_Describe() {
-	for _, line := range strings.Split(profile.MustBuiltin(profile.ApprovalAuto).Describe(), "\n") {
-		if !strings.Contains(line, "sha256:") {
-			fmt.Println(line)
-		}
-	}
-	// Output:
-	// profile auto (approval-mode)
-	//   full workspace access, approval for external operations
-	// settings
-	//   permission mode        default
-	//   autonomy               0.67 (autonomous band)
-	//   external writes        policy
-	// limits
-	//   max concurrent ops     5
-	//   max files per plan     200
-	//   timeout                30m0s
-	// lists
-	//   denied paths           ".env", ".env.local", ".ssh", "id_rsa", "id_ed25519", ".env.*", "id_ecdsa",
-	//                          "id_dsa", ".netrc", ".git-credentials", "~/.aws", "~/.azure",
-	//                          "~/.config/gcloud", "~/.kube", "~/.docker/config.json", "~/.npmrc",
-	//                          "~/.pypirc", "~/.gnupg", "~/.config/gh", "~/.config/hub",
-	//                          "~/.cargo/credentials", "~/.cargo/credentials.toml", "~/.gem/credentials",
-	//                          "~/.terraform.d/credentials.tfrc.json", "~/.vault-token", "~/.pgpass",
-	//                          "~/.ssh", "/etc"
-	//   write-protected paths  ".git", ".gitmodules", ".gitconfig", ".bashrc", ".bash_profile",
-	//                          ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zprofile",
-	//                          ".zshenv", ".zlogin", ".zlogout", ".config/fish", ".envrc", ".mcp.json",
-	//                          ".vscode", ".idea", ".claude", ".codex", ".cursor", ".gemini", ".reins",
-	//                          ".ripgreprc", ".npmrc", ".yarnrc", ".yarnrc.yml",
-	//                          ".pre-commit-config.yaml", ".husky", ".github/workflows"
-	//   trusted paths          none
-	//   shell allowlist        none
-	//   shell blocklist        none
-	//   network allowlist      none
-	//   allowed tools          none
-	//   auto-approve patterns  none
-	// host groups
-	//   ai-apis                none
-	//   configured-hosts       none
-	//   package-managers       none
-	// registries: none
-	// rules (6, in evaluation order)
-	//      1  ALLOW   allow-allowed-tools: tools=["@allowed_tools"]
-	//         the tool is on allowed_tools
-	//      2  ALLOW   allow-auto-approve-patterns: operation=shell commands=["@auto_approve_patterns"]
-	//         the command matches auto_approve_patterns
-	//     10  ALLOW   allow-reads: risk=read_only
-	//         reads are always allowed
-	//     20  ALLOW   allow-workspace-writes: risk=mutating|destructive target="**"
-	//         auto: writes inside the workspace are allowed
-	//     30  ALLOW   allow-shell: risk=exec
-	//         auto: shell commands are allowed
-	//     99  CONFIRM default-confirm: any action
-	//         auto: everything else asks
-	//
 }

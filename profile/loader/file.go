@@ -1,4 +1,4 @@
-package profile
+package loader
 
 import (
 	"bytes"
@@ -63,7 +63,7 @@ type approvalBlock struct {
 
 // parsedFile is one validated profile file.
 type parsedFile struct {
-	layer  Layer
+	layer  Origin
 	path   string
 	digest string // hex SHA-256 of the raw content
 	doc    *document
@@ -72,7 +72,7 @@ type parsedFile struct {
 
 // src returns the Source of the value at ptr.
 func (f *parsedFile) src(ptr string) Source {
-	return Source{Layer: f.layer, File: f.path, Pointer: ptr, Line: f.doc.line(ptr)}
+	return Source{Origin: f.layer, File: f.path, Pointer: ptr, Line: f.doc.line(ptr)}
 }
 
 // isYAML reports whether a file name says YAML.
@@ -81,8 +81,8 @@ func isYAML(name string) bool {
 	return ext == ".yaml" || ext == ".yml"
 }
 
-// parseFile decodes, validates and checks one file's content. Errors are *LoadErrors joined.
-func parseFile(layer Layer, name string, data []byte) (*parsedFile, error) {
+// parseFile decodes, validates and checks one file's content. Errors are *Errors joined.
+func parseFile(layer Origin, name string, data []byte) (*parsedFile, error) {
 	sum := sha256.Sum256(data)
 	doc, err := decode(name, data, isYAML(name))
 	if err != nil {
@@ -111,7 +111,7 @@ func parseFile(layer Layer, name string, data []byte) (*parsedFile, error) {
 	return f, nil
 }
 
-func joinLoadErrors(errs []*LoadError) error {
+func joinLoadErrors(errs []*Error) error {
 	if len(errs) == 1 {
 		return errs[0]
 	}
@@ -124,8 +124,8 @@ func joinLoadErrors(errs []*LoadError) error {
 
 // check runs the checks the schema cannot express: globs, regular expressions, command
 // entries, literal paths, references, and settings that contradict each other.
-func (f *parsedFile) check() []*LoadError {
-	var errs []*LoadError
+func (f *parsedFile) check() []*Error {
+	var errs []*Error
 	fail := func(ptr, format string, args ...any) { errs = append(errs, f.doc.errorf(ptr, format, args...)) }
 	c := &f.cfg
 
@@ -234,7 +234,7 @@ func (f *parsedFile) check() []*LoadError {
 	}
 	for i, tp := range c.TrustedProjects {
 		p := "/trusted_projects/" + strconv.Itoa(i)
-		if f.layer == LayerProject {
+		if f.layer == OriginProject {
 			fail(p, "only the user file may list trusted projects")
 			break
 		}
@@ -258,8 +258,8 @@ func (f *parsedFile) check() []*LoadError {
 
 var hostRe = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*(:[0-9]{1,5})?$`)
 
-func (f *parsedFile) checkRule(p string, r policy.Rule) []*LoadError {
-	var errs []*LoadError
+func (f *parsedFile) checkRule(p string, r policy.Rule) []*Error {
+	var errs []*Error
 	fail := func(ptr, format string, args ...any) { errs = append(errs, f.doc.errorf(ptr, format, args...)) }
 	c := r.Condition
 	cp := p + "/condition"

@@ -1,4 +1,4 @@
-package profile
+package loader
 
 import (
 	"bytes"
@@ -12,10 +12,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reins-go/reins/policy"
+	"github.com/reins-go/reins/profile"
 )
 
 // FuzzLoadProfile feeds arbitrary bytes to the JSON loader, as a user file and as a project
-// file on top of a real user file. It never panics; every failure is a LoadError naming the
+// file on top of a real user file. It never panics; every failure is a Error naming the
 // file; anything that loads is valid JSON that passes the published schema (checked here with
 // a separately compiled schema and encoding/json), its effective profile compiles, and an
 // untrusted project file never makes the profile less restrictive by the documented order. The
@@ -59,16 +60,16 @@ func FuzzLoadProfile(f *testing.F) {
 	require.NoError(f, err)
 	userData, err := os.ReadFile(filepath.Join("testdata", "profiles", "user-dev.json"))
 	require.NoError(f, err)
-	user, err := parseFile(LayerUser, "user.json", userData)
+	user, err := parseFile(OriginUser, "user.json", userData)
 	require.NoError(f, err)
-	userOnly, err := build(ProfileSafe, "", user, nil, false, []string{"/home/u/.config/reins"})
+	userOnly, err := build(profile.ProfileSafe, "", user, nil, false, []string{"/home/u/.config/reins"})
 	require.NoError(f, err)
 
 	f.Fuzz(func(t *testing.T, data []byte) {
-		pf, err := parseFile(LayerUser, "fuzz.json", data)
+		pf, err := parseFile(OriginUser, "fuzz.json", data)
 		if err != nil {
-			errs := LoadErrors(err)
-			require.NotEmpty(t, errs, "every failure is a LoadError: %v", err)
+			errs := Errors(err)
+			require.NotEmpty(t, errs, "every failure is a Error: %v", err)
 			for _, e := range errs {
 				require.Equal(t, "fuzz.json", e.File)
 				require.NotEmpty(t, e.Reason)
@@ -81,34 +82,34 @@ func FuzzLoadProfile(f *testing.F) {
 		require.NoError(t, dec.Decode(&v), "what loads is JSON")
 		require.NoError(t, schema.Validate(v), "what loads passes the schema")
 
-		if b, err := build(ProfileSafe, "", pf, nil, false, nil); err == nil {
+		if b, err := build(profile.ProfileSafe, "", pf, nil, false, nil); err == nil {
 			_, err := b.p.Compile()
 			require.NoError(t, err, "the effective profile compiles")
 		} else {
-			require.NotEmpty(t, LoadErrors(err), "%v", err)
+			require.NotEmpty(t, Errors(err), "%v", err)
 		}
 
-		proj, err := parseFile(LayerProject, "project.json", data)
+		proj, err := parseFile(OriginProject, "project.json", data)
 		if err != nil {
 			require.Contains(t, err.Error(), "only the user file may list trusted projects")
 			return
 		}
-		b, err := build(ProfileSafe, "", user, proj, false, []string{"/home/u/.config/reins"})
+		b, err := build(profile.ProfileSafe, "", user, proj, false, []string{"/home/u/.config/reins"})
 		if err != nil {
-			require.NotEmpty(t, LoadErrors(err), "%v", err)
+			require.NotEmpty(t, Errors(err), "%v", err)
 			return
 		}
 		_, err = b.p.Compile()
 		require.NoError(t, err, "the effective profile compiles")
 		if proj.cfg.ActiveProfile == nil && (proj.cfg.Approval == nil || proj.cfg.Approval.Mode == nil) && len(proj.cfg.HostGroups) == 0 &&
 			!replacesAllowRule(userOnly.p, proj) {
-			ok, why := AtLeastAsRestrictive(b.p, userOnly.p)
+			ok, why := profile.AtLeastAsRestrictive(b.p, userOnly.p)
 			require.True(t, ok, "an untrusted project file loosened the profile: %s", why)
 		}
 	})
 }
 
-func replacesAllowRule(p Profile, f *parsedFile) bool {
+func replacesAllowRule(p profile.Profile, f *parsedFile) bool {
 	for _, r := range f.cfg.CustomRules {
 		for _, old := range p.Rules {
 			if old.ID == r.ID && old.Action == policy.Allow {
@@ -120,7 +121,7 @@ func replacesAllowRule(p Profile, f *parsedFile) bool {
 }
 
 // FuzzLoadProfileYAML feeds arbitrary bytes to the YAML loader: it never panics, every failure
-// is a LoadError naming the file, and anything that loads passes the schema (as the JSON it
+// is a Error naming the file, and anything that loads passes the schema (as the JSON it
 // converts to) and compiles.
 func FuzzLoadProfileYAML(f *testing.F) {
 	seeds, err := filepath.Glob(filepath.Join("testdata", "profiles", "*.yaml"))
@@ -144,21 +145,21 @@ func FuzzLoadProfileYAML(f *testing.F) {
 	require.NoError(f, err)
 
 	f.Fuzz(func(t *testing.T, data []byte) {
-		pf, err := parseFile(LayerUser, "fuzz.yaml", data)
+		pf, err := parseFile(OriginUser, "fuzz.yaml", data)
 		if err != nil {
-			errs := LoadErrors(err)
-			require.NotEmpty(t, errs, "every failure is a LoadError: %v", err)
+			errs := Errors(err)
+			require.NotEmpty(t, errs, "every failure is a Error: %v", err)
 			for _, e := range errs {
 				require.Equal(t, "fuzz.yaml", e.File)
 			}
 			return
 		}
 		require.NoError(t, schema.Validate(pf.doc.value), "what loads passes the schema")
-		if b, err := build(ProfileSafe, "", pf, nil, false, nil); err == nil {
+		if b, err := build(profile.ProfileSafe, "", pf, nil, false, nil); err == nil {
 			_, err := b.p.Compile()
 			require.NoError(t, err, "the effective profile compiles")
 		} else {
-			require.NotEmpty(t, LoadErrors(err), "%v", err)
+			require.NotEmpty(t, Errors(err), "%v", err)
 		}
 	})
 }

@@ -1,4 +1,4 @@
-package profile_test
+package loader_test
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/reins-go/reins/profile"
+	"github.com/reins-go/reins/profile/loader"
 )
 
 // hostile is a thing a cloned repository (or a broken configuration) can put where a profile
@@ -20,7 +20,7 @@ import (
 type hostile struct {
 	name   string
 	make   func(t *testing.T, path string) // creates it at path (which does not exist yet)
-	reason string                          // a part of the *LoadError's reason
+	reason string                          // a part of the *Error's reason
 }
 
 // portableHostile are the cases every platform can build.
@@ -53,19 +53,19 @@ func bounded(t *testing.T, what string, fn func() error) error {
 	return err
 }
 
-// requireLoadError checks that err holds a *LoadError for file whose reason mentions reason.
+// requireLoadError checks that err holds a *Error for file whose reason mentions reason.
 func requireLoadError(t *testing.T, err error, file, reason string) {
 	t.Helper()
 	require.Error(t, err)
-	var le *profile.LoadError
-	require.True(t, errors.As(err, &le), "%T %v is not a *LoadError", err, err)
+	var le *loader.Error
+	require.True(t, errors.As(err, &le), "%T %v is not a *Error", err, err)
 	assert.Equal(t, file, le.File)
 	assert.Contains(t, le.Reason, reason)
 }
 
 // checkHostile runs every reader of profile files against h placed at the project file's
 // path and at the user file's path: Load, Watch (the file turns hostile while it is watched) and
-// TrustDigest. Each returns a *LoadError naming the file, promptly and in bounded memory.
+// TrustDigest. Each returns a *Error naming the file, promptly and in bounded memory.
 func checkHostile(t *testing.T, h hostile) {
 	t.Run("Load/project", func(t *testing.T) {
 		f := newFiles(t)
@@ -82,13 +82,13 @@ func checkHostile(t *testing.T, h hostile) {
 	t.Run("TrustDigest", func(t *testing.T) {
 		f := newFiles(t)
 		h.make(t, f.projFile)
-		err := bounded(t, "TrustDigest", func() error { _, err := profile.TrustDigest(context.Background(), f.projFile); return err })
+		err := bounded(t, "TrustDigest", func() error { _, err := loader.TrustDigest(context.Background(), f.projFile); return err })
 		requireLoadError(t, err, f.projFile, h.reason)
 	})
 	t.Run("Watch", func(t *testing.T) {
 		f := newFiles(t)
 		f.writeProject(`{"shell_blocklist": ["make deploy"]}`)
-		l, err := profile.NewLoader(f.opts())
+		l, err := loader.New(f.opts())
 		require.NoError(t, err)
 		_, err = l.Load(context.Background())
 		require.NoError(t, err)
@@ -97,7 +97,7 @@ func checkHostile(t *testing.T, h hostile) {
 		got := make(chan error, 8)
 		done := make(chan error, 1)
 		go func() {
-			done <- l.Watch(ctx, 5*time.Millisecond, func(_ *profile.Loaded, err error) { got <- err })
+			done <- l.Watch(ctx, 5*time.Millisecond, func(_ *loader.Loaded, err error) { got <- err })
 		}()
 		require.NoError(t, os.Remove(f.projFile))
 		err = bounded(t, "Watch", func() error {
@@ -129,7 +129,7 @@ func checkHostile(t *testing.T, h hostile) {
 }
 
 // TestHostileProfileFiles: a directory or a file just over the limit where a profile file
-// should be is a *LoadError for Load, Watch and TrustDigest, found before anything is read.
+// should be is a *Error for Load, Watch and TrustDigest, found before anything is read.
 // (Unix adds /dev/zero, a named pipe, a sparse 3 GB file and dangling symbolic links; a 3 GB
 // file is not sparse on every Windows filesystem.) Not parallel: it measures allocations.
 func TestHostileProfileFiles(t *testing.T) {
@@ -138,7 +138,7 @@ func TestHostileProfileFiles(t *testing.T) {
 	}
 }
 
-// TestReadHonoursContext: a done context stops every reader with a *LoadError that wraps the
+// TestReadHonoursContext: a done context stops every reader with a *Error that wraps the
 // context's error.
 func TestReadHonoursContext(t *testing.T) {
 	t.Parallel()
@@ -146,30 +146,30 @@ func TestReadHonoursContext(t *testing.T) {
 	f.writeProject(`{}`)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := profile.Load(ctx, f.opts())
-	errs := profile.LoadErrors(err)
+	_, err := loader.Load(ctx, f.opts())
+	errs := loader.Errors(err)
 	require.Len(t, errs, 2, "%v", err)
 	for i, file := range []string{f.userFile, f.projFile} {
 		assert.Equal(t, file, errs[i].File)
 		assert.Equal(t, "not read: context canceled", errs[i].Reason)
 		assert.ErrorIs(t, errs[i], context.Canceled)
 	}
-	_, err = profile.TrustDigest(ctx, f.projFile)
+	_, err = loader.TrustDigest(ctx, f.projFile)
 	requireLoadError(t, err, f.projFile, "not read: context canceled")
 	assert.ErrorIs(t, err, context.Canceled)
 
-	l, err := profile.NewLoader(f.opts())
+	l, err := loader.New(f.opts())
 	require.NoError(t, err)
-	assert.ErrorIs(t, l.Watch(ctx, time.Millisecond, func(*profile.Loaded, error) { t.Error("no reload after the context is done") }), context.Canceled)
+	assert.ErrorIs(t, l.Watch(ctx, time.Millisecond, func(*loader.Loaded, error) { t.Error("no reload after the context is done") }), context.Canceled)
 }
 
 // TestTrustDigest: the digest is the SHA-256 the loader reports and trusted_projects records; a
-// missing file is a *LoadError.
+// missing file is a *Error.
 func TestTrustDigest(t *testing.T) {
 	t.Parallel()
 	f := newFiles(t)
 	f.writeProject(`{"autonomy": 1}`)
-	sum, err := profile.TrustDigest(context.Background(), f.projFile)
+	sum, err := loader.TrustDigest(context.Background(), f.projFile)
 	require.NoError(t, err)
 	assert.Equal(t, `{"path": "`+f.project+`", "sha256": "`+sum+`"}`, f.trustEntry())
 	l := f.mustLoad()
@@ -178,11 +178,11 @@ func TestTrustDigest(t *testing.T) {
 
 	f.writeUser(`{"trusted_projects": [{"path": "` + f.project + `", "sha256": "` + sum + `"}]}`)
 	l = f.mustLoad()
-	assert.Equal(t, profile.TrustedByUser, l.Trust)
+	assert.Equal(t, loader.TrustedByUser, l.Trust)
 	assert.Equal(t, 1.0, l.Profile.Autonomy)
 
 	missing := filepath.Join(f.project, "nothing.json")
-	_, err = profile.TrustDigest(context.Background(), missing)
+	_, err = loader.TrustDigest(context.Background(), missing)
 	requireLoadError(t, err, missing, "no such file")
 	assert.ErrorIs(t, err, os.ErrNotExist)
 }

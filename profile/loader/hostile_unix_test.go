@@ -1,6 +1,6 @@
 //go:build unix
 
-package profile_test
+package loader_test
 
 import (
 	"os"
@@ -12,7 +12,7 @@ import (
 )
 
 // TestHostileProfileFilesUnix: /dev/zero (through a symbolic link), a named pipe with no writer,
-// a sparse 3 GB file and a dangling symbolic link where a profile file should be are each a *LoadError for Load,
+// a sparse 3 GB file and a dangling symbolic link where a profile file should be are each a *Error for Load,
 // Watch and TrustDigest: nothing blocks on the pipe and nothing reads the endless device. Not
 // parallel: it measures allocations.
 func TestHostileProfileFilesUnix(t *testing.T) {
@@ -53,7 +53,7 @@ func TestHostileProfileFilesUnix(t *testing.T) {
 }
 
 // TestDanglingConfigDirectory: a project whose configuration directory is a dangling link is a
-// *LoadError, not "no project file" (the link could point to a file that appears later, or
+// *Error, not "no project file" (the link could point to a file that appears later, or
 // say something the user did not expect).
 func TestDanglingConfigDirectory(t *testing.T) {
 	t.Parallel()

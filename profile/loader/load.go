@@ -1,4 +1,4 @@
-package profile
+package loader
 
 import (
 	"context"
@@ -9,9 +9,11 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/reins-go/reins/profile"
 )
 
-// Default names of the profile files; a host may change every one of them ([LoadOptions]).
+// Default names of the profile files; a host may change every one of them ([Options]).
 const (
 	DefaultUserDirName      = "reins"                // under os.UserConfigDir()
 	DefaultUserFile         = "profile.json"         // in the user directory
@@ -19,15 +21,15 @@ const (
 	DefaultProjectFile      = "project-profile.json" // in the project configuration directory
 )
 
-// LoadOptions say where the profile files are and how to treat the project file. A nil
-// *LoadOptions, and every zero field, means the documented default. A file whose name ends in
+// Options say where the profile files are and how to treat the project file. A nil
+// *Options, and every zero field, means the documented default. A file whose name ends in
 // ".yaml" or ".yml" is read as YAML, any other as JSON.
 //
 // Every profile the loader returns protects the directories it reads from, so an agent cannot
 // edit its own permissions: the user directory (as an absolute path) and the project
 // configuration directory (as a relative entry, matched in every workspace; the project file's
-// name when ProjectConfigDir is "."), recorded with [LayerHost] provenance.
-type LoadOptions struct {
+// name when ProjectConfigDir is "."), recorded with [OriginHost] provenance.
+type Options struct {
 	// Default is the built-in profile used when no file names one. Default: PROFILE-SAFE, the
 	// most restrictive of the policy spec's profiles (fail closed).
 	Default string
@@ -106,7 +108,7 @@ func (t Trust) String() string {
 
 // FileStatus is one profile file as a load found it.
 type FileStatus struct {
-	Layer Layer
+	Origin Origin
 	// Path is where the file is looked for.
 	Path string
 	// Found reports whether it exists; a missing file is not an error.
@@ -118,9 +120,9 @@ type FileStatus struct {
 // Loaded is the result of loading the profile files: the effective profile and where each of
 // its settings came from. It is immutable; the gate compiles Profile.
 type Loaded struct {
-	// Profile is the effective profile. It compiles ([Profile.Compile]). Its Name is the
+	// Profile is the effective profile. It compiles ([profile.Profile.Compile]). Its Name is the
 	// active built-in profile's; its Family is "custom" when the files changed anything.
-	Profile Profile
+	Profile profile.Profile
 	// Provenance says which layer set each setting.
 	Provenance Provenance
 	// Skipped lists the project file's settings that were not applied because they loosen the
@@ -142,7 +144,7 @@ type Loaded struct {
 // approved, so an unchanged file is not asked about twice, and an edited one is. A Loader is
 // safe for concurrent use.
 type Loader struct {
-	opts        LoadOptions
+	opts        Options
 	userPath    string
 	projectPath string
 	projectDir  string
@@ -153,18 +155,18 @@ type Loader struct {
 	seen      []byte          // the files' fingerprint when Load last read them (see Watch)
 }
 
-// NewLoader checks the options and returns a Loader. Nothing is read yet.
-func NewLoader(opts *LoadOptions) (*Loader, error) {
-	var o LoadOptions
+// New checks the options and returns a Loader. Nothing is read yet.
+func New(opts *Options) (*Loader, error) {
+	var o Options
 	if opts != nil {
 		o = *opts
 	}
 	if o.Default == "" {
-		o.Default = ProfileSafe
+		o.Default = profile.ProfileSafe
 	}
-	def, err := Builtin(o.Default)
+	def, err := profile.Builtin(o.Default)
 	if err != nil {
-		return nil, fmt.Errorf("profile: LoadOptions.Default: %w", err)
+		return nil, fmt.Errorf("profile: Options.Default: %w", err)
 	}
 	o.Default = def.Name
 	l := &Loader{opts: o, confirmed: map[string]bool{}}
@@ -192,7 +194,7 @@ func NewLoader(opts *LoadOptions) (*Loader, error) {
 	if o.ProjectDir != "" {
 		abs, err := filepath.Abs(o.ProjectDir)
 		if err != nil {
-			return nil, fmt.Errorf("profile: LoadOptions.ProjectDir: %w", err)
+			return nil, fmt.Errorf("profile: Options.ProjectDir: %w", err)
 		}
 		l.projectDir = abs
 		cdir := o.ProjectConfigDir
@@ -200,7 +202,7 @@ func NewLoader(opts *LoadOptions) (*Loader, error) {
 			cdir = DefaultProjectConfigDir
 		}
 		if filepath.IsAbs(cdir) || !filepath.IsLocal(cdir) {
-			return nil, fmt.Errorf("profile: LoadOptions.ProjectConfigDir %q is not a relative path inside the project", cdir)
+			return nil, fmt.Errorf("profile: Options.ProjectConfigDir %q is not a relative path inside the project", cdir)
 		}
 		name := o.ProjectFile
 		if name == "" {
@@ -221,7 +223,7 @@ func NewLoader(opts *LoadOptions) (*Loader, error) {
 
 func checkBaseName(field, name string) error {
 	if name == "." || name == ".." || strings.ContainsAny(name, `/\`) || strings.ContainsRune(name, 0) {
-		return fmt.Errorf("profile: LoadOptions.%s %q is not a file name", field, name)
+		return fmt.Errorf("profile: Options.%s %q is not a file name", field, name)
 	}
 	return nil
 }
@@ -233,7 +235,7 @@ func (l *Loader) Paths() (user, project string) { return l.userPath, l.projectPa
 // Load reads the user file and the project file (either may be missing), validates them and
 // returns the effective profile: see the package documentation's "Files" section for the
 // precedence and trust rules. Any problem in either file is an error, and every problem is
-// reported: the error joins one *LoadError per problem ([LoadErrors]). On error, nothing is
+// reported: the error joins one *Error per problem ([Errors]). On error, nothing is
 // returned, so a host that reloads keeps its previous profile.
 func (l *Loader) Load(ctx context.Context) (*Loaded, error) {
 	// One read of each file serves both the load and Watch's fingerprint, so a change made
@@ -250,7 +252,7 @@ func (l *Loader) Load(ctx context.Context) (*Loaded, error) {
 		if r.path == "" {
 			continue
 		}
-		st := FileStatus{Layer: r.layer, Path: r.path}
+		st := FileStatus{Origin: r.layer, Path: r.path}
 		switch {
 		case r.err == nil:
 			st.Found, st.SHA256 = true, digestOf(r.data)
@@ -277,15 +279,15 @@ func (l *Loader) Load(ctx context.Context) (*Loaded, error) {
 
 // fileRead is one profile file as readProfileFile found it.
 type fileRead struct {
-	layer Layer
+	layer Origin
 	path  string // "" when the configuration has no such file
 	data  []byte
-	err   error // a *LoadError, or an fs.ErrNotExist error for a missing file
+	err   error // a *Error, or an fs.ErrNotExist error for a missing file
 }
 
 // readFiles reads the user file and the project file, in that order.
 func (l *Loader) readFiles(ctx context.Context) [2]fileRead {
-	out := [2]fileRead{{layer: LayerUser, path: l.userPath}, {layer: LayerProject, path: l.projectPath}}
+	out := [2]fileRead{{layer: OriginUser, path: l.userPath}, {layer: OriginProject, path: l.projectPath}}
 	for i := range out {
 		if out[i].path != "" {
 			out[i].data, out[i].err = readProfileFile(ctx, out[i].path)
@@ -295,13 +297,13 @@ func (l *Loader) readFiles(ctx context.Context) [2]fileRead {
 }
 
 func isLoadError(err error) bool {
-	var le *LoadError
+	var le *Error
 	return errors.As(err, &le)
 }
 
-// Load is NewLoader(opts) followed by Load: it reads the profile files once.
-func Load(ctx context.Context, opts *LoadOptions) (*Loaded, error) {
-	l, err := NewLoader(opts)
+// Load is New(opts) followed by Load: it reads the profile files once.
+func Load(ctx context.Context, opts *Options) (*Loaded, error) {
+	l, err := New(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -411,11 +413,11 @@ func expandHome(p string) (string, error) {
 
 // Rebase returns the files' settings applied to another built-in profile, as when the host
 // switches the active profile: name replaces the active_profile of the files (its provenance
-// is [LayerHost]), and everything else applies as in the load, with the trust decided
+// is [OriginHost]), and everything else applies as in the load, with the trust decided
 // then (Rebase never asks the confirmation callback; reload to ask again). So the user's
 // denied paths, host groups and rules stay in force whichever profile is active.
 func (l *Loaded) Rebase(name string) (*Loaded, error) {
-	base, err := Builtin(name)
+	base, err := profile.Builtin(name)
 	if err != nil {
 		return nil, err
 	}

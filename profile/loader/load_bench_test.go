@@ -1,4 +1,4 @@
-package profile_test
+package loader_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/reins-go/reins/profile"
+	"github.com/reins-go/reins/profile/loader"
 )
 
 // BenchmarkLoad measures a full load (read, decode, schema, checks, merge, compile check) of a
@@ -59,20 +59,20 @@ func BenchmarkLoad(b *testing.B) {
 	}
 	for _, bc := range []struct {
 		name string
-		opts profile.LoadOptions
+		opts loader.Options
 	}{
-		{"user", profile.LoadOptions{UserDir: userDir}},
-		{"user.yaml", profile.LoadOptions{UserDir: userDir, UserFile: "profile.yaml"}},
-		{"user+untrusted-project", profile.LoadOptions{UserDir: userDir, ProjectDir: proj}},
+		{"user", loader.Options{UserDir: userDir}},
+		{"user.yaml", loader.Options{UserDir: userDir, UserFile: "profile.yaml"}},
+		{"user+untrusted-project", loader.Options{UserDir: userDir, ProjectDir: proj}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			loader, err := profile.NewLoader(&bc.opts)
+			ld, err := loader.New(&bc.opts)
 			if err != nil {
 				b.Fatal(err)
 			}
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := loader.Load(context.Background()); err != nil {
+				if _, err := ld.Load(context.Background()); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -1,4 +1,4 @@
-package profile_test
+package loader_test
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 
 	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
+	"github.com/reins-go/reins/profile/loader"
 	"github.com/reins-go/reins/risk"
 )
 
@@ -48,15 +49,15 @@ func (f *files) write(path, content string) {
 	require.NoError(f.t, os.WriteFile(path, []byte(content), 0o644))
 }
 
-func (f *files) opts() *profile.LoadOptions {
-	return &profile.LoadOptions{UserDir: f.userDir, ProjectDir: f.project}
+func (f *files) opts() *loader.Options {
+	return &loader.Options{UserDir: f.userDir, ProjectDir: f.project}
 }
 
-func (f *files) load() (*profile.Loaded, error) {
-	return profile.Load(context.Background(), f.opts())
+func (f *files) load() (*loader.Loaded, error) {
+	return loader.Load(context.Background(), f.opts())
 }
 
-func (f *files) mustLoad() *profile.Loaded {
+func (f *files) mustLoad() *loader.Loaded {
 	f.t.Helper()
 	l, err := f.load()
 	require.NoError(f.t, err)
@@ -107,27 +108,27 @@ func TestPrecedence(t *testing.T) {
 		def           string
 		wantName      string
 		wantAutonomy  float64
-		wantActiveBy  profile.Layer
+		wantActiveBy  loader.Origin
 		wantBlocklist []string // entries that must be present
 		wantOps       int
 		wantTimeout   time.Duration
 	}{
-		{name: "no files: the default, PROFILE-SAFE", wantName: profile.ProfileSafe, wantAutonomy: 0, wantActiveBy: profile.LayerBuiltin, wantOps: 1, wantTimeout: 2 * time.Minute},
-		{name: "no files, host default", def: "trusted", wantName: "trusted", wantAutonomy: 0.5, wantActiveBy: profile.LayerBuiltin, wantOps: 3, wantTimeout: 10 * time.Minute},
-		{name: "user only", user: userDev, wantName: profile.ProfileDev, wantAutonomy: 0.4, wantActiveBy: profile.LayerUser,
+		{name: "no files: the default, PROFILE-SAFE", wantName: profile.ProfileSafe, wantAutonomy: 0, wantActiveBy: loader.OriginBuiltin, wantOps: 1, wantTimeout: 2 * time.Minute},
+		{name: "no files, host default", def: "trusted", wantName: "trusted", wantAutonomy: 0.5, wantActiveBy: loader.OriginBuiltin, wantOps: 3, wantTimeout: 10 * time.Minute},
+		{name: "user only", user: userDev, wantName: profile.ProfileDev, wantAutonomy: 0.4, wantActiveBy: loader.OriginUser,
 			wantBlocklist: []string{"user-blocked", "rm -rf /"}, wantOps: 3, wantTimeout: 2 * time.Minute},
 		// (A project that switches the default PROFILE-DEV to PROFILE-SAFE moves the dial to the
 		// supervised band, where allowed commands lose the sandbox: that needs trust, see
 		// TestBandChangeJudgedByEffect.)
-		{name: "project only", project: projSafe, wantName: profile.ProfileSafe, wantAutonomy: 0, wantActiveBy: profile.LayerProject,
+		{name: "project only", project: projSafe, wantName: profile.ProfileSafe, wantAutonomy: 0, wantActiveBy: loader.OriginProject,
 			wantBlocklist: []string{"project-blocked"}, wantOps: 1, wantTimeout: 2 * time.Minute},
 		// The project selects the base profile; the user's settings apply on top of it, then the
 		// project's.
 		// (A switch from PROFILE-DEV to PROFILE-SAFE needs trust: see
 		// TestProjectSwitchJudgedByEffect. One to plan, which denies everything, does not.)
 		{name: "user and project: project wins and restrictions accumulate", user: userDev, project: projPlan, wantName: profile.ModePlan,
-			wantAutonomy: 0.4, wantActiveBy: profile.LayerProject, wantBlocklist: []string{"user-blocked", "project-blocked"}, wantOps: 1, wantTimeout: 2 * time.Minute},
-		{name: "empty files change nothing", user: `{}`, project: `{}`, wantName: profile.ProfileSafe, wantActiveBy: profile.LayerBuiltin, wantOps: 1, wantTimeout: 2 * time.Minute},
+			wantAutonomy: 0.4, wantActiveBy: loader.OriginProject, wantBlocklist: []string{"user-blocked", "project-blocked"}, wantOps: 1, wantTimeout: 2 * time.Minute},
+		{name: "empty files change nothing", user: `{}`, project: `{}`, wantName: profile.ProfileSafe, wantActiveBy: loader.OriginBuiltin, wantOps: 1, wantTimeout: 2 * time.Minute},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -140,7 +141,7 @@ func TestPrecedence(t *testing.T) {
 			}
 			o := f.opts()
 			o.Default = tc.def
-			l, err := profile.Load(context.Background(), o)
+			l, err := loader.Load(context.Background(), o)
 			require.NoError(t, err)
 			assert.Equal(t, tc.wantName, l.Profile.Name)
 			assert.Equal(t, tc.wantAutonomy, l.Profile.Autonomy)
@@ -151,13 +152,13 @@ func TestPrecedence(t *testing.T) {
 			}
 			src, ok := l.Provenance.Of("active_profile", "")
 			require.True(t, ok)
-			assert.Equal(t, tc.wantActiveBy, src.Layer)
+			assert.Equal(t, tc.wantActiveBy, src.Origin)
 			assert.Empty(t, l.Skipped, "nothing here loosens")
 			assert.Len(t, l.Files, 2)
 			assert.Equal(t, tc.user != "", l.Files[0].Found)
 			assert.Equal(t, tc.project != "", l.Files[1].Found)
 			if tc.project == "" {
-				assert.Equal(t, profile.NoProject, l.Trust)
+				assert.Equal(t, loader.NoProject, l.Trust)
 			}
 		})
 	}
@@ -177,37 +178,37 @@ func TestProvenanceNamesLayerFilePointerAndLine(t *testing.T) {
 	l := f.mustLoad()
 	for _, tc := range []struct {
 		field, key string
-		layer      profile.Layer
+		layer      loader.Origin
 		file       string
 		pointer    string
 		line       int
 		builtin    string
 	}{
-		{field: "active_profile", layer: profile.LayerUser, file: f.userFile, pointer: "/active_profile", line: 4},
-		{field: "autonomy", layer: profile.LayerProject, file: f.projFile, pointer: "/autonomy", line: 2},
-		{field: "denied_paths", key: "deploy/prod", layer: profile.LayerProject, file: f.projFile, pointer: "/denied_paths/0", line: 3},
-		{field: "denied_paths", key: "secrets", layer: profile.LayerUser, file: f.userFile, pointer: "/denied_paths/0", line: 8},
-		{field: "denied_paths", key: ".env", layer: profile.LayerBuiltin, builtin: profile.ProfileDev},
-		{field: "write_protected_paths", key: ".git", layer: profile.LayerBuiltin, builtin: profile.ProfileDev},
-		{field: "resource_limits.max_files_per_plan", layer: profile.LayerProject, file: f.projFile, pointer: "/resource_limits/max_files_per_plan", line: 5},
-		{field: "resource_limits.max_concurrent_ops", layer: profile.LayerUser, file: f.userFile, pointer: "/resource_limits/max_concurrent_ops", line: 34},
-		{field: "permission_mode", layer: profile.LayerBuiltin, builtin: profile.ProfileDev},
-		{field: "rules", key: "deny-curl-pipe", layer: profile.LayerUser, file: f.userFile, pointer: "/custom_rules/1", line: 26},
-		{field: "rules", key: "confirm-high-risk", layer: profile.LayerBuiltin, builtin: profile.ProfileDev},
-		{field: "host_groups.package-managers", key: "pypi.org", layer: profile.LayerUser, file: f.userFile, pointer: "/host_groups/package-managers/2", line: 10},
-		{field: "registries.go", key: "proxy.golang.org", layer: profile.LayerUser, file: f.userFile, pointer: "/registries/go/0", line: 16},
-		{field: "shell_allowlist", key: "git fetch", layer: profile.LayerUser, file: f.userFile, pointer: "/shell_allowlist/1", line: 5},
-		{field: "shell_allowlist", key: "go test", layer: profile.LayerBuiltin, builtin: profile.ProfileDev},
+		{field: "active_profile", layer: loader.OriginUser, file: f.userFile, pointer: "/active_profile", line: 4},
+		{field: "autonomy", layer: loader.OriginProject, file: f.projFile, pointer: "/autonomy", line: 2},
+		{field: "denied_paths", key: "deploy/prod", layer: loader.OriginProject, file: f.projFile, pointer: "/denied_paths/0", line: 3},
+		{field: "denied_paths", key: "secrets", layer: loader.OriginUser, file: f.userFile, pointer: "/denied_paths/0", line: 8},
+		{field: "denied_paths", key: ".env", layer: loader.OriginBuiltin, builtin: profile.ProfileDev},
+		{field: "write_protected_paths", key: ".git", layer: loader.OriginBuiltin, builtin: profile.ProfileDev},
+		{field: "resource_limits.max_files_per_plan", layer: loader.OriginProject, file: f.projFile, pointer: "/resource_limits/max_files_per_plan", line: 5},
+		{field: "resource_limits.max_concurrent_ops", layer: loader.OriginUser, file: f.userFile, pointer: "/resource_limits/max_concurrent_ops", line: 34},
+		{field: "permission_mode", layer: loader.OriginBuiltin, builtin: profile.ProfileDev},
+		{field: "rules", key: "deny-curl-pipe", layer: loader.OriginUser, file: f.userFile, pointer: "/custom_rules/1", line: 26},
+		{field: "rules", key: "confirm-high-risk", layer: loader.OriginBuiltin, builtin: profile.ProfileDev},
+		{field: "host_groups.package-managers", key: "pypi.org", layer: loader.OriginUser, file: f.userFile, pointer: "/host_groups/package-managers/2", line: 10},
+		{field: "registries.go", key: "proxy.golang.org", layer: loader.OriginUser, file: f.userFile, pointer: "/registries/go/0", line: 16},
+		{field: "shell_allowlist", key: "git fetch", layer: loader.OriginUser, file: f.userFile, pointer: "/shell_allowlist/1", line: 5},
+		{field: "shell_allowlist", key: "go test", layer: loader.OriginBuiltin, builtin: profile.ProfileDev},
 	} {
 		src, ok := l.Provenance.Of(tc.field, tc.key)
 		require.True(t, ok, "%s[%s] has a source", tc.field, tc.key)
-		want := profile.Source{Layer: tc.layer, File: tc.file, Pointer: tc.pointer, Line: tc.line, Profile: tc.builtin}
+		want := loader.Source{Origin: tc.layer, File: tc.file, Pointer: tc.pointer, Line: tc.line, Profile: tc.builtin}
 		assert.Equal(t, want, src, "%s[%s]", tc.field, tc.key)
 	}
 	src, _ := l.Provenance.Of("autonomy", "")
 	assert.Equal(t, "project file "+f.projFile+":2 /autonomy", src.String())
 	src, _ = l.Provenance.Of("denied_paths", filepath.ToSlash(f.userDir))
-	assert.Equal(t, profile.Source{Layer: profile.LayerHost}, src, "the loader protects the directory of the user file")
+	assert.Equal(t, loader.Source{Origin: loader.OriginHost}, src, "the loader protects the directory of the user file")
 	assert.Equal(t, "host: protects its configuration directories", src.String())
 	src, _ = l.Provenance.Of("rules", "default-confirm")
 	assert.Equal(t, `built-in profile "PROFILE-DEV"`, src.String())
@@ -237,7 +238,7 @@ func TestProvenanceNamesLayerFilePointerAndLine(t *testing.T) {
 	for s, src := range l.Provenance.All() {
 		n++
 		assert.NotEmpty(t, s.Field)
-		if src.Layer == profile.LayerUser || src.Layer == profile.LayerProject {
+		if src.Origin == loader.OriginUser || src.Origin == loader.OriginProject {
 			assert.NotEmpty(t, src.File, s.String())
 			assert.Positive(t, src.Line, s.String())
 		}
@@ -311,7 +312,7 @@ func TestProjectFileTightensWithoutTrust(t *testing.T) {
 	f.writeUser(`{"active_profile": "PROFILE-SAFE"}`)
 	f.writeProject(readTestdata(t, "project-tighten.json"))
 	l := f.mustLoad()
-	assert.Equal(t, profile.Untrusted, l.Trust)
+	assert.Equal(t, loader.Untrusted, l.Trust)
 	assert.Empty(t, l.Skipped, "every setting tightens, so all apply without trust")
 	p := l.Profile
 	assert.Equal(t, profile.ProfileSafe, p.Name)
@@ -362,11 +363,11 @@ func TestMaliciousProjectFile(t *testing.T) {
 	f.writeUser(strings.Replace(user, "%s", "", 1))
 	f.writeProject(readTestdata(t, "project-malicious.json"))
 	dev := profile.MustBuiltin(profile.ProfileDev)
-	userOnly, err := profile.Load(context.Background(), &profile.LoadOptions{UserDir: f.userDir})
+	userOnly, err := loader.Load(context.Background(), &loader.Options{UserDir: f.userDir})
 	require.NoError(t, err)
 
 	l := f.mustLoad()
-	assert.Equal(t, profile.Untrusted, l.Trust)
+	assert.Equal(t, loader.Untrusted, l.Trust)
 	assert.Contains(t, l.TrustReason, "not listed in trusted_projects of "+f.userFile)
 	assert.Equal(t, profile.ProfileDev, l.Profile.Name)
 	assert.Equal(t, dev.Autonomy, l.Profile.Autonomy)
@@ -380,7 +381,7 @@ func TestMaliciousProjectFile(t *testing.T) {
 	for _, s := range l.Skipped {
 		pointers = append(pointers, s.Source.Pointer)
 		reasons = append(reasons, s.Reason)
-		assert.Equal(t, profile.LayerProject, s.Source.Layer)
+		assert.Equal(t, loader.OriginProject, s.Source.Origin)
 		assert.Equal(t, f.projFile, s.Source.File)
 		assert.Positive(t, s.Source.Line)
 	}
@@ -402,7 +403,7 @@ func TestMaliciousProjectFile(t *testing.T) {
 	// The user trusts this content of the project file.
 	f.writeUser(strings.Replace(user, "%s", f.trustEntry(), 1))
 	l = f.mustLoad()
-	assert.Equal(t, profile.TrustedByUser, l.Trust)
+	assert.Equal(t, loader.TrustedByUser, l.Trust)
 	assert.Empty(t, l.Skipped)
 	assert.Equal(t, profile.ProfileFullAuto, l.Profile.Name)
 	assert.Equal(t, 1.0, l.Profile.Autonomy)
@@ -411,12 +412,12 @@ func TestMaliciousProjectFile(t *testing.T) {
 	assert.Equal(t, policy.Allow, v)
 	assert.Equal(t, "allow-rm", id)
 	src, _ := l.Provenance.Of("rules", "allow-rm")
-	assert.Equal(t, profile.LayerProject, src.Layer)
+	assert.Equal(t, loader.OriginProject, src.Origin)
 
 	// The project file is edited: the trust was for the old content.
 	f.writeProject(strings.Replace(readTestdata(t, "project-malicious.json"), "cleanup is fine", "cleanup is fine!", 1))
 	l = f.mustLoad()
-	assert.Equal(t, profile.Untrusted, l.Trust)
+	assert.Equal(t, loader.Untrusted, l.Trust)
 	assert.Contains(t, l.TrustReason, "another SHA-256, so the project file changed after it was trusted")
 	assert.Nil(t, findRule(l.Profile, "allow-rm"))
 	assert.Len(t, l.Skipped, 8)
@@ -428,21 +429,21 @@ func TestConfirmationCallback(t *testing.T) {
 	f := newFiles(t)
 	f.writeUser(`{"active_profile": "PROFILE-DEV"}`)
 	f.writeProject(`{"autonomy": 0.9, "shell_blocklist": ["npm publish"]}`)
-	var asked []profile.TrustRequest
+	var asked []loader.TrustRequest
 	answer, answerErr := true, error(nil)
 	o := f.opts()
-	o.Confirm = func(ctx context.Context, req profile.TrustRequest) (bool, error) {
+	o.Confirm = func(ctx context.Context, req loader.TrustRequest) (bool, error) {
 		require.NotNil(t, ctx)
 		asked = append(asked, req)
 		return answer, answerErr
 	}
-	loader, err := profile.NewLoader(o)
+	ld, err := loader.New(o)
 	require.NoError(t, err)
-	userPath, projPath := loader.Paths()
+	userPath, projPath := ld.Paths()
 	assert.Equal(t, f.userFile, userPath)
 	assert.Equal(t, f.projFile, projPath)
 
-	l, err := loader.Load(context.Background())
+	l, err := ld.Load(context.Background())
 	require.NoError(t, err)
 	require.Len(t, asked, 1)
 	data, _ := os.ReadFile(f.projFile)
@@ -452,23 +453,23 @@ func TestConfirmationCallback(t *testing.T) {
 	assert.Equal(t, f.projFile, asked[0].File)
 	require.Len(t, asked[0].Loosenings, 1, "only the loosening is asked about; the blocklist entry applies anyway")
 	assert.Equal(t, "/autonomy", asked[0].Loosenings[0].Source.Pointer)
-	assert.Equal(t, profile.TrustedByHost, l.Trust)
+	assert.Equal(t, loader.TrustedByHost, l.Trust)
 	assert.Equal(t, 0.9, l.Profile.Autonomy)
 	assert.Empty(t, l.Skipped)
 
 	// Reloading the same content does not ask again.
-	l, err = loader.Load(context.Background())
+	l, err = ld.Load(context.Background())
 	require.NoError(t, err)
 	assert.Len(t, asked, 1)
-	assert.Equal(t, profile.TrustedByHost, l.Trust)
+	assert.Equal(t, loader.TrustedByHost, l.Trust)
 
 	// An edit asks again; declining leaves the loosening out.
 	f.writeProject(`{"autonomy": 0.95, "shell_blocklist": ["npm publish"]}`)
 	answer = false
-	l, err = loader.Load(context.Background())
+	l, err = ld.Load(context.Background())
 	require.NoError(t, err)
 	assert.Len(t, asked, 2)
-	assert.Equal(t, profile.Untrusted, l.Trust)
+	assert.Equal(t, loader.Untrusted, l.Trust)
 	assert.Contains(t, l.TrustReason, "the host declined")
 	assert.Equal(t, 0.5, l.Profile.Autonomy)
 	assert.Contains(t, l.Profile.ShellBlocklist, "npm publish")
@@ -476,9 +477,9 @@ func TestConfirmationCallback(t *testing.T) {
 
 	// A failing callback is a refusal.
 	answer, answerErr = true, errors.New("no terminal")
-	l, err = loader.Load(context.Background())
+	l, err = ld.Load(context.Background())
 	require.NoError(t, err)
-	assert.Equal(t, profile.Untrusted, l.Trust)
+	assert.Equal(t, loader.Untrusted, l.Trust)
 	assert.Contains(t, l.TrustReason, "the confirmation failed: no terminal")
 	assert.Equal(t, 0.5, l.Profile.Autonomy)
 
@@ -487,7 +488,7 @@ func TestConfirmationCallback(t *testing.T) {
 	// sandbox from allowlisted commands, which is a loosening: see TestBandChangeJudgedByEffect.)
 	f.writeProject(`{"autonomy": 0.4}`)
 	answerErr = nil
-	l, err = loader.Load(context.Background())
+	l, err = ld.Load(context.Background())
 	require.NoError(t, err)
 	assert.Len(t, asked, 3)
 	assert.Equal(t, 0.4, l.Profile.Autonomy)
@@ -559,7 +560,7 @@ func TestProjectLoosenings(t *testing.T) {
 			f.writeUser(user)
 			f.writeProject(tc.project)
 			l := f.mustLoad()
-			userOnly, err := profile.Load(context.Background(), &profile.LoadOptions{UserDir: f.userDir})
+			userOnly, err := loader.Load(context.Background(), &loader.Options{UserDir: f.userDir})
 			require.NoError(t, err)
 			if tc.reason == "" {
 				assert.Empty(t, l.Skipped)
@@ -572,7 +573,7 @@ func TestProjectLoosenings(t *testing.T) {
 			// Trusted, it applies.
 			f.writeUser(strings.Replace(user, `{"active_profile"`, `{"trusted_projects": [`+f.trustEntry()+`], "active_profile"`, 1))
 			l = f.mustLoad()
-			assert.Equal(t, profile.TrustedByUser, l.Trust)
+			assert.Equal(t, loader.TrustedByUser, l.Trust)
 			assert.Empty(t, l.Skipped)
 			assert.NotEqual(t, userOnly.Profile.Hash(), l.Profile.Hash(), "trusted, the setting applies")
 		})
@@ -620,8 +621,8 @@ func TestRebaseKeepsFileSettings(t *testing.T) {
 	assert.NotNil(t, findRule(y.Profile, "deny-curl-pipe"))
 	assert.Equal(t, 2, y.Profile.Limits.MaxConcurrentOps, "the user's limits apply on the new base")
 	src, _ := y.Provenance.Of("active_profile", "")
-	assert.Equal(t, profile.Source{Layer: profile.LayerHost, Profile: "yolo"}, src)
-	assert.Equal(t, profile.Untrusted, y.Trust)
+	assert.Equal(t, loader.Source{Origin: loader.OriginHost, Profile: "yolo"}, src)
+	assert.Equal(t, loader.Untrusted, y.Trust)
 	assert.Equal(t, 1.0, y.Profile.Autonomy, "yolo's own dial")
 	assert.Empty(t, y.Skipped, "autonomy 1 does not raise yolo's dial")
 	_, err = y.Profile.Compile()
@@ -646,20 +647,20 @@ func TestLoadOptions(t *testing.T) {
 		require.NoError(t, os.MkdirAll(filepath.Join(proj, ".exacta"), 0o755))
 		require.NoError(t, os.WriteFile(filepath.Join(proj, ".exacta", "project-profile.json"), []byte(`{"shell_blocklist": ["x"]}`), 0o644))
 		require.NoError(t, os.WriteFile(filepath.Join(proj, ".exacta", "profile.json"), []byte(`{"active_profile": "PROFILE-DEV"}`), 0o644))
-		l, err := profile.Load(context.Background(), &profile.LoadOptions{
+		l, err := loader.Load(context.Background(), &loader.Options{
 			UserDir: filepath.Join(proj, ".exacta"), ProjectDir: proj, ProjectConfigDir: ".exacta"})
 		require.NoError(t, err)
 		assert.Equal(t, profile.ProfileDev, l.Profile.Name)
 		assert.Contains(t, l.Profile.ShellBlocklist, "x")
 		assert.Contains(t, l.Profile.ProtectedPaths, ".exacta", "the host's project configuration directory is protected")
 		src, _ := l.Provenance.Of("denied_paths", ".exacta")
-		assert.Equal(t, profile.LayerHost, src.Layer)
+		assert.Equal(t, loader.OriginHost, src.Origin)
 	})
 	t.Run("project file at the project root", func(t *testing.T) {
 		t.Parallel()
 		proj := t.TempDir()
 		require.NoError(t, os.WriteFile(filepath.Join(proj, "agent-policy.json"), []byte(`{"denied_paths": ["x"]}`), 0o644))
-		l, err := profile.Load(context.Background(), &profile.LoadOptions{NoUserFile: true, ProjectDir: proj, ProjectConfigDir: ".", ProjectFile: "agent-policy.json"})
+		l, err := loader.Load(context.Background(), &loader.Options{NoUserFile: true, ProjectDir: proj, ProjectConfigDir: ".", ProjectFile: "agent-policy.json"})
 		require.NoError(t, err)
 		assert.Contains(t, l.Profile.ProtectedPaths, "x")
 		assert.Contains(t, l.Profile.ProtectedPaths, "agent-policy.json", "the project file itself is protected")
@@ -669,7 +670,7 @@ func TestLoadOptions(t *testing.T) {
 		f := newFiles(t)
 		f.write(filepath.Join(f.userDir, "profile.yml"), "active_profile: PROFILE-DEV\nautonomy: 0.4\n")
 		f.write(filepath.Join(filepath.Dir(f.projFile), "project.yaml"), "shell_blocklist: [x]\n")
-		l, err := profile.Load(context.Background(), &profile.LoadOptions{UserDir: f.userDir, UserFile: "profile.yml",
+		l, err := loader.Load(context.Background(), &loader.Options{UserDir: f.userDir, UserFile: "profile.yml",
 			ProjectDir: f.project, ProjectFile: "project.yaml"})
 		require.NoError(t, err)
 		assert.Equal(t, 0.4, l.Profile.Autonomy)
@@ -679,21 +680,21 @@ func TestLoadOptions(t *testing.T) {
 		t.Parallel()
 		f := newFiles(t)
 		f.writeUser(`{"active_profile": "yolo"}`)
-		loader, err := profile.NewLoader(&profile.LoadOptions{UserDir: f.userDir, NoUserFile: true})
+		ld, err := loader.New(&loader.Options{UserDir: f.userDir, NoUserFile: true})
 		require.NoError(t, err)
-		u, p := loader.Paths()
+		u, p := ld.Paths()
 		assert.Empty(t, u)
 		assert.Empty(t, p)
-		l, err := loader.Load(context.Background())
+		l, err := ld.Load(context.Background())
 		require.NoError(t, err)
 		assert.Equal(t, profile.ProfileSafe, l.Profile.Name)
 		assert.Empty(t, l.Files)
 	})
 	t.Run("nil options", func(t *testing.T) {
 		t.Parallel()
-		loader, err := profile.NewLoader(nil)
+		ld, err := loader.New(nil)
 		require.NoError(t, err)
-		u, p := loader.Paths()
+		u, p := ld.Paths()
 		if dir, err := os.UserConfigDir(); err == nil {
 			assert.Equal(t, filepath.Join(dir, "reins", "profile.json"), u)
 		}
@@ -701,18 +702,18 @@ func TestLoadOptions(t *testing.T) {
 	})
 	for _, tc := range []struct {
 		name string
-		opts profile.LoadOptions
+		opts loader.Options
 		want string
 	}{
-		{"unknown default", profile.LoadOptions{Default: "dev"}, `LoadOptions.Default: profile: no built-in profile "dev"`},
-		{"user file with a slash", profile.LoadOptions{UserFile: "a/b.json"}, `LoadOptions.UserFile "a/b.json" is not a file name`},
-		{"project file ..", profile.LoadOptions{ProjectDir: "/tmp", ProjectFile: ".."}, `LoadOptions.ProjectFile ".." is not a file name`},
-		{"config dir outside the project", profile.LoadOptions{ProjectDir: "/tmp", ProjectConfigDir: "../x"}, `LoadOptions.ProjectConfigDir "../x" is not a relative path inside the project`},
-		{"absolute config dir", profile.LoadOptions{ProjectDir: "/tmp", ProjectConfigDir: "/etc"}, `is not a relative path inside the project`},
+		{"unknown default", loader.Options{Default: "dev"}, `Options.Default: profile: no built-in profile "dev"`},
+		{"user file with a slash", loader.Options{UserFile: "a/b.json"}, `Options.UserFile "a/b.json" is not a file name`},
+		{"project file ..", loader.Options{ProjectDir: "/tmp", ProjectFile: ".."}, `Options.ProjectFile ".." is not a file name`},
+		{"config dir outside the project", loader.Options{ProjectDir: "/tmp", ProjectConfigDir: "../x"}, `Options.ProjectConfigDir "../x" is not a relative path inside the project`},
+		{"absolute config dir", loader.Options{ProjectDir: "/tmp", ProjectConfigDir: "/etc"}, `is not a relative path inside the project`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := profile.NewLoader(&tc.opts)
+			_, err := loader.New(&tc.opts)
 			assert.ErrorContains(t, err, tc.want)
 		})
 	}

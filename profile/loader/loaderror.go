@@ -1,4 +1,4 @@
-package profile
+package loader
 
 import (
 	"errors"
@@ -6,11 +6,11 @@ import (
 	"strings"
 )
 
-// LoadError is one problem with a profile file: which file, where in it (a JSON pointer such
+// Error is one problem with a profile file: which file, where in it (a JSON pointer such
 // as "/custom_rules/2/condition/target_pattern", and the line and column when known) and what
-// is wrong. [Load] reports every problem it finds, each as a *LoadError, joined with
-// [errors.Join]; [LoadErrors] takes them apart again.
-type LoadError struct {
+// is wrong. [Load] reports every problem it finds, each as a *Error, joined with
+// [errors.Join]; [Errors] takes them apart again.
+type Error struct {
 	// File is the path of the file as it was opened.
 	File string
 	// Pointer is the JSON pointer (RFC 6901) of the value at fault; "" means the whole file.
@@ -26,11 +26,11 @@ type LoadError struct {
 }
 
 // Unwrap returns Err.
-func (e *LoadError) Unwrap() error { return e.Err }
+func (e *Error) Unwrap() error { return e.Err }
 
 // Error returns "profile: FILE:LINE:COLUMN: POINTER: REASON", leaving out the parts that are
 // unknown.
-func (e *LoadError) Error() string {
+func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString("profile: ")
 	b.WriteString(e.File)
@@ -49,15 +49,15 @@ func (e *LoadError) Error() string {
 	return b.String()
 }
 
-// LoadErrors returns every *LoadError in err's tree (err itself, and the errors it wraps or
+// Errors returns every *Error in err's tree (err itself, and the errors it wraps or
 // joins), in order.
-func LoadErrors(err error) []*LoadError {
-	var out []*LoadError
+func Errors(err error) []*Error {
+	var out []*Error
 	var walk func(error)
 	walk = func(err error) {
 		switch e := err.(type) {
 		case nil:
-		case *LoadError:
+		case *Error:
 			out = append(out, e)
 		case interface{ Unwrap() []error }:
 			for _, x := range e.Unwrap() {

@@ -1,4 +1,4 @@
-package profile_test
+package loader_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reins-go/reins/profile"
+	"github.com/reins-go/reins/profile/loader"
 )
 
 // TestLoadErrors: every kind of problem is a load error naming the file, the JSON pointer (and
@@ -147,18 +148,18 @@ func TestLoadErrors(t *testing.T) {
 			dir := t.TempDir()
 			path := filepath.Join(dir, tc.file)
 			require.NoError(t, os.WriteFile(path, []byte(tc.content), 0o644))
-			l, err := profile.Load(context.Background(), &profile.LoadOptions{UserDir: dir, UserFile: tc.file})
+			l, err := loader.Load(context.Background(), &loader.Options{UserDir: dir, UserFile: tc.file})
 			require.Error(t, err)
 			assert.Nil(t, l, "nothing is returned on error")
-			errs := profile.LoadErrors(err)
+			errs := loader.Errors(err)
 			var got []string
 			for _, e := range errs {
 				assert.Equal(t, path, e.File)
 				got = append(got, strings.TrimPrefix(e.Error(), "profile: "+path))
 			}
 			assert.Equal(t, tc.want, got)
-			var le *profile.LoadError
-			assert.True(t, errors.As(err, &le), "errors.As finds a *LoadError")
+			var le *loader.Error
+			assert.True(t, errors.As(err, &le), "errors.As finds a *Error")
 		})
 	}
 }
@@ -169,10 +170,10 @@ func TestLoadErrorsFromBothFilesAreJoined(t *testing.T) {
 	f.writeUser(`{"autonomy": 2}`)
 	f.writeProject(`{"foo": 1, "custom_rules": [{"id": "x", "action": "DENY", "condition": {"command_pattern": "("}}]}`)
 	_, err := f.load()
-	errs := profile.LoadErrors(err)
+	errs := loader.Errors(err)
 	require.Len(t, errs, 2, "the schema errors of both files; the project's regex is checked once its schema passes")
-	assert.Equal(t, profile.LoadError{File: f.userFile, Pointer: "/autonomy", Line: 1, Reason: "out of range: 2 is not <= 1"}, *errs[0])
-	assert.Equal(t, profile.LoadError{File: f.projFile, Pointer: "/foo", Line: 1, Reason: `unknown key "foo"`}, *errs[1])
+	assert.Equal(t, loader.Error{File: f.userFile, Pointer: "/autonomy", Line: 1, Reason: "out of range: 2 is not <= 1"}, *errs[0])
+	assert.Equal(t, loader.Error{File: f.projFile, Pointer: "/foo", Line: 1, Reason: `unknown key "foo"`}, *errs[1])
 	assert.Equal(t, "profile: "+f.userFile+":1: /autonomy: out of range: 2 is not <= 1\nprofile: "+f.projFile+`:1: /foo: unknown key "foo"`, err.Error())
 
 	// Only the user file may list trusted projects: a project file cannot trust itself.
@@ -196,20 +197,20 @@ func TestLoadErrorsFromBothFilesAreJoined(t *testing.T) {
 func TestLoadErrorFormat(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		e    profile.LoadError
+		e    loader.Error
 		want string
 	}{
-		{profile.LoadError{File: "p.json", Reason: "r"}, "profile: p.json: r"},
-		{profile.LoadError{File: "p.json", Line: 3, Reason: "r"}, "profile: p.json:3: r"},
-		{profile.LoadError{File: "p.json", Line: 3, Column: 7, Pointer: "/a/0", Reason: "r"}, "profile: p.json:3:7: /a/0: r"},
-		{profile.LoadError{File: "p.json", Column: 7, Pointer: "/a", Reason: "r"}, "profile: p.json: /a: r"},
+		{loader.Error{File: "p.json", Reason: "r"}, "profile: p.json: r"},
+		{loader.Error{File: "p.json", Line: 3, Reason: "r"}, "profile: p.json:3: r"},
+		{loader.Error{File: "p.json", Line: 3, Column: 7, Pointer: "/a/0", Reason: "r"}, "profile: p.json:3:7: /a/0: r"},
+		{loader.Error{File: "p.json", Column: 7, Pointer: "/a", Reason: "r"}, "profile: p.json: /a: r"},
 	} {
 		assert.Equal(t, tc.want, tc.e.Error())
 	}
-	assert.Nil(t, profile.LoadErrors(nil))
-	assert.Nil(t, profile.LoadErrors(errors.New("other")))
-	inner := &profile.LoadError{File: "x", Reason: "y"}
-	assert.Equal(t, []*profile.LoadError{inner}, profile.LoadErrors(errors.Join(errors.New("a"), wrap{inner})))
+	assert.Nil(t, loader.Errors(nil))
+	assert.Nil(t, loader.Errors(errors.New("other")))
+	inner := &loader.Error{File: "x", Reason: "y"}
+	assert.Equal(t, []*loader.Error{inner}, loader.Errors(errors.Join(errors.New("a"), wrap{inner})))
 }
 
 type wrap struct{ err error }
@@ -223,7 +224,7 @@ func TestSchemaIsPublished(t *testing.T) {
 	t.Parallel()
 	onDisk, err := os.ReadFile("profile.schema.json")
 	require.NoError(t, err)
-	assert.Equal(t, onDisk, profile.Schema())
+	assert.Equal(t, onDisk, loader.Schema())
 	var s struct {
 		Schema     string `json:"$schema"`
 		ID         string `json:"$id"`
@@ -235,9 +236,9 @@ func TestSchemaIsPublished(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal(onDisk, &s))
 	assert.Equal(t, "https://json-schema.org/draft/2020-12/schema", s.Schema)
-	assert.Equal(t, profile.SchemaID, s.ID)
+	assert.Equal(t, loader.SchemaID, s.ID)
 	assert.Equal(t, profile.Names(), s.Properties.ActiveProfile.Enum)
-	b := profile.Schema()
+	b := loader.Schema()
 	b[0] = 'x'
-	assert.Equal(t, onDisk, profile.Schema(), "Schema returns a copy")
+	assert.Equal(t, onDisk, loader.Schema(), "Schema returns a copy")
 }

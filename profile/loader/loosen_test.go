@@ -1,4 +1,4 @@
-package profile_test
+package loader_test
 
 import (
 	"testing"
@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reins-go/reins/policy"
-	"github.com/reins-go/reins/profile"
+	"github.com/reins-go/reins/profile/loader"
 )
 
 // TestReplacementJudgedByEffect: a project rule that replaces a rule is judged by what it does
@@ -69,7 +69,7 @@ func TestReplacementJudgedByEffect(t *testing.T) {
 			}
 			require.Len(t, l.Skipped, 1, "%v", l.Skipped)
 			assert.Equal(t, tc.reason, l.Skipped[0].Reason)
-			assert.Equal(t, profile.Setting{Field: "rules", Key: l.Skipped[0].Setting.Key}, l.Skipped[0].Setting)
+			assert.Equal(t, loader.Setting{Field: "rules", Key: l.Skipped[0].Setting.Key}, l.Skipped[0].Setting)
 		})
 	}
 }

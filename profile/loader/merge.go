@@ -1,4 +1,4 @@
-package profile
+package loader
 
 import (
 	"cmp"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/reins-go/reins/policy"
+	"github.com/reins-go/reins/profile"
 	"github.com/reins-go/reins/risk"
 )
 
@@ -36,10 +37,10 @@ func (s Skipped) String() string {
 
 // builder applies the layers to a built-in profile.
 type builder struct {
-	p            Profile
+	p            profile.Profile
 	prov         Provenance
 	skipped      []Skipped
-	errs         []*LoadError
+	errs         []*Error
 	allowProject bool // the project is trusted: its loosenings apply
 	// keepBand, when not "", is why the project file may not move the dial to another band of
 	// the autonomy matrix: the settings that would are skipped with this reason. keepProfile is
@@ -102,7 +103,7 @@ type keepRules struct{ profile, band string }
 // verdict, or the same verdict with at least the obligations) and, if a rule that is not a DENY
 // rule may decide actions of that level, the cell's obligations (which the gate adds to the
 // rule's) must not shrink.
-func bandLoss(from, to Profile) string {
+func bandLoss(from, to profile.Profile) string {
 	fb, err1 := policy.BandOf(from.Autonomy)
 	tb, err2 := policy.BandOf(to.Autonomy)
 	if err1 != nil || err2 != nil || fb == tb {
@@ -110,9 +111,9 @@ func bandLoss(from, to Profile) string {
 	}
 	var levels []risk.Level
 	switch to.Mode {
-	case Default:
+	case profile.Default:
 		levels = risk.Levels()
-	case ReadOnly:
+	case profile.ReadOnly:
 		levels = []risk.Level{risk.ReadOnly}
 	}
 	var lost []string
@@ -152,9 +153,9 @@ func ruleMayDecide(rules []policy.Rule, l risk.Level) bool {
 
 func build1(def, override string, user, project *parsedFile, allowProject bool, protect []string, keep keepRules) (*builder, error) {
 	b := &builder{prov: Provenance{m: map[Setting]Source{}}, allowProject: allowProject, keepBand: keep.band, keepProfile: keep.profile}
-	name, src := def, Source{Layer: LayerBuiltin, Profile: def}
+	name, src := def, Source{Origin: OriginBuiltin, Profile: def}
 	if override != "" {
-		name, src = override, Source{Layer: LayerHost, Profile: override}
+		name, src = override, Source{Origin: OriginHost, Profile: override}
 	} else {
 		if n, ptr := activeOf(user); n != "" {
 			name, src = n, user.src(ptr)
@@ -162,15 +163,15 @@ func build1(def, override string, user, project *parsedFile, allowProject bool, 
 			// ADR 0006: "Safe default (ModeSafe)": the user's approval block without a mode
 			// selects safe where no file names a profile. A project file never selects one
 			// implicitly.
-			name, src = ApprovalSafe, user.src("/approval")
+			name, src = profile.ApprovalSafe, user.src("/approval")
 		}
 		if n, ptr := activeOf(project); n != "" {
-			cur, err1 := Builtin(name)
-			cand, err2 := Builtin(n)
+			cur, err1 := profile.Builtin(name)
+			cand, err2 := profile.Builtin(n)
 			if err := errors.Join(err1, err2); err != nil {
 				return nil, err
 			}
-			ok, why := AtLeastAsRestrictive(cand, cur)
+			ok, why := profile.AtLeastAsRestrictive(cand, cur)
 			switch {
 			case ok && b.keepProfile != "":
 				ok, why = false, b.keepProfile
@@ -185,7 +186,7 @@ func build1(def, override string, user, project *parsedFile, allowProject bool, 
 			}
 		}
 	}
-	base, err := Builtin(name)
+	base, err := profile.Builtin(name)
 	if err != nil {
 		return nil, err
 	}
@@ -202,12 +203,12 @@ func build1(def, override string, user, project *parsedFile, allowProject bool, 
 	}
 	slices.SortStableFunc(b.skipped, func(x, y Skipped) int { return cmp.Compare(x.Source.Line, y.Source.Line) }) // file order
 	if b.p.Hash() != base.Hash() {
-		b.p.Family = FamilyCustom
+		b.p.Family = profile.FamilyCustom
 	}
 	for _, e := range protect {
 		if !slices.ContainsFunc(slices.Concat(b.p.ProtectedPaths, b.p.WriteProtectedPaths), func(x string) bool { return strings.EqualFold(x, e) }) {
 			b.p.ProtectedPaths = append(b.p.ProtectedPaths, e)
-			b.prov.set("denied_paths", e, Source{Layer: LayerHost})
+			b.prov.set("denied_paths", e, Source{Origin: OriginHost})
 		}
 	}
 	return b, nil
@@ -225,9 +226,9 @@ func activeOf(f *parsedFile) (string, string) {
 	return "", ""
 }
 
-func (b *builder) recordBase(p Profile, src Source) {
+func (b *builder) recordBase(p profile.Profile, src Source) {
 	b.prov.set("active_profile", "", src)
-	bs := Source{Layer: LayerBuiltin, Profile: p.Name}
+	bs := Source{Origin: OriginBuiltin, Profile: p.Name}
 	for _, f := range []string{"autonomy", "permission_mode", "external_writes",
 		"resource_limits.max_concurrent_ops", "resource_limits.max_files_per_plan", "resource_limits.timeout_seconds"} {
 		b.prov.set(f, "", bs)
@@ -250,7 +251,7 @@ func (b *builder) recordBase(p Profile, src Source) {
 	}
 }
 
-func (b *builder) lists(p *Profile) map[string][]string {
+func (b *builder) lists(p *profile.Profile) map[string][]string {
 	return map[string][]string{
 		"denied_paths": p.ProtectedPaths, "write_protected_paths": p.WriteProtectedPaths, "trusted_paths": p.TrustedPaths,
 		"shell_allowlist": p.ShellAllowlist, "shell_blocklist": p.ShellBlocklist,
@@ -263,7 +264,7 @@ func (b *builder) lists(p *Profile) map[string][]string {
 // file unless it loosens (loosens is true) and the project is not trusted, in which case it is
 // recorded as skipped.
 func (b *builder) gate(f *parsedFile, ptr string, s Setting, reason string, loosens bool) bool {
-	if !loosens || f.layer != LayerProject || b.allowProject {
+	if !loosens || f.layer != OriginProject || b.allowProject {
 		return true
 	}
 	b.skipped = append(b.skipped, Skipped{Source: f.src(ptr), Setting: s, Reason: reason})
@@ -277,16 +278,16 @@ func (b *builder) apply(f *parsedFile) {
 	if c.PermissionMode != nil {
 		mode, dial := p.Mode, p.Autonomy
 		if band, err := policy.ParseBand(*c.PermissionMode); err == nil {
-			mode = Default
+			mode = profile.Default
 			if cur, _ := policy.BandOf(dial); cur != band && c.Autonomy == nil {
 				dial = band.Dial()
 			}
-		} else if m, err := ParseMode(*c.PermissionMode); err == nil {
+		} else if m, err := profile.ParseMode(*c.PermissionMode); err == nil {
 			mode = m
 		}
 		reason, loosens := "", false
 		switch {
-		case modeRank(mode) > modeRank(p.Mode):
+		case p.Mode.StricterThan(mode):
 			reason, loosens = fmt.Sprintf("loosens the permission mode from %s to %s", p.Mode, mode), true
 		case dial > p.Autonomy:
 			reason, loosens = fmt.Sprintf("raises autonomy from %v to %v", p.Autonomy, dial), true
@@ -314,9 +315,9 @@ func (b *builder) apply(f *parsedFile) {
 		}
 	}
 	if c.ExternalWrites != nil {
-		v := ExternalWritesHalt
+		v := profile.ExternalWritesHalt
 		if *c.ExternalWrites == "policy" {
-			v = ExternalWritesByPolicy
+			v = profile.ExternalWritesByPolicy
 		}
 		if b.gate(f, "/external_writes", Setting{Field: "external_writes"}, "leaves writes outside the workspace to the rules instead of halting the run", v > p.ExternalWrites) {
 			p.ExternalWrites = v
@@ -447,7 +448,7 @@ func (b *builder) listGrants(f *parsedFile, name string) bool {
 // built-in profiles use, or a rule that is not a DENY rule refers to it.
 func (b *builder) groupGrants(g string) bool {
 	switch g {
-	case GroupAIAPIs, GroupPackageManagers, GroupConfiguredHosts:
+	case profile.GroupAIAPIs, profile.GroupPackageManagers, profile.GroupConfiguredHosts:
 		return true
 	}
 	for _, r := range b.p.Rules {
@@ -689,12 +690,12 @@ func riskSets(names []string) (levels risk.Set, sevs uint8, ok bool) {
 //     ALLOW rule without obligations in from (the list only shrank).
 //
 // The band of the autonomy matrix is judged separately (bandLoss).
-func profileLoosens(from, to Profile) string {
-	if to.Mode == EmergencyStop || to.Mode == Plan {
+func profileLoosens(from, to profile.Profile) string {
+	if to.Mode == profile.EmergencyStop || to.Mode == profile.Plan {
 		return ""
 	}
 	switch {
-	case modeRank(to.Mode) > modeRank(from.Mode):
+	case from.Mode.StricterThan(to.Mode):
 		return fmt.Sprintf("permission mode %s is looser than %s", to.Mode, from.Mode)
 	case to.ExternalWrites > from.ExternalWrites:
 		return "external writes are left to the rules instead of halting the run"
@@ -829,4 +830,20 @@ func (b *builder) unprotect(f *parsedFile, list []string) {
 			b.prov.set("unprotected_paths", e, f.src(ptr))
 		}
 	}
+}
+
+// notIn returns the first entry of a that is not in b, or "".
+func notIn(a, b []string, fold bool) string {
+	for _, x := range a {
+		found := slices.ContainsFunc(b, func(y string) bool {
+			if fold {
+				return strings.EqualFold(x, y)
+			}
+			return x == y
+		})
+		if !found {
+			return x
+		}
+	}
+	return ""
 }

@@ -1,4 +1,4 @@
-package profile_test
+package loader_test
 
 import (
 	"slices"
@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reins-go/reins/profile"
+	"github.com/reins-go/reins/profile/loader"
 )
 
 // TestProtectionListsInFiles: write_protected_paths extends the write-protected class,
@@ -52,7 +53,7 @@ func TestProtectionListsInFiles(t *testing.T) {
 		g.writeUser(`{"unprotected_paths": ["` + seed + `"]}`)
 		_, err := g.load()
 		require.Error(t, err, seed)
-		var le *profile.LoadError
+		var le *loader.Error
 		require.ErrorAs(t, err, &le, seed)
 		assert.Equal(t, "/unprotected_paths/0", le.Pointer, seed)
 		assert.True(t, strings.Contains(err.Error(), "cannot be unprotected"), "%s: %v", seed, err)

@@ -1,4 +1,4 @@
-package profile
+package loader
 
 import (
 	"cmp"
@@ -9,47 +9,47 @@ import (
 	"strconv"
 )
 
-// Layer is where a setting of an effective profile comes from. Later layers take precedence:
+// Origin is where a setting of an effective profile comes from. Later layers take precedence:
 // built-in < user file < project file, and the host over all (a profile switch through
 // [Loaded.Rebase], and the configuration directories the loader protects).
-type Layer uint8
+type Origin uint8
 
 // The layers, in order of precedence.
 const (
-	// LayerBuiltin is the built-in profile the files apply to (the host's default, or the one a
+	// OriginBuiltin is the built-in profile the files apply to (the host's default, or the one a
 	// file names in active_profile).
-	LayerBuiltin Layer = iota
-	// LayerUser is the user file, <user config dir>/reins/profile.json by default.
-	LayerUser
-	// LayerProject is the project file, <project>/.reins/project-profile.json by default.
-	LayerProject
-	// LayerHost is the host: the active profile chosen at run time ([Loaded.Rebase]), and the
+	OriginBuiltin Origin = iota
+	// OriginUser is the user file, <user config dir>/reins/profile.json by default.
+	OriginUser
+	// OriginProject is the project file, <project>/.reins/project-profile.json by default.
+	OriginProject
+	// OriginHost is the host: the active profile chosen at run time ([Loaded.Rebase]), and the
 	// configuration directories the loader adds to the protected paths.
-	LayerHost
+	OriginHost
 )
 
 // String returns "built-in", "user file", "project file" or "host".
-func (l Layer) String() string {
+func (l Origin) String() string {
 	switch l {
-	case LayerBuiltin:
+	case OriginBuiltin:
 		return "built-in"
-	case LayerUser:
+	case OriginUser:
 		return "user file"
-	case LayerProject:
+	case OriginProject:
 		return "project file"
-	case LayerHost:
+	case OriginHost:
 		return "host"
 	}
-	return fmt.Sprintf("Layer(%d)", uint8(l))
+	return fmt.Sprintf("Origin(%d)", uint8(l))
 }
 
 // Source says where one setting was set: the layer, and for a file the file's path, the JSON
 // pointer of the value in it and its line.
 type Source struct {
-	Layer Layer
-	// Profile is the built-in profile's name, for LayerBuiltin and for a switch (LayerHost).
+	Origin Origin
+	// Profile is the built-in profile's name, for OriginBuiltin and for a switch (OriginHost).
 	Profile string
-	// File is the file's path, for LayerUser and LayerProject.
+	// File is the file's path, for OriginUser and OriginProject.
 	File string
 	// Pointer is the JSON pointer of the value in File ("/custom_rules/2").
 	Pointer string
@@ -60,10 +60,10 @@ type Source struct {
 // String describes the source for humans: `built-in profile "PROFILE-DEV"`,
 // `project file /p/.reins/project-profile.json:3 /autonomy`, `host switch to "yolo"`.
 func (s Source) String() string {
-	switch s.Layer {
-	case LayerBuiltin:
+	switch s.Origin {
+	case OriginBuiltin:
 		return fmt.Sprintf("built-in profile %q", s.Profile)
-	case LayerHost:
+	case OriginHost:
 		if s.Profile != "" {
 			return fmt.Sprintf("host switch to %q", s.Profile)
 		}
@@ -76,7 +76,7 @@ func (s Source) String() string {
 	if s.Pointer != "" {
 		loc += " " + s.Pointer
 	}
-	return s.Layer.String() + " " + loc
+	return s.Origin.String() + " " + loc
 }
 
 // Setting names one setting of an effective profile, in the vocabulary of the file format.

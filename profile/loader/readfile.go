@@ -1,4 +1,4 @@
-package profile
+package loader
 
 import (
 	"context"
@@ -28,11 +28,11 @@ const readChunk = 64 << 10
 //     if there is more.
 //
 // A missing file (nothing at the path, and no dangling symbolic link on the way to it) returns an
-// error that satisfies errors.Is(err, fs.ErrNotExist) and is not a *LoadError: callers treat it
-// as "no file". Every other failure is a *LoadError naming the file and the reason.
+// error that satisfies errors.Is(err, fs.ErrNotExist) and is not a *Error: callers treat it
+// as "no file". Every other failure is a *Error naming the file and the reason.
 func readProfileFile(ctx context.Context, path string) ([]byte, error) {
 	fail := func(err error, format string, args ...any) error {
-		return &LoadError{File: path, Reason: fmt.Sprintf(format, args...), Err: err}
+		return &Error{File: path, Reason: fmt.Sprintf(format, args...), Err: err}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fail(err, "not read: %v", err)
@@ -124,7 +124,7 @@ func danglingLink(path string) string {
 	}
 }
 
-// unwrapPath drops the *fs.PathError wrapper (the LoadError names the file already).
+// unwrapPath drops the *fs.PathError wrapper (the Error names the file already).
 func unwrapPath(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package profile
+package loader
 
 import "os"
 

@@ -1,4 +1,4 @@
-package profile
+package loader
 
 import (
 	"bytes"
@@ -21,7 +21,7 @@ var schemaJSON []byte
 
 // SchemaID is the $id of the profile file schema; a profile file may name it in "$schema" so
 // editors validate and complete it.
-const SchemaID = "https://github.com/reins-go/reins/raw/main/profile/profile.schema.json"
+const SchemaID = "https://github.com/reins-go/reins/raw/main/profile/loader/profile.schema.json"
 
 // Schema returns the JSON Schema (draft 2020-12) that profile files are validated against: the
 // content of profile.schema.json in this package, which is also published in the repository
@@ -37,9 +37,9 @@ var compiledSchema = sync.OnceValues(func() (*jsonschema.Schema, error) {
 	return c.Compile(SchemaID)
 })
 
-// validateSchema validates a decoded file against the schema and returns one LoadError per
+// validateSchema validates a decoded file against the schema and returns one Error per
 // problem, ordered by position.
-func validateSchema(doc *document) []*LoadError {
+func validateSchema(doc *document) []*Error {
 	sch, err := compiledSchema()
 	if err != nil {
 		// The schema is embedded and tested; this cannot happen in a released build.
@@ -51,7 +51,7 @@ func validateSchema(doc *document) []*LoadError {
 	}
 	ve, ok := err.(*jsonschema.ValidationError)
 	if !ok {
-		return []*LoadError{doc.errorf("", "cannot validate: %v", err)}
+		return []*Error{doc.errorf("", "cannot validate: %v", err)}
 	}
 	var leaves []*jsonschema.ValidationError
 	var walk func(*jsonschema.ValidationError)
@@ -64,7 +64,7 @@ func validateSchema(doc *document) []*LoadError {
 		}
 	}
 	walk(ve)
-	var out []*LoadError
+	var out []*Error
 	seen := map[string]bool{}
 	for _, leaf := range leaves {
 		for _, le := range translate(doc, leaf) {
@@ -79,7 +79,7 @@ func validateSchema(doc *document) []*LoadError {
 	return out
 }
 
-func sortErrors(errs []*LoadError) {
+func sortErrors(errs []*Error) {
 	sort.SliceStable(errs, func(i, j int) bool {
 		a, b := errs[i], errs[j]
 		if a.Line != b.Line {
@@ -89,16 +89,16 @@ func sortErrors(errs []*LoadError) {
 	})
 }
 
-// translate turns one validation failure into LoadErrors with a plain reason: unknown key,
+// translate turns one validation failure into Errors with a plain reason: unknown key,
 // wrong type, out of range, invalid value, missing key.
-func translate(doc *document, e *jsonschema.ValidationError) []*LoadError {
+func translate(doc *document, e *jsonschema.ValidationError) []*Error {
 	ptr := rfcPointer(e.InstanceLocation)
 	kw := e.KeywordLocation[strings.LastIndexByte(e.KeywordLocation, '/')+1:]
 	val, _ := lookup(doc.value, ptr)
 	switch kw {
 	case "additionalProperties":
 		obj, _ := val.(map[string]any)
-		var out []*LoadError
+		var out []*Error
 		for _, k := range slices.Sorted(maps.Keys(obj)) {
 			if strings.Contains(e.Message, quoteSingle(k)) {
 				p := ptr + "/" + escapeToken(k)
@@ -108,35 +108,35 @@ func translate(doc *document, e *jsonschema.ValidationError) []*LoadError {
 		if len(out) > 0 {
 			return out
 		}
-		return []*LoadError{doc.errorf(ptr, "unknown key: %s", e.Message)}
+		return []*Error{doc.errorf(ptr, "unknown key: %s", e.Message)}
 	case "type":
 		msg := strings.Replace(strings.TrimPrefix(e.Message, "expected "), ", but got ", ", got ", 1)
-		return []*LoadError{doc.errorf(ptr, "wrong type: want %s", msg)}
+		return []*Error{doc.errorf(ptr, "wrong type: want %s", msg)}
 	case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
 		"minLength", "maxLength", "minItems", "maxItems", "maxProperties":
-		return []*LoadError{doc.errorf(ptr, "out of range: %s", rangeMessage(val, e.Message))}
+		return []*Error{doc.errorf(ptr, "out of range: %s", rangeMessage(val, e.Message))}
 	case "enum":
 		want := strings.TrimPrefix(e.Message, "value must be ")
 		if ptr == "/active_profile" || ptr == "/approval/mode" {
-			return []*LoadError{doc.errorf(ptr, "unknown profile %s: want %s", show(val), want)}
+			return []*Error{doc.errorf(ptr, "unknown profile %s: want %s", show(val), want)}
 		}
-		return []*LoadError{doc.errorf(ptr, "invalid value %s: want %s", show(val), want)}
+		return []*Error{doc.errorf(ptr, "invalid value %s: want %s", show(val), want)}
 	case "required":
-		return []*LoadError{doc.errorf(ptr, "missing required key: %s", strings.ReplaceAll(strings.TrimPrefix(e.Message, "missing properties: "), "'", ""))}
+		return []*Error{doc.errorf(ptr, "missing required key: %s", strings.ReplaceAll(strings.TrimPrefix(e.Message, "missing properties: "), "'", ""))}
 	case "pattern":
 		switch {
 		case strings.Contains(e.KeywordLocation, "/propertyNames/"):
 			name := ptr[strings.LastIndexByte(ptr, '/')+1:]
 			name = strings.ReplaceAll(strings.ReplaceAll(name, "~1", "/"), "~0", "~")
-			return []*LoadError{doc.errorf(ptr, "invalid name %q: a name is 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit", name)}
+			return []*Error{doc.errorf(ptr, "invalid name %q: a name is 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit", name)}
 		case strings.HasSuffix(ptr, "/sha256"):
-			return []*LoadError{doc.errorf(ptr, "invalid value %s: want the SHA-256 of the project file as 64 lower-case hex digits", show(val))}
+			return []*Error{doc.errorf(ptr, "invalid value %s: want the SHA-256 of the project file as 64 lower-case hex digits", show(val))}
 		case strings.HasSuffix(ptr, "/id"):
-			return []*LoadError{doc.errorf(ptr, "invalid rule id %s: 1 to 128 letters, digits, '_', '.', ':' or '-', starting with a letter or digit", show(val))}
+			return []*Error{doc.errorf(ptr, "invalid rule id %s: 1 to 128 letters, digits, '_', '.', ':' or '-', starting with a letter or digit", show(val))}
 		}
-		return []*LoadError{doc.errorf(ptr, "invalid value %s: %s", show(val), e.Message)}
+		return []*Error{doc.errorf(ptr, "invalid value %s: %s", show(val), e.Message)}
 	}
-	return []*LoadError{doc.errorf(ptr, "%s", e.Message)}
+	return []*Error{doc.errorf(ptr, "%s", e.Message)}
 }
 
 func rangeMessage(val any, msg string) string {

@@ -1,4 +1,4 @@
-package profile
+package loader
 
 import (
 	"encoding/json"

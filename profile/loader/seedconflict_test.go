@@ -1,4 +1,4 @@
-package profile_test
+package loader_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
+	"github.com/reins-go/reins/profile/loader"
 	"github.com/reins-go/reins/risk"
 )
 
@@ -35,12 +36,12 @@ func TestSeedConflicts(t *testing.T) {
 		cfg := t.TempDir()
 		require.NoError(t, os.MkdirAll(filepath.Join(cfg, "reins"), 0o700))
 		require.NoError(t, os.WriteFile(filepath.Join(cfg, "reins", "profile.yaml"), []byte("approval:\n  allowed_tools: [read_file]\n"), 0o600))
-		l, err := profile.Load(context.Background(), &profile.LoadOptions{ProjectDir: t.TempDir(), UserDir: filepath.Join(cfg, "reins"), UserFile: "profile.yaml"})
+		l, err := loader.Load(context.Background(), &loader.Options{ProjectDir: t.TempDir(), UserDir: filepath.Join(cfg, "reins"), UserFile: "profile.yaml"})
 		require.NoError(t, err)
 		assert.Equal(t, profile.ApprovalSafe, l.Profile.Name)
 	})
 	t.Run("no file: PROFILE-SAFE", func(t *testing.T) {
-		l, err := profile.Load(context.Background(), &profile.LoadOptions{ProjectDir: t.TempDir(), UserDir: t.TempDir()})
+		l, err := loader.Load(context.Background(), &loader.Options{ProjectDir: t.TempDir(), UserDir: t.TempDir()})
 		require.NoError(t, err)
 		assert.Equal(t, profile.ProfileSafe, l.Profile.Name)
 	})

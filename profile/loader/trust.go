@@ -1,4 +1,4 @@
-package profile
+package loader
 
 import (
 	"context"
@@ -12,12 +12,12 @@ import (
 // does: only a regular file of at most 1 MiB, opened without blocking (a named pipe, a device
 // such as /dev/zero, a directory or a huge sparse file is refused before anything is read), with
 // a bounded read that stops when ctx is done. Every failure, a missing file included, is a
-// *LoadError that names the file and the reason.
+// *Error that names the file and the reason.
 func TrustDigest(ctx context.Context, path string) (string, error) {
 	data, err := readProfileFile(ctx, path)
 	if err != nil {
 		if !isLoadError(err) && errors.Is(err, fs.ErrNotExist) {
-			err = &LoadError{File: path, Reason: "no such file", Err: err}
+			err = &Error{File: path, Reason: "no such file", Err: err}
 		}
 		return "", err
 	}

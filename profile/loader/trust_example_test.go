@@ -1,4 +1,4 @@
-package profile_test
+package loader_test
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/reins-go/reins/profile"
+	"github.com/reins-go/reins/profile/loader"
 )
 
 // ExampleTrustDigest computes the value a user file's trusted_projects entry records for a
@@ -22,11 +22,11 @@ func ExampleTrustDigest() {
 	if err := os.WriteFile(file, []byte("{}\n"), 0o600); err != nil {
 		panic(err)
 	}
-	sum, err := profile.TrustDigest(context.Background(), file)
+	sum, err := loader.TrustDigest(context.Background(), file)
 	fmt.Println(sum, err)
 
-	_, err = profile.TrustDigest(context.Background(), dir)
-	fmt.Println(err.(*profile.LoadError).Reason)
+	_, err = loader.TrustDigest(context.Background(), dir)
+	fmt.Println(err.(*loader.Error).Reason)
 	// Output:
 	// ca3d163bab055381827226140568f3bef7eaac187cebd76878e0b63e9e442356 <nil>
 	// not a regular file (d---------)

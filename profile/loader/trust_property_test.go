@@ -1,4 +1,4 @@
-package profile_test
+package loader_test
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 
 	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
+	"github.com/reins-go/reins/profile/loader"
 	"github.com/reins-go/reins/risk"
 )
 
@@ -369,24 +370,24 @@ func FuzzUntrustedProject(f *testing.F) {
 func checkRandomProject(t *testing.T, g *projectGen, user string, actions []policy.Action) (loaded, applied bool) {
 	t.Helper()
 	root := t.TempDir()
-	opts := &profile.LoadOptions{UserDir: filepath.Join(root, "config"), ProjectDir: filepath.Join(root, "repo"), Default: profile.ProfileDev}
+	opts := &loader.Options{UserDir: filepath.Join(root, "config"), ProjectDir: filepath.Join(root, "repo"), Default: profile.ProfileDev}
 	require.NoError(t, os.MkdirAll(filepath.Join(root, "repo", ".reins"), 0o755))
 	require.NoError(t, os.MkdirAll(opts.UserDir, 0o755))
 	if user != "" {
 		require.NoError(t, os.WriteFile(filepath.Join(opts.UserDir, "profile.json"), []byte(user), 0o644))
 	}
-	without, err := profile.Load(context.Background(), opts)
+	without, err := loader.Load(context.Background(), opts)
 	require.NoError(t, err)
 	before := without.Profile.MustCompile()
 
 	proj, err := json.MarshalIndent(g.file(), "", " ")
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(root, "repo", ".reins", "project-profile.json"), proj, 0o644))
-	with, err := profile.Load(context.Background(), opts)
+	with, err := loader.Load(context.Background(), opts)
 	if err != nil {
 		return false, false // an invalid combination (a band that contradicts the mode, an unknown list)
 	}
-	require.Equal(t, profile.Untrusted, with.Trust)
+	require.Equal(t, loader.Untrusted, with.Trust)
 	after := with.Profile.MustCompile()
 	for _, a := range actions {
 		d0, d1 := decideModel(before, a), decideModel(after, a)
@@ -410,7 +411,7 @@ func TestProjectCannotStripSelfUpgradeObligations(t *testing.T) {
 	upgrade := policy.Action{Tool: "upgrade", Operation: policy.OpSelfUpgrade}
 
 	l := f.mustLoad()
-	assert.Equal(t, profile.Untrusted, l.Trust)
+	assert.Equal(t, loader.Untrusted, l.Trust)
 	require.Len(t, l.Skipped, 1)
 	assert.Equal(t, "/custom_rules/0", l.Skipped[0].Source.Pointer)
 	assert.Equal(t, `replaces the ALLOW rule "allow-self-upgrade", which adds checkpoint+notify, with a DENY rule that does not cover every action it allowed: those fall through to later rules or the autonomy matrix, without its obligations`, l.Skipped[0].Reason)
@@ -419,7 +420,7 @@ func TestProjectCannotStripSelfUpgradeObligations(t *testing.T) {
 
 	f.writeUser(`{"active_profile": "PROFILE-FULL-AUTO", "trusted_projects": [` + f.trustEntry() + `]}`)
 	l = f.mustLoad()
-	assert.Equal(t, profile.TrustedByUser, l.Trust)
+	assert.Equal(t, loader.TrustedByUser, l.Trust)
 	assert.Empty(t, l.Skipped)
 	d = decideModel(l.Profile.MustCompile(), upgrade)
 	assert.Equal(t, outcome{policy.Allow, policy.Checkpoint | policy.Sandbox}, d, "trusted, the project may do it")
@@ -435,7 +436,7 @@ func ExampleLoaded_Skipped() {
 	writeFile(filepath.Join(root, "config", "profile.json"), `{"active_profile": "PROFILE-FULL-AUTO"}`)
 	writeFile(filepath.Join(root, "repo", ".reins", "project-profile.json"),
 		`{"custom_rules": [{"id": "allow-self-upgrade", "priority": 4, "condition": {"tools": ["never-matches"]}, "action": "DENY"}]}`)
-	l, err := profile.Load(context.Background(), &profile.LoadOptions{UserDir: filepath.Join(root, "config"), ProjectDir: filepath.Join(root, "repo")})
+	l, err := loader.Load(context.Background(), &loader.Options{UserDir: filepath.Join(root, "config"), ProjectDir: filepath.Join(root, "repo")})
 	if err != nil {
 		fmt.Println("error:", err)
 		return

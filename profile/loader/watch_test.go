@@ -1,4 +1,4 @@
-package profile_test
+package loader_test
 
 import (
 	"context"
@@ -10,12 +10,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reins-go/reins/profile"
+	"github.com/reins-go/reins/profile/loader"
 )
 
 func TestWatchReloadsOnChange(t *testing.T) {
 	t.Parallel()
 	userDir := t.TempDir()
-	l, err := profile.NewLoader(&profile.LoadOptions{UserDir: userDir})
+	l, err := loader.New(&loader.Options{UserDir: userDir})
 	require.NoError(t, err)
 	user, _ := l.Paths()
 	_, err = l.Load(context.Background()) // what Watch compares with
@@ -29,7 +30,7 @@ func TestWatchReloadsOnChange(t *testing.T) {
 	events := make(chan event, 4)
 	done := make(chan error, 1)
 	go func() {
-		done <- l.Watch(ctx, 10*time.Millisecond, func(ld *profile.Loaded, err error) {
+		done <- l.Watch(ctx, 10*time.Millisecond, func(ld *loader.Loaded, err error) {
 			e := event{err: err}
 			if ld != nil {
 				e.name = ld.Profile.Name

@@ -1,4 +1,4 @@
-package profile_test
+package loader_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/reins-go/reins/profile"
+	"github.com/reins-go/reins/profile/loader"
 )
 
 // TestADRApprovalBlock: the approval block of the ADR seed, in YAML as the ADR writes it, loads
@@ -19,9 +20,9 @@ import (
 func TestADRApprovalBlock(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	load := func(name string) *profile.Loaded {
+	load := func(name string) *loader.Loaded {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(readTestdata(t, name)), 0o644))
-		l, err := profile.Load(context.Background(), &profile.LoadOptions{UserDir: dir, UserFile: name})
+		l, err := loader.Load(context.Background(), &loader.Options{UserDir: dir, UserFile: name})
 		require.NoError(t, err)
 		return l
 	}
@@ -42,9 +43,9 @@ func TestADRApprovalBlock(t *testing.T) {
 	assert.Equal(t, "/approval/mode", src.Pointer)
 	assert.Equal(t, 3, src.Line)
 	src, _ = y.Provenance.Of("auto_approve_patterns", "npm run build")
-	assert.Equal(t, profile.Source{Layer: profile.LayerUser, File: src.File, Pointer: "/approval/auto_approve_patterns/1", Line: 15}, src)
+	assert.Equal(t, loader.Source{Origin: loader.OriginUser, File: src.File, Pointer: "/approval/auto_approve_patterns/1", Line: 15}, src)
 	src, _ = y.Provenance.Of("denied_paths", "/etc")
-	assert.Equal(t, profile.LayerBuiltin, src.Layer, "already protected by the built-in safe profile")
+	assert.Equal(t, loader.OriginBuiltin, src.Origin, "already protected by the built-in safe profile")
 
 	j := load("adr-approval.json")
 	assert.Equal(t, j.Profile, y.Profile, "YAML and JSON load into the same model")
@@ -71,9 +72,9 @@ func TestYAMLFullFormat(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "profile.json"), []byte(jsonSrc), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "profile.yaml"), y, 0o644))
-	fromJSON, err := profile.Load(context.Background(), &profile.LoadOptions{UserDir: dir})
+	fromJSON, err := loader.Load(context.Background(), &loader.Options{UserDir: dir})
 	require.NoError(t, err)
-	fromYAML, err := profile.Load(context.Background(), &profile.LoadOptions{UserDir: dir, UserFile: "profile.yaml"})
+	fromYAML, err := loader.Load(context.Background(), &loader.Options{UserDir: dir, UserFile: "profile.yaml"})
 	require.NoError(t, err)
 	assert.Equal(t, fromJSON.Profile, fromYAML.Profile)
 
@@ -86,7 +87,7 @@ resource_limits:
 hosts: &hosts
   - registry.npmjs.org
 `+"\n"), 0o644))
-	_, err = profile.Load(context.Background(), &profile.LoadOptions{UserDir: dir, UserFile: "anchors.yaml"})
+	_, err = loader.Load(context.Background(), &loader.Options{UserDir: dir, UserFile: "anchors.yaml"})
 	assert.EqualError(t, err, "profile: "+filepath.Join(dir, "anchors.yaml")+`:6: /hosts: unknown key "hosts"`)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "anchors.yaml"), []byte(`
 active_profile: PROFILE-DEV
@@ -106,7 +107,7 @@ custom_rules:
     condition:
       target_pattern: "prod/**"
 `), 0o644))
-	l, err := profile.Load(context.Background(), &profile.LoadOptions{UserDir: dir, UserFile: "anchors.yaml"})
+	l, err := loader.Load(context.Background(), &loader.Options{UserDir: dir, UserFile: "anchors.yaml"})
 	require.NoError(t, err)
 	assert.Equal(t, 0.4, l.Profile.Autonomy)
 	assert.Equal(t, 2, l.Profile.Limits.MaxConcurrentOps)

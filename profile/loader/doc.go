@@ -1,0 +1,139 @@
+// Package loader reads reins profile files: the user file and the project file, validated
+// against a JSON Schema, applied in that order on top of a built-in [profile.Profile], with the
+// provenance of every setting and the project's trust.
+//
+// In the decision flow it runs before the gate: a host loads the effective profile once (and
+// again to reload, [Loader.Watch]) and hands [Loaded.Profile] to the gate, which compiles it. The
+// profile model, the built-in profiles and their order live in package profile; this package
+// holds everything that reads files (the JSON and YAML decoders, the schema), so a host that
+// uses only built-in profiles does not link them.
+//
+// # Files
+//
+// A host loads the profile from files with [Load] (or a [Loader], to reload): a user file and a
+// project file, each optional, applied in that order on top of a built-in profile. The result,
+// a [Loaded], holds the effective [profile.Profile] (which compiles), its [Provenance] (for every
+// setting, the layer, file, JSON pointer and line that set it), the project settings that were
+// [Skipped] for lack of trust, and [Loaded.Describe] for display.
+//
+// Format. A profile file is a JSON object (a file named *.yaml or *.yml is read as YAML and
+// converted to the same JSON value), validated against the JSON Schema (draft 2020-12) in
+// profile.schema.json, which is embedded ([Schema]) and published in the repository ([SchemaID]
+// may be named in "$schema" for editors). Every key is optional:
+//
+//	active_profile         a built-in profile name (any of Names); the file's settings apply on
+//	                       top of it. Default: Options.Default, which is PROFILE-SAFE.
+//	autonomy               the dial, 0 to 1.
+//	permission_mode        default, read-only, plan, emergency-stop; or supervised, trusted,
+//	                       autonomous, which set the mode to default and put the dial in that band
+//	                       (at 0, 0.5 or 1 unless the dial already lies in the band). If the same
+//	                       file gives autonomy too, it must lie in the band.
+//	external_writes        halt or policy (see ExternalWrites).
+//	custom_rules           policy rules (policy.Rule's JSON: id, priority, condition, action,
+//	                       reason, obligations).
+//	shell_allowlist, shell_blocklist, network_allowlist, denied_paths (the read-and-write
+//	protected paths), write_protected_paths, trusted_paths, allowed_tools, auto_approve_patterns
+//	                       entries added to the profile's lists.
+//	unprotected_paths      entries removed from denied_paths and write_protected_paths (a
+//	                       loosening; the seeds' .git, .env, .env.local, .ssh, id_rsa and
+//	                       id_ed25519 cannot be removed).
+//	host_groups            group name to host globs, added to the group of that name.
+//	registries             package ecosystem to registry hosts (literal names).
+//	resource_limits        max_concurrent_ops, max_files_per_plan, timeout_seconds; each optional.
+//	trusted_projects       user file only: [{path, sha256}], see Trust below.
+//	approval               the approval-mode seed's block: mode (ask, safe, auto, yolo) selects
+//	                       that built-in profile; trusted_paths, denied_paths, allowed_tools and
+//	                       auto_approve_patterns are added like the top-level lists.
+//	$schema, $comment      ignored (also $comment inside a rule).
+//
+// Beyond the seeds' keys, reins adds external_writes, registries, the $schema and $comment
+// keys, and a file may select its profile through approval.mode instead of active_profile (not
+// both). Unknown keys, wrong types, out-of-range values, invalid globs (checked with the rule
+// compiler's doublestar rules), invalid RE2 regular expressions, command entries that name no
+// command, protected paths that are patterns (a name may hold * and ?, nothing else), relative
+// trusted paths, duplicate keys and duplicate rule ids are load errors: each a [*Error]
+// with the file, the JSON pointer, the line (and column, for syntax errors) and the reason; all
+// of them are reported, joined ([Errors]). Nothing is applied from a load that fails, so a host that reloads keeps its
+// previous profile.
+//
+// Locations. The user file is <user config dir>/reins/profile.json and the project file
+// <project>/.reins/project-profile.json; [Options] changes every part (a host may keep the
+// policy spec's .exacta names), and [Loader.Paths] says where they are looked for. A missing
+// file is an empty layer; an unreadable one, or one larger than 1 MiB, is an error. Every
+// profile the loader returns protects the user directory and the project configuration
+// directory it reads from (provenance [OriginHost]), whatever their names.
+//
+// Reading. A project file comes with a cloned repository, so every reader of profile files
+// ([Loader.Load], [Loader.Watch] and [TrustDigest]) reads the same careful way: symbolic links
+// are followed (a configuration directory may be a link), but the file must be a regular file
+// of at most 1 MiB, which is checked before it is opened and again on the opened file; it is
+// opened without blocking (O_NONBLOCK on Unix), read with a bound, and the context is looked at
+// between reads. A named pipe, a device such as /dev/zero, a directory, a sparse file that
+// claims gigabytes and a dangling symbolic link (the file's, or a directory's on the way to it)
+// are each a *LoadError that names the file and the reason, returned at once, without reading.
+//
+// Precedence. built-in < user file < project file. The base profile is the highest layer's
+// active_profile; then the user file's settings apply, then the project file's. A value (the
+// dial, the mode, a limit) is the last layer's that set it; list entries, host-group hosts and
+// registry hosts accumulate over the layers, so the denied paths and blocklists of every layer
+// apply and no layer can remove a restriction of a lower one. Custom rules merge with the
+// profile's rules by priority (lower first); at equal priority a file's new rules come before
+// the rules of lower layers, in file order. A rule with the id of an existing rule replaces it in
+// place. A rule may refer (@name) to the profile lists and to host groups of its own or a lower
+// layer. [Loaded.Rebase] applies the same files to another built-in profile, for a profile
+// switch: the files' denied paths, groups and rules stay in force whichever profile is active.
+//
+// Trust. The user file is the user's own configuration and applies in full. A project file
+// comes with a repository that may not be the user's, so it may tighten anything, but what it
+// loosens applies only when the project is trusted: when the user file lists the project
+// directory in trusted_projects with the SHA-256 of the project file's content (the hex digest
+// sha256sum prints), or when the host's [ConfirmFunc] approves that content. The trust is bound to
+// the content: an edited project file must be trusted or confirmed again. A setting loosens when
+// it selects an active profile that is not at least as restrictive as the current one
+// ([profile.AtLeastAsRestrictive]), raises the dial, a resource limit or the permission mode
+// (emergency-stop < plan < read-only < default), leaves external writes to the rules, adds an
+// entry to an allow-side list (shell_allowlist, network_allowlist, allowed_tools,
+// auto_approve_patterns, trusted_paths), adds a host to a group that a built-in profile or a
+// non-DENY rule uses, adds an entry to the shell blocklist while a non-DENY rule refers to it,
+// adds a registry host, adds an ALLOW or a CONFIRM rule (a CONFIRM rule can override a denial),
+// or replaces a rule in a way that lets more through.
+//
+// Loosening is judged by effect, in the order DENY > CONFIRM > ALLOW where, short of a DENY,
+// the obligations must not shrink either: a decision is at least as strict when it is a DENY,
+// or its verdict is at least as strict and it carries at least the same obligations (so a
+// CONFIRM that drops the sandbox an ALLOW required counts as looser: the human who approves sees
+// the command, not what it does when it runs). A replacement rule is harmless only when it is
+// provably at least as strict for every action: a DENY rule that covers everything the replaced
+// rule matched (a condition at least as broad, field by field) at the same or an earlier
+// priority; or an ALLOW or CONFIRM rule at the same priority that matches exactly the same
+// actions with a verdict and obligations at least as strict. Replacing PROFILE-FULL-AUTO's
+// allow-self-upgrade (ALLOW with checkpoint and notify) by a DENY rule that never matches is a
+// loosening: self-upgrades fall through to default-allow and lose the notification. (Replacing
+// or narrowing an ALLOW rule that carries no obligations never loosens: nothing is more
+// permissive.) Because the gate adds the autonomy matrix cell's obligations to what a rule
+// allows or confirms, a lower dial is a loosening when it moves to a band whose cells carry
+// fewer obligations for a risk level that a non-DENY rule may decide and the permission mode
+// lets through (trusted to supervised takes the sandbox from allowlisted commands); lowering it
+// within a band, from autonomous to trusted, or in read-only mode is not. An active_profile
+// switch replaces the base profile's rules and lists wholesale and is judged the same way, with
+// the user file applied to both profiles; since PROFILE-SAFE allows high-severity reads that
+// PROFILE-DEV confirms, even that switch needs trust, while a switch to plan or emergency-stop
+// never does. Adding denied paths, DENY rules, blocklist entries only DENY rules use, and
+// lowering a limit never need trust; a project that wants a stricter profile without being
+// trusted uses those, permission_mode and a dial in the same band.
+//
+// Without trust the loosening settings are left out, each reported in [Loaded.Skipped] with its
+// pointer and reason, [Loaded.Trust] and [Loaded.TrustReason] say why, and the rest applies. A [Loader] remembers the contents its callback approved, so reloading
+// an unchanged file does not ask again.
+//
+// # Security model and limitations
+//
+// Trust decisions are made setting by setting against the layers below; the whole-profile
+// order ([profile.AtLeastAsRestrictive]) is stricter in one place: it counts any host added to a group
+// as a loosening, where the loader lets a project widen a group that only DENY rules use. The
+// loader reads each file once and hashes the bytes it parsed, so a file swapped between the
+// read and the hash cannot be trusted by mistake; it cannot stop an agent from editing the files
+// themselves, which is why every loaded profile protects the directories the files are read
+// from (and the gate protects its own configuration directory). A trusted project file may loosen anything the user file could, including
+// selecting yolo: trust a project only as far as its authors.
+package loader
