@@ -32,8 +32,12 @@ var inertNames = map[string]bool{
 	"GOOS": true, "GOARCH": true,
 }
 
-// pagerNames are variables that name a program, inert only when they name none or "cat".
-var pagerNames = map[string]bool{"PAGER": true, "GIT_PAGER": true, "MANPAGER": true, "SYSTEMD_PAGER": true}
+// pagerNames are variables that name a program, inert only when they name none or "cat";
+// editorNames likewise, with "true" or ":" (an editor that leaves the file as it is).
+var (
+	pagerNames  = map[string]bool{"PAGER": true, "GIT_PAGER": true, "MANPAGER": true, "SYSTEMD_PAGER": true}
+	editorNames = map[string]bool{"EDITOR": true, "VISUAL": true, "GIT_EDITOR": true, "GIT_SEQUENCE_EDITOR": true}
+)
 
 // inertEnv reports whether setting the environment variable name (to a value it checks
 // with inertValue) cannot change what a command runs, loads or reads. It is the predicate for
@@ -43,8 +47,17 @@ func inertEnv(name string) bool { return inertNames[name] }
 // inertAssign reports whether NAME=value in a command's environment is inert: the name is on
 // the allowlist and the value is one it accepts. lit says whether the value is known.
 func inertAssign(name, value string, lit bool) bool {
-	if pagerNames[name] {
+	switch {
+	case pagerNames[name]:
 		return lit && (value == "" || value == "cat")
+	case editorNames[name]:
+		return lit && (value == "true" || value == ":")
+	case name == "IFS":
+		// In a command's environment IFS is inert: bash does not import it, and a builtin
+		// (IFS= read -r line) only splits its input by it.
+		return lit
+	case name == "GIT_TERMINAL_PROMPT":
+		return lit && (value == "0" || value == "1")
 	}
 	if !inertEnv(name) {
 		return false
