@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -24,9 +26,10 @@ import (
 )
 
 // Grant is a standing answer to a CONFIRM: the narrowest rules that cover what a human
-// approved. For a command line, one "commands" entry per simple command that was asked about,
-// its literal argument vector as a token prefix (so `git push origin main` covers that command,
-// with more arguments after, and nothing else); for a file action, the exact target path; for a
+// approved. For a command line, one rule per simple command that was asked about: its literal
+// argument vector as a "commands" entry and its exact text as an anchored command pattern (so
+// `git push origin main` covers that command and nothing else: not with more arguments, not
+// under sudo or another wrapper, not beside another command); for a file action, the exact target path; for a
 // network action, the exact host; always with the tool, the operation type and the risk levels.
 // A command the analysis cannot see through (opaque, a substitution, a non-literal word) is
 // never granted.
@@ -192,6 +195,9 @@ func (s *grantSet) add(gs ...Grant) error {
 		}
 		for i := range g.Rules {
 			g.Rules[i].ID, g.Rules[i].Action = "grant:"+g.ID, policy.Allow
+			if i > 0 {
+				g.Rules[i].ID += "#" + strconv.Itoa(i)
+			}
 		}
 		if _, err := policy.Compile(g.Rules, nil); err != nil {
 			return fmt.Errorf("grant %s: %w", g.ID, err)
@@ -351,21 +357,26 @@ func (s *grantSet) match(scope gate.GrantScope, sub *policy.Subject) (id, reason
 	if !ok {
 		return "", "", false, false
 	}
-	lg := snap.byID[strings.TrimPrefix(m.Rule.ID, "grant:")]
+	lg := snap.byID[grantOf(m.Rule.ID)]
 	if lg == nil || !lg.valid(s.clock()) {
 		return "", "", false, true
 	}
 	return m.Rule.ID, m.Rule.Reason, true, false
 }
 
+// grantOf returns the grant id of a grant rule's id ("grant:<id>" or "grant:<id>#<n>").
+func grantOf(ruleID string) string {
+	id, _, _ := strings.Cut(strings.TrimPrefix(ruleID, "grant:"), "#")
+	return id
+}
+
 // use counts one use of the grant named by a decision's rule id; it reports false when the
 // grant is gone, expired or used up (the decision must then be asked again).
 func (s *grantSet) use(ruleID string) bool {
-	id, ok := strings.CutPrefix(ruleID, "grant:")
-	if !ok {
+	if !strings.HasPrefix(ruleID, "grant:") {
 		return true
 	}
-	lg := s.snap.Load().byID[id]
+	lg := s.snap.Load().byID[grantOf(ruleID)]
 	if lg == nil || !lg.valid(s.clock()) {
 		return false
 	}
@@ -500,19 +511,19 @@ func NarrowestRules(a policy.Action, exp gate.Explanation) ([]policy.Rule, error
 		base.Tools = []string{escapeGlob(a.Tool)}
 	}
 	var rules []policy.Rule
-	// Simple commands asked about: their literal argv as a token prefix.
-	var entries []string
-	levels := risk.Set(0)
+	// Simple commands asked about: their literal argv as a token prefix, and their exact text
+	// (so the same words under sudo, xargs or another wrapper, or with more arguments, are not
+	// covered).
 	for _, co := range exp.Commands {
 		if !co.Decided || co.Verdict != policy.Confirm {
 			continue
 		}
 		c := co.Command
-		if c.Opaque || c.Substitution || len(c.Argv) == 0 || c.Program == "" {
+		if c.Opaque || c.Substitution || len(c.Argv) == 0 || c.Program == "" || c.Text == "" {
 			return nil, fmt.Errorf("%w: %q cannot be analysed", ErrNotGrantable, c.Text)
 		}
 		for _, tok := range c.Argv {
-			if tok == "" || strings.ContainsAny(tok, " \t\r\n") || tok == ">" || tok == "$()" || strings.HasPrefix(tok, "@") {
+			if f := strings.Fields(tok); len(f) != 1 || f[0] != tok || tok == ">" || tok == "$()" || strings.HasPrefix(tok, "@") {
 				return nil, fmt.Errorf("%w: the word %q of %q", ErrNotGrantable, tok, c.Text)
 			}
 		}
@@ -520,14 +531,11 @@ func NarrowestRules(a policy.Action, exp gate.Explanation) ([]policy.Rule, error
 		if c.Redirects {
 			e += " >"
 		}
-		entries = append(entries, e)
-		levels = levels.Union(c.Risk)
-	}
-	if len(entries) > 0 {
-		c := cloneCond(base)
-		c.Commands = entries
-		c.RiskLevel = levelNames(levels)
-		rules = append(rules, policy.Rule{Condition: c})
+		cond := cloneCond(base)
+		cond.Commands = []string{e}
+		cond.CommandPattern = "^" + regexp.QuoteMeta(c.Text) + "$"
+		cond.RiskLevel = levelNames(c.Risk)
+		rules = append(rules, policy.Rule{Condition: cond})
 	}
 	// The action's own parts asked about: per target (and host), with their level.
 	type key struct {
