@@ -359,8 +359,57 @@ func httpie(c *call) {
 }
 
 // docker handles docker, podman and nerdctl.
+// docker(1) 26, global OPTIONS: another daemon host is a host to check; a context or a config
+// directory can name a remote daemon or credential helpers that run programs.
+var dockerGlobalSpec = &spec{man: "docker(1) global options", posix: true, opts: `
+	-H --host =N
+	-c --context =X
+	--config =X
+	-D --debug
+	-l --log-level =
+	--tls
+	--tlsverify
+	--tlscacert --tlscert --tlskey =R
+	-v --version
+	-h --help`}
+
+// dockerReadSpec: the options of docker's listing and inspecting subcommands (ps, images,
+// inspect, logs, version, info, stats, top, port, history, events, diff and their "container",
+// "image", "volume", "network", "system", "compose" forms).
+var dockerReadSpec = &spec{man: "docker-ps(1), docker-inspect(1), docker-logs(1) and the like", opts: `
+	-a --all
+	-q --quiet
+	-s --size
+	-n --last =
+	-l --latest
+	-f --filter --format =
+	--no-trunc
+	--digests
+	--tree
+	-t --timestamps
+	--tail --since --until =
+	--details
+	--type =
+	--no-stream
+	--human
+	--services
+	--resolve-image-digests
+	--no-interpolate
+	--profile --project-name -p --project-directory =
+	--env-file =R
+	--file =R`}
+
 func docker(c *call) {
-	sub, lit, rest := subcommand(c, "cHl", "context", "host", "config", "log-level")
+	g, idx := dockerGlobalSpec.parse(c.args)
+	c.applyOpts(&g)
+	sub, lit, rest := "", true, []arg(nil)
+	if idx < len(c.args) {
+		sub, lit, rest = c.args[idx].val, c.args[idx].lit, c.args[idx+1:]
+	}
+	if sub == "" {
+		c.risk(risk.ReadOnly)
+		return
+	}
 	if !lit {
 		c.opaque("the " + c.name + " subcommand is not literal")
 		c.risk(risk.Exec)
@@ -431,6 +480,8 @@ func docker(c *call) {
 		"volume inspect", "network ls", "network inspect", "system df", "system info", "compose ps", "compose logs",
 		"compose config", "compose ls", "compose top", "context", "buildx ls":
 		c.risk(risk.ReadOnly)
+		ro, _ := dockerReadSpec.parse(rest)
+		c.applyOpts(&ro)
 	default:
 		c.risk(risk.Exec)
 	}

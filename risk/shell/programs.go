@@ -247,7 +247,12 @@ func init() {
 	}
 	register(func(c *call) {
 		c.risk(risk.Mutating)
-		o, _ := parseOpts(c.args, "bnPt", false)
+		o, _ := parseOpts(c.args, "bnPt", false, "unzip-command")
+		if c.name == "zip" && o.has("-T", "--unzip-command") {
+			c.cmd.ExecutesCode = true
+			c.risk(risk.Exec)
+			c.opaque("zip -TT runs the test command it is given")
+		}
 		if len(o.pos) > 0 {
 			c.write(o.pos[0])
 			c.readAll(o.pos[1:])
@@ -579,9 +584,18 @@ func tar(c *call) {
 	if len(args) > 0 && args[0].lit && !strings.HasPrefix(args[0].val, "-") {
 		args = append([]arg{{val: "-" + args[0].val, lit: true, word: args[0].word}}, args[1:]...)
 	}
-	o, _ := parseOpts(args, "fCbLTXNgKV", false, "file", "directory", "exclude", "files-from", "exclude-from", "transform", "strip-components", "use-compress-program", "to-command", "checkpoint-action", "owner", "group", "mode", "newer", "after-date")
+	o, _ := parseOpts(args, "fCbLTXNgKV", false, "file", "directory", "exclude", "files-from", "exclude-from", "transform", "strip-components", "use-compress-program", "to-command", "checkpoint-action", "owner", "group", "mode", "newer", "after-date", "rsh-command", "rmt-command", "index-file", "listed-incremental", "info-script", "new-volume-script")
 	archive, hasArchive := o.value("-f", "--file")
-	if o.has("--to-command", "--checkpoint-action", "-I", "--use-compress-program", "--info-script", "--new-volume-script", "-F") {
+	if hasArchive && archive.lit && !o.has("--force-local") {
+		if h := remoteHost(archive.val); h != "" {
+			// "host:file" is a remote archive, reached through rsh or ssh.
+			c.net(h)
+			c.risk(risk.Exec)
+			c.opaque("tar reaches a remote archive through a remote shell")
+		}
+	}
+	if o.has("--to-command", "--checkpoint-action", "-I", "--use-compress-program", "--info-script", "--new-volume-script", "-F",
+		"--rsh-command", "--rmt-command") {
 		c.cmd.ExecutesCode = true
 		c.risk(risk.Exec)
 		c.opaque("tar runs a command given in its options")
