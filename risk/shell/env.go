@@ -181,6 +181,9 @@ func (w *walker) decl(c *syntax.DeclClause, sc *scope, cx ctx) {
 			if i := strings.IndexByte(name, '['); i >= 0 {
 				name = name[:i]
 			}
+			if runEnv(name) {
+				w.hazard("assigns " + name + ", which changes what later commands run")
+			}
 			sc.set(name, "", false)
 			if export && !inertEnv(name) {
 				w.hazard("exports " + name + ", which can change what later commands run")

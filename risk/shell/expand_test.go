@@ -143,6 +143,12 @@ var expansionTable = []xrow{
 	{`TERM=../x ls`, "read_only,exec", ".", "", "", true, C, C, C},
 	{`env LESSOPEN='|id %s' less f`, "read_only,exec", "f", "", "", true, C, C, C},
 	{`env NODE_OPTIONS=--inspect node a.js`, "exec", "a.js", "", "", true, C, C, C},
+	{`declare "PATH=/tmp/bin"; ls`, "read_only,exec", ".", "", "", true, C, C, C},
+	{`printf -v PATH %s /tmp/bin; ls`, "read_only,exec", ".", "", "", true, C, C, C},
+	{`read -r PATH < f; ls`, "read_only,exec", ". f", "", "", true, C, C, C},
+	{`for PATH in /tmp/bin; do ls; done`, "read_only,exec", ".", "", "", true, C, C, C},
+	{`: ${LD_PRELOAD:=./x.so}; ls`, "read_only,exec", ".", "", "", true, C, C, C},
+	{`(( IFS = 1 )); ls`, "read_only,exec", ".", "", "", true, C, C, C},
 	// ... inert variables with inert values.
 	{`env LANG=C sort f`, "read_only", "f", "", "", false, A, A, A},
 	{`while IFS= read -r l; do echo "$l"; done < f`, "read_only", "f", "", "", false, A, A, A},

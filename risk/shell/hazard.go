@@ -131,6 +131,9 @@ func (w *walker) paramHazard(p *syntax.ParamExp, sc *scope) {
 	case p.NestedParam != nil || p.Flags != nil || len(p.Modifiers) > 0:
 		w.hazard("a parameter expansion the analysis does not evaluate")
 	}
+	if p.Exp != nil && (p.Exp.Op == syntax.AssignUnset || p.Exp.Op == syntax.AssignUnsetOrNull) && runEnv(name) {
+		w.hazard("${" + name + ":=...} assigns " + name + ", which changes what later commands run")
+	}
 	if p.Exp != nil && p.Exp.Op == syntax.OtherParamOps {
 		op := p.Exp.Word.Lit()
 		w.hazard("${" + name + "@" + op + "} transforms the value in a way the analysis does not evaluate")
@@ -169,8 +172,9 @@ func arithSafe(x syntax.ArithmExpr, sc *scope) bool {
 		case nil:
 		case *syntax.BinaryArithm:
 			if x.Op == syntax.Assgn {
-				// "x = expr" does not evaluate x's old value.
-				if wd, ok := x.X.(*syntax.Word); ok && syntax.ValidName(wd.Lit()) {
+				// "x = expr" does not evaluate x's old value (assigning IFS or PATH is another
+				// matter).
+				if wd, ok := x.X.(*syntax.Word); ok && syntax.ValidName(wd.Lit()) && !runEnv(wd.Lit()) {
 					stack = append(stack, x.Y)
 					continue
 				}
@@ -316,6 +320,9 @@ func (w *walker) nameArgs(args []arg) {
 		name, _, _ := strings.Cut(a.val, "=")
 		if prog == "let" {
 			name = a.val
+		}
+		if base, _, _ := strings.Cut(name, "["); prog != "unset" && prog != "test" && prog != "[" && runEnv(base) {
+			w.hazard(prog + " assigns " + base + ", which changes what later commands run")
 		}
 		if strings.Contains(name, "[") && !safeVarName(name) || prog == "let" && !letSafe(a.val) {
 			w.hazard(prog + " " + a.val + " evaluates a subscript or expression as arithmetic, which can run commands")

@@ -311,6 +311,9 @@ func (w *walker) stmtBody(st *syntax.Stmt, sc *scope, cx ctx) {
 			for _, item := range wi.Items {
 				w.word(item, sc, cx, false)
 			}
+			if runEnv(wi.Name.Value) {
+				w.hazard("the loop assigns " + wi.Name.Value + ", which changes what later commands run")
+			}
 			branch.set(wi.Name.Value, "", false)
 		} else {
 			w.substitutionsIn(c.Loop, sc, cx)
