@@ -3,6 +3,7 @@ package policy
 import (
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -21,10 +22,18 @@ type cmdRegex struct {
 	src  string
 	once sync.Once
 	re   *regexp.Regexp
-	lits []string
-	fold bool // lits are lower case and compared ignoring ASCII case
+	sets []litSet // every matching text holds one literal of each set
 	word string
 }
+
+// litSet is a set of literals at least one of which occurs in every match.
+type litSet struct {
+	lits []string
+	fold bool // lits are lower case and compared ignoring ASCII case
+}
+
+// maxLitSets bounds the prefilter's work: the most selective sets are kept.
+const maxLitSets = 3
 
 func compileCmdRegex(pattern string) (*cmdRegex, error) {
 	tree, err := syntax.Parse(pattern, syntax.Perl)
@@ -37,10 +46,23 @@ func compileCmdRegex(pattern string) (*cmdRegex, error) {
 	}
 	c := &cmdRegex{src: pattern}
 	tree = tree.Simplify()
-	if lits, ok := requiredLiterals(tree, false); ok {
-		c.lits = lits
-	} else if lits, ok := requiredLiterals(tree, true); ok {
-		c.lits, c.fold = lits, true
+	// Each element of a concatenation brings its own requirement, and a text must meet them
+	// all ("curl" or "wget", and "|", for `\b(curl|wget)\b.*\|\s*sh`), so a simple command
+	// without a pipe is rejected before the regex runs.
+	parts := []*syntax.Regexp{tree}
+	if tree.Op == syntax.OpConcat {
+		parts = tree.Sub
+	}
+	for _, sub := range parts {
+		if lits, ok := requiredLiterals(sub, false); ok {
+			c.sets = append(c.sets, litSet{lits: lits})
+		} else if lits, ok := requiredLiterals(sub, true); ok {
+			c.sets = append(c.sets, litSet{lits: lits, fold: true})
+		}
+	}
+	slices.SortStableFunc(c.sets, func(a, b litSet) int { return shortest(b.lits) - shortest(a.lits) })
+	if len(c.sets) > maxLitSets {
+		c.sets = c.sets[:maxLitSets]
 	}
 	c.word = requiredWord(tree)
 	return c, nil
@@ -53,10 +75,11 @@ func (c *cmdRegex) regexp() *regexp.Regexp {
 }
 
 func (c *cmdRegex) match(text string) bool {
-	if c.lits != nil {
+	for i := range c.sets {
+		set := &c.sets[i]
 		found := false
-		for _, l := range c.lits {
-			if c.fold && containsFold(text, l) || !c.fold && strings.Contains(text, l) {
+		for _, l := range set.lits {
+			if set.fold && containsFold(text, l) || !set.fold && strings.Contains(text, l) {
 				found = true
 				break
 			}

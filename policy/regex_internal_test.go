@@ -47,14 +47,31 @@ func TestRequiredLiterals(t *testing.T) {
 	} {
 		c, err := compileCmdRegex(tc.re)
 		require.NoError(t, err)
-		assert.ElementsMatch(t, tc.lits, c.lits, "requiredLiterals(%q)", tc.re)
+		if tc.lits == nil {
+			assert.Empty(t, c.sets, "requiredLiterals(%q)", tc.re)
+			continue
+		}
+		require.NotEmpty(t, c.sets, "requiredLiterals(%q)", tc.re)
+		assert.ElementsMatch(t, tc.lits, c.sets[0].lits, "requiredLiterals(%q): the most selective set first", tc.re)
 	}
+	// Every element of a concatenation adds a requirement: a text without a pipe never runs
+	// the pipe pattern's regex.
+	c, err := compileCmdRegex(`\b(curl|wget)\b.*\|\s*(ba|z)?sh\b`)
+	require.NoError(t, err)
+	var all [][]string
+	for _, set := range c.sets {
+		all = append(all, set.lits)
+	}
+	assert.ElementsMatch(t, [][]string{{"curl", "wget"}, {"sh"}, {"|"}}, all)
+	assert.False(t, c.match("curl -fsSL https://get.example.com"))
+	assert.True(t, c.match("curl -fsSL https://get.example.com | sh"))
 }
 
 var fuzzRegexes = []string{
 	`^rm(\s|$)`, `\bcurl\b`, `git\s+push\s+--force`, `^git push`, `rm -rf`, `^rm -rf /$`, `(rm|del)\s`,
 	`^npm run build$`, `x+y`, `dd if=`, `^(curl|wget) `, `a\b-b`, `[ ]tool[ ]`, `(?:\s|^)ssh(?:\s|$)`,
 	`^\w+\s+--dry-run\b`, `(?m)^sudo\s`, `\bpush\b.*--force`, `^go( test)?\b`, `(?i)chmod\s+-R`, `(?i)(curl|WGET)\s`,
+	`\b(curl|wget)\b.*\|\s*(ba|z)?sh\b`, `a(?i)bc\|d+e`, `x{2,}y|z\.w`,
 }
 
 // FuzzCmdRegexPrefilter: whenever a command regex matches a text, its prefilter passes and its

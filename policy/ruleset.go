@@ -485,6 +485,9 @@ type Match struct {
 	Obligations Obligations
 }
 
+// evalHead is how many rules Evaluate tries in order before it turns to the index.
+const evalHead = 4
+
 // Evaluate returns the first rule, in priority order, whose condition holds for s. It does not
 // allocate (paths deeper than 48 segments excepted).
 func (rs *RuleSet) Evaluate(s *Subject) (Match, bool) {
@@ -492,12 +495,16 @@ func (rs *RuleSet) Evaluate(s *Subject) (Match, bool) {
 		return Match{}, false
 	}
 	var pc pathCache
-	// The first rule first, as a first-match loop would: when it holds, nothing else is
-	// looked at, so the common "a protected file first" policy decides at the cost of one rule.
-	if rs.rules[0].match(s, &pc) {
-		return Match{Rule: &rs.src[0], Verdict: rs.rules[0].verdict, Obligations: rs.rules[0].obl}, true
+	// The first rules first, as a first-match loop would: when one of them holds, nothing else
+	// is looked at, so a policy that puts its protected files and blocklist first decides
+	// those at the cost of a loop, without the index's lookups.
+	head := min(len(rs.rules), evalHead)
+	for i := range head {
+		if r := &rs.rules[i]; r.match(s, &pc) {
+			return Match{Rule: &rs.src[i], Verdict: r.verdict, Obligations: r.obl}, true
+		}
 	}
-	e := evaluation{rs: rs, s: s, pc: &pc, best: int32(len(rs.rules)), lo: 1}
+	e := evaluation{rs: rs, s: s, pc: &pc, best: int32(len(rs.rules)), lo: int32(head)}
 	ix := &rs.idx
 	// Each dimension is looked at only while it may hold a rule before the best match so far.
 	if ix.minRest < e.best {
