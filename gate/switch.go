@@ -40,8 +40,10 @@ type pendingSwitch struct {
 
 // ProfileInfo describes a profile SwitchTo can select.
 type ProfileInfo struct {
-	Name, Family, Description string
-	Active                    bool
+	Name        string
+	Family      profile.Family
+	Description string
+	Active      bool
 }
 
 // Profiles lists the profiles SwitchTo can select: those given in Options.Profiles, then the

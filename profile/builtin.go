@@ -11,12 +11,17 @@ import (
 	"github.com/reins-go/reins/risk"
 )
 
-// Families of built-in profiles, one per seed vocabulary.
+// Family says which seed vocabulary a profile comes from. Its value is the string a profile
+// file and [Profile.Describe] show ("policy-spec"); a profile changed by files, or built by the
+// host, is [FamilyCustom].
+type Family string
+
+// Families of built-in profiles, one per seed vocabulary, and FamilyCustom.
 const (
-	FamilyPolicySpec     = "policy-spec"     // PROFILE-SAFE, PROFILE-DEV, PROFILE-FULL-AUTO
-	FamilyPermissionMode = "permission-mode" // read-only, plan, supervised, trusted, autonomous, emergency-stop
-	FamilyApprovalMode   = "approval-mode"   // ask, safe, auto, yolo
-	FamilyCustom         = "custom"
+	FamilyPolicySpec     Family = "policy-spec"     // PROFILE-SAFE, PROFILE-DEV, PROFILE-FULL-AUTO
+	FamilyPermissionMode Family = "permission-mode" // read-only, plan, supervised, trusted, autonomous, emergency-stop
+	FamilyApprovalMode   Family = "approval-mode"   // ask, safe, auto, yolo
+	FamilyCustom         Family = "custom"          // changed by files or built by the host
 )
 
 // Names of the built-in profiles.
@@ -137,8 +142,11 @@ func Names() []string {
 // All returns fresh copies of every built-in profile.
 func All() []Profile { return builtins() }
 
+// builtins builds every built-in profile afresh and deep-copies it ([Profile.Clone]): the
+// builders share condition slices (networkRisk, onShell...) between rules and profiles, and no
+// caller's change to one profile may reach another or the next call.
 func builtins() []Profile {
-	return []Profile{
+	ps := []Profile{
 		policySafe(), policyDev(), policyFullAuto(),
 		permission(ModeReadOnly, ReadOnly, 0, "allows read-only tools; denies mutating, exec, network and destructive tools"),
 		permission(ModePlan, Plan, 0, "denies tool execution entirely; for planning-only sessions"),
@@ -148,6 +156,10 @@ func builtins() []Profile {
 		permission(ModeEmergencyStop, EmergencyStop, 0, "denies every tool execution"),
 		approval(ApprovalAsk), approval(ApprovalSafe), approval(ApprovalAuto), approval(ApprovalYolo),
 	}
+	for i := range ps {
+		ps[i] = ps[i].Clone()
+	}
+	return ps
 }
 
 func emptyGroups() map[string][]string {

@@ -32,6 +32,32 @@
 // shell, network, external writes) with rules; external writes are left to those rules instead of
 // halting the run, and ~/.ssh, ~/.aws and /etc are protected on top of the defaults.
 //
+// # Presets
+//
+// Each built-in profile is also a value, a [Preset]: profile.Dev.Profile() is
+// MustBuiltin("PROFILE-DEV"), as a fresh copy. A preset is named after its profile; where that
+// name is taken in this package (the permission modes [ReadOnly], [Plan] and [EmergencyStop],
+// and PROFILE-SAFE's [Safe]), it carries its family's suffix:
+//
+//	Preset                 Profile name (Builtin)   Family
+//	Safe                   PROFILE-SAFE             policy-spec
+//	Dev                    PROFILE-DEV              policy-spec
+//	FullAuto               PROFILE-FULL-AUTO        policy-spec
+//	ReadOnlyProfile        read-only                permission-mode
+//	PlanProfile            plan                     permission-mode
+//	Supervised             supervised               permission-mode
+//	Trusted                trusted                  permission-mode
+//	Autonomous             autonomous               permission-mode
+//	EmergencyStopProfile   emergency-stop           permission-mode
+//	AskApproval            ask                      approval-mode
+//	SafeApproval           safe                     approval-mode
+//	AutoApproval           auto                     approval-mode
+//	YoloApproval           yolo                     approval-mode
+//
+// profile.Trusted is the permission-mode profile; policy.Trusted is the autonomy band it sits
+// in. Names that come from configuration are looked up with [Builtin] and [MustBuiltin]; the
+// name constants (ProfileDev, ModeTrusted, ApprovalYolo...) are those names.
+//
 // # Host groups
 //
 // reins ships no host names. The built-in profiles refer to the groups "ai-apis",

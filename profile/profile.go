@@ -119,9 +119,9 @@ type Profile struct {
 	Name string
 	// Description is one line for humans.
 	Description string
-	// Family says which seed vocabulary a built-in profile comes from ("policy-spec",
-	// "permission-mode", "approval-mode"), or "custom".
-	Family string
+	// Family says which seed vocabulary a built-in profile comes from ([FamilyPolicySpec],
+	// [FamilyPermissionMode], [FamilyApprovalMode]), or [FamilyCustom].
+	Family Family
 	// Autonomy is the dial value, 0.0 (supervised) to 1.0 (autonomous); see [policy.BandOf].
 	Autonomy float64
 	// Mode is the permission mode.
