@@ -13,11 +13,11 @@ func ExampleRegistryHost() {
 	an, _ := shell.Analyze("npm install --registry https://npm.corp.example left-pad", nil)
 	for _, h := range an.Hosts {
 		eco, registry := shell.RegistryOf(h)
-		fmt.Println(h, registry, eco)
+		fmt.Printf("%s registry=%v ecosystem=%q\n", h, registry, eco)
 	}
 	fmt.Println(shell.RegistryHost("pypi"))
 	// Output:
-	// npm.corp.example false
-	// npm.registry.invalid true npm
+	// npm.corp.example registry=false ecosystem=""
+	// npm.registry.invalid registry=true ecosystem="npm"
 	// pypi.registry.invalid
 }

@@ -1275,4 +1275,84 @@ var readOnlyTools = map[string]*tool{
 	"hash": {spec: hashSpec, operands: noOperands}, "type": {spec: typeSpec, operands: noOperands},
 	"printf": {spec: printfSpec, operands: noOperands}, "shuf": {spec: shufSpec, operands: shufOperands},
 	"lsattr": {spec: lsattrSpec}, "bc": {spec: bcSpec},
+	"fd": {spec: fdSpec, operands: fdOperands}, "fdfind": {spec: fdSpec, operands: fdOperands},
+	"locate": {spec: locateSpec, operands: noOperands}, "plocate": {spec: locateSpec, operands: noOperands},
+}
+
+// fd(1), fd 10, OPTIONS: --exec and --exec-batch run a command on every match.
+var fdSpec = &spec{man: "fd(1)", opts: `
+	-H --hidden
+	-I --no-ignore
+	--no-ignore-vcs
+	--no-ignore-parent
+	-u --unrestricted
+	-s --case-sensitive
+	-i --ignore-case
+	-g --glob
+	--regex
+	-F --fixed-strings
+	--and =
+	-a --absolute-path
+	-l --list-details
+	-L --follow
+	-p --full-path
+	-0 --print0
+	-d --max-depth =
+	--min-depth =
+	--exact-depth =
+	--prune
+	-t --type =
+	-e --extension =
+	-S --size =
+	--changed-within --changed-before =
+	-o --owner =
+	--format =
+	-E --exclude =
+	--ignore-file =R
+	-c --color =
+	--hyperlink ?
+	-j --threads =
+	--max-results =
+	-1
+	-q --quiet
+	--show-errors
+	--base-directory =D
+	--path-separator =
+	--strip-cwd-prefix ?
+	--one-file-system
+	-h --help
+	-V --version
+	-x --exec !X
+	-X --exec-batch !X`}
+
+// locate(1), plocate 1.1 and mlocate 0.26, OPTIONS; the operands are patterns.
+var locateSpec = &spec{man: "locate(1)", abbrev: true, opts: `
+	-A --all
+	-b --basename
+	-c --count
+	-d --database =R
+	-e --existing
+	-L --follow
+	-h --help
+	-i --ignore-case
+	-l -n --limit =
+	-0 --null
+	-S --statistics
+	-q --quiet
+	-r --regex =
+	--regextype =
+	-w --wholename
+	-P -H --nofollow
+	-V --version`}
+
+// fdOperands: the first operand is the pattern, the rest are paths (none: the working directory).
+func fdOperands(c *call, o opts) {
+	pos := o.pos
+	if len(pos) > 0 {
+		pos = pos[1:]
+	}
+	if len(pos) == 0 && !o.has("--base-directory") {
+		c.cwd(false)
+	}
+	c.readAll(pos)
 }
