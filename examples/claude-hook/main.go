@@ -349,9 +349,7 @@ func (h *hook) runtime(ctx context.Context, in *payload, st *stateFile) (*runtim
 	p := loaded.Profile
 	if in.PermissionMode == "plan" {
 		// Claude Code's plan mode: reins' plan profile, which denies every tool that acts.
-		if p, err = profile.Builtin(profile.ModePlan); err != nil {
-			return nil, err
-		}
+		p = profile.PlanProfile.Profile()
 	}
 	log, err := audit.OpenJSONL(filepath.Join(h.stateDir, "audit.jsonl"), nil)
 	if err != nil {

@@ -119,7 +119,7 @@ func run(ctx context.Context, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	g, err := gate.New(profile.MustBuiltin(profile.ModeSupervised), &gate.Options{Workspace: []string{ws}, Audit: log})
+	g, err := gate.New(profile.Supervised.Profile(), &gate.Options{Workspace: []string{ws}, Audit: log})
 	if err != nil {
 		return err
 	}
