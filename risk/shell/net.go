@@ -77,39 +77,135 @@ func atFile(c *call, v arg) {
 	}
 }
 
+// curl(1), curl 8.5, OPTIONS: the options agents use; an option not listed makes the command
+// opaque (curl has many that read or write files: --libcurl, --etag-save, --hsts, --variable).
+var curlSpec = &spec{man: "curl(1)", opts: `
+	-a --append
+	-A --user-agent =
+	-b --cookie =M
+	-B --use-ascii
+	-c --cookie-jar =W
+	-C --continue-at =
+	-d --data --data-binary --data-raw --data-urlencode --data-ascii --json =M
+	-D --dump-header =W
+	-e --referer =
+	-E --cert =R
+	--key --cacert --capath --netrc-file --proxy-cacert --etag-compare =R
+	-f --fail
+	--fail-with-body
+	--fail-early
+	-F --form =M
+	--form-string =
+	-g --globoff
+	-G --get
+	-h --help
+	-H --header --proxy-header =M
+	-i --include
+	-I --head
+	-j --junk-session-cookies
+	-J --remote-header-name !M
+	-k --insecure
+	--proxy-insecure
+	-K --config =M
+	-l --list-only
+	-L --location
+	--location-trusted
+	-m --max-time =
+	-n --netrc !O
+	--netrc-optional !O
+	-N --no-buffer
+	-o --output =W
+	--output-dir --trace --trace-ascii --stderr --libcurl --etag-save --hsts --alt-svc =W
+	--create-dirs
+	-O --remote-name !M
+	--remote-name-all !M
+	-p --proxytunnel
+	-r --range =
+	-R --remote-time
+	-s --silent
+	-S --show-error
+	--no-progress-meter
+	-T --upload-file =R
+	-u --user =
+	-U --proxy-user =
+	-v --verbose
+	-V --version
+	-w --write-out =M
+	-x --proxy --socks5 --socks5-hostname --socks4 --socks4a --preproxy =N
+	-X --request =
+	-y --speed-time =
+	-Y --speed-limit =
+	-z --time-cond =M
+	-Z --parallel
+	--parallel-max =
+	-0 --http1.0
+	--http1.1
+	--http2
+	--http2-prior-knowledge
+	--http3
+	-1 --tlsv1
+	--tlsv1.2
+	--tlsv1.3
+	--tls-max =
+	-4 --ipv4
+	-6 --ipv6
+	-# --progress-bar
+	--url --url-query =M
+	--compressed
+	--retry --retry-delay --retry-max-time =
+	--retry-all-errors
+	--retry-connrefused
+	--connect-timeout --limit-rate --oauth2-bearer --key-type --cert-type --pass --pinnedpublickey =
+	--noproxy --interface --dns-servers --max-filesize --max-redirs --proto --proto-redir --aws-sigv4 --rate =
+	--keepalive-time --request-target --happy-eyeballs-timeout-ms --expect100-timeout =
+	--resolve --connect-to =
+	--unix-socket =R
+	--abstract-unix-socket =
+	--post301 --post302 --post303
+	--digest --basic --ntlm --negotiate --anyauth
+	--ssl --ssl-reqd
+	--path-as-is
+	--raw
+	--no-keepalive
+	--tcp-nodelay
+	--trace-time
+	--trace-ids
+	--styled-output
+	--no-styled-output
+	--no-sessionid
+	--ca-native`}
+
 func curl(c *call) {
 	c.risk(risk.Network)
-	o, _ := parseOpts(c.args, "oTdFHXuAebcKxwmrEzDYyCQtP", false, "output", "upload-file", "data", "data-binary", "data-raw",
-		"data-urlencode", "data-ascii", "form", "form-string", "header", "request", "user", "user-agent", "referer", "cookie",
-		"cookie-jar", "config", "proxy", "write-out", "max-time", "range", "cert", "key", "cacert", "capath", "time-cond",
-		"dump-header", "trace", "trace-ascii", "stderr", "url", "output-dir", "json", "resolve", "connect-to", "retry",
-		"connect-timeout", "limit-rate", "oauth2-bearer", "proxy-user", "netrc-file", "unix-socket", "abstract-unix-socket")
+	o, _ := curlSpec.parse(c.args)
+	c.applyOpts(&o)
 	urlArgs(c, append(o.pos, o.values("--url")...))
-	for _, p := range o.values("-x", "--proxy") {
-		c.net(hostOf(p.val))
-	}
-	for _, w := range o.values("-o", "--output", "-c", "--cookie-jar", "-D", "--dump-header", "--trace", "--trace-ascii", "--stderr") {
+	if o.has("-o", "-c", "-D", "--output-dir") {
 		c.risk(risk.Mutating)
-		c.write(w)
 	}
-	if d, ok := o.value("--output-dir"); ok {
-		c.risk(risk.Mutating)
-		c.write(d)
-	}
-	if o.has("-O", "--remote-name", "--remote-name-all", "-J") {
+	if o.has("-O", "-J") {
 		c.risk(risk.Mutating)
 		c.cwd(true)
 	}
-	c.readAll(o.values("-T", "--upload-file", "-E", "--cert", "--key", "--cacert", "--netrc-file"))
-	for _, d := range o.values("-d", "--data", "--data-binary", "--data-raw", "--data-urlencode", "--data-ascii", "-F", "--form", "--json") {
+	for _, d := range o.values("-d", "-F", "-H", "--url-query") {
 		atFile(c, d)
 	}
-	for _, b := range o.values("-b", "--cookie") {
+	for _, w := range o.values("-w", "-H") {
+		if w.lit && strings.HasPrefix(w.val, "@") && w.val != "@-" {
+			c.read(arg{val: w.val[1:], lit: true})
+		}
+	}
+	for _, z := range o.values("-z") {
+		if z.lit && !strings.ContainsAny(z.val, " :") {
+			c.read(z) // a file whose time is the condition (a date has spaces or colons)
+		}
+	}
+	for _, b := range o.values("-b") {
 		if b.lit && !strings.Contains(b.val, "=") {
 			c.read(b)
 		}
 	}
-	if cfg, ok := o.value("-K", "--config"); ok {
+	if cfg, ok := o.value("-K"); ok {
 		c.read(cfg)
 		c.opaque("curl reads more options from a config file")
 	}

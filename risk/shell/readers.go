@@ -412,7 +412,8 @@ func extraSpecs() map[string]*spec {
 	for name, s := range map[string]*spec{
 		"timeout": timeoutSpec, "nice": niceSpec, "ionice": ioniceSpec, "nohup": nohupSpec, "setsid": setsidSpec,
 		"stdbuf": stdbufSpec, "taskset": tasksetSpec, "strace": straceSpec, "xargs": xargsSpec,
-		"npm": npmSpec, "pnpm": pnpmSpec, "pip": pipSpec, "cargo": cargoSpec,
+		"npm": npmSpec, "pnpm": pnpmSpec, "pip": pipSpec, "cargo": cargoSpec, "curl": curlSpec,
+		"docker": dockerGlobalSpec, "docker ps": dockerReadSpec,
 	} {
 		out[name] = s
 	}
