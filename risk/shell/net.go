@@ -214,11 +214,93 @@ func curl(c *call) {
 	}
 }
 
+// wget(1), GNU Wget 1.21, OPTIONS: the options agents use; an option not listed makes the
+// command opaque.
+var wgetSpec = &spec{man: "wget(1)", abbrev: true, opts: `
+	-V --version
+	-h --help
+	-b --background
+	-e --execute =O
+	-o --output-file -a --append-output --rejected-log --hsts-file --warc-file --save-cookies =W
+	-d --debug
+	-q --quiet
+	-v --verbose
+	-n =
+	--no-verbose --no-clobber --no-directories --no-host-directories --no-parent
+	--report-speed =
+	-i --input-file =M
+	-F --force-html
+	-B --base =
+	--config =O
+	--no-config
+	-t --tries =
+	--retry-connrefused
+	--retry-on-host-error
+	--retry-on-http-error =
+	-O --output-document =M
+	--no-netrc
+	-c --continue
+	--start-pos =
+	--progress =
+	--show-progress
+	-N --timestamping
+	--no-if-modified-since
+	--no-use-server-timestamps
+	-S --server-response
+	--spider
+	-T --timeout --dns-timeout --connect-timeout --read-timeout =
+	-w --wait --waitretry =
+	--random-wait
+	--no-proxy
+	-Q --quota =
+	--bind-address --limit-rate --restrict-file-names --prefer-family =
+	--no-dns-cache
+	--ignore-case
+	-4 --inet4-only
+	-6 --inet6-only
+	--user --password --http-user --http-password --proxy-user --proxy-password =
+	--ask-password
+	--no-iri
+	--local-encoding --remote-encoding =
+	--unlink
+	-x --force-directories
+	--protocol-directories
+	--cut-dirs =
+	-P --directory-prefix =M
+	--default-page =
+	-E --adjust-extension
+	--header --compression --max-redirect --referer --method --body-data --post-data =
+	--save-headers
+	-U --user-agent =
+	--post-file --body-file --certificate --private-key --ca-certificate --crl-file --ca-directory --load-cookies =R
+	--content-disposition
+	--content-on-error
+	--trust-server-names
+	--auth-no-challenge
+	--no-check-certificate
+	--certificate-type --private-key-type --secure-protocol =
+	--https-only
+	--no-hsts
+	--keep-session-cookies
+	--no-cookies
+	-r --recursive
+	-l --level =
+	--delete-after
+	-k --convert-links
+	-K --backup-converted
+	-m --mirror
+	-p --page-requisites
+	-A --accept -R --reject --accept-regex --reject-regex =
+	-D --domains --exclude-domains =
+	-I --include-directories -X --exclude-directories =
+	-L --relative
+	--follow-ftp
+	-H --span-hosts`}
+
 func wget(c *call) {
 	c.risk(risk.Network)
-	o, _ := parseOpts(c.args, "OPoaiUetTQlAR", false, "output-document", "directory-prefix", "output-file", "append-output",
-		"input-file", "post-file", "post-data", "user-agent", "execute", "header", "user", "password", "load-cookies",
-		"save-cookies", "tries", "timeout", "quota", "level", "accept", "reject", "body-file", "method", "referer", "ca-certificate", "certificate")
+	o, _ := wgetSpec.parse(c.args)
+	c.applyOpts(&o)
 	urlArgs(c, o.pos)
 	if out, ok := o.value("-O", "--output-document"); ok {
 		if !out.is("-") {
@@ -232,17 +314,9 @@ func wget(c *call) {
 		c.risk(risk.Mutating)
 		c.cwd(true)
 	}
-	for _, w := range o.values("-o", "--output-file", "-a", "--append-output", "--save-cookies") {
-		c.risk(risk.Mutating)
-		c.write(w)
-	}
-	c.readAll(o.values("--post-file", "--body-file", "--load-cookies", "--ca-certificate", "--certificate"))
 	if in, ok := o.value("-i", "--input-file"); ok {
 		c.read(in)
 		c.opaque("wget reads the URLs to fetch from a file")
-	}
-	if o.has("-e", "--execute") {
-		c.opaque("wget -e runs wgetrc commands")
 	}
 }
 

@@ -412,7 +412,7 @@ func extraSpecs() map[string]*spec {
 	for name, s := range map[string]*spec{
 		"timeout": timeoutSpec, "nice": niceSpec, "ionice": ioniceSpec, "nohup": nohupSpec, "setsid": setsidSpec,
 		"stdbuf": stdbufSpec, "taskset": tasksetSpec, "strace": straceSpec, "xargs": xargsSpec,
-		"npm": npmSpec, "pnpm": pnpmSpec, "pip": pipSpec, "cargo": cargoSpec, "curl": curlSpec,
+		"npm": npmSpec, "pnpm": pnpmSpec, "pip": pipSpec, "cargo": cargoSpec, "curl": curlSpec, "wget": wgetSpec,
 		"docker": dockerGlobalSpec, "docker ps": dockerReadSpec,
 	} {
 		out[name] = s
