@@ -18,6 +18,7 @@ import (
 	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
 	"github.com/reins-go/reins/sandbox"
+	_ "github.com/reins-go/reins/sandbox/hardened" // enables local-hardened in this test binary
 )
 
 // e2e is the real stack: a git workspace, the real checkpointer, the hardened sandbox as the
