@@ -106,13 +106,13 @@ type index struct {
 	bySev     [4][]int32
 	byTool    nameIndex
 	byHost    nameIndex
-	relPrefix map[string][]int32
-	absPrefix map[string][]int32
-	base      map[string][]int32
-	ext       map[string][]int32
-	word      map[string][]int32 // command_pattern rules by required word, matched on Command
-	lineWord  map[string][]int32 // the DENY and CONFIRM ones among them, matched on Line too
-	prog      map[string][]int32
+	relPrefix strIndex
+	absPrefix strIndex
+	base      strIndex
+	ext       strIndex
+	word      strIndex // command_pattern rules by required word, matched on Command
+	lineWord  strIndex // the DENY and CONFIRM ones among them, matched on Line too
+	prog      strIndex
 
 	// The lowest rule position each dimension holds (noRule when empty): once a match at or
 	// before it is known, the dimension is not looked at.
@@ -120,6 +120,34 @@ type index struct {
 }
 
 const noRule = int32(1<<31 - 1)
+
+// strIndex maps strings to rule positions, and remembers which key lengths it holds (lengths
+// of 63 and more share one bit), so that most lookups of a key that cannot be there (a path
+// prefix, a word of a command) cost a bit test instead of a hash.
+type strIndex struct {
+	m    map[string][]int32
+	lens uint64
+}
+
+func lenBit(n int) uint64 { return 1 << min(n, 63) }
+
+func (x *strIndex) add(key string, i int32, hint int) {
+	if x.m == nil {
+		x.m = make(map[string][]int32, hint)
+	}
+	x.m[key] = append(x.m[key], i)
+	x.lens |= lenBit(len(key))
+}
+
+// may reports whether the index may hold a key of length n.
+func (x *strIndex) may(n int) bool { return x.lens&lenBit(n) != 0 }
+
+func (x *strIndex) get(key string) []int32 {
+	if !x.may(len(key)) {
+		return nil
+	}
+	return x.m[key]
+}
 
 // Compile checks and compiles rules. Every problem is reported, each naming its rule: an empty
 // or duplicate id, an invalid verdict, an unknown operation spelling is not an error (operations
@@ -303,12 +331,7 @@ func expandRefs(list []string, env *Env) ([]string, error) {
 func (rs *RuleSet) buildIndex() {
 	ix := &rs.idx
 	hint := max(8, len(rs.rules)/4) // large rule sets: fewer rehashes while the maps grow
-	add := func(m *map[string][]int32, key string, i int32) {
-		if *m == nil {
-			*m = make(map[string][]int32, hint)
-		}
-		(*m)[key] = append((*m)[key], i)
-	}
+	add := func(x *strIndex, key string, i int32) { x.add(key, i, hint) }
 	ix.minRest, ix.minOp, ix.minLevel, ix.minSev, ix.minTool = noRule, noRule, noRule, noRule, noRule
 	ix.minHost, ix.minTarget, ix.minWord, ix.minLineWord, ix.minProg = noRule, noRule, noRule, noRule, noRule
 	lowest := func(m *int32, i int32) { *m = min(*m, i) }
@@ -529,15 +552,15 @@ func (rs *RuleSet) Evaluate(s *Subject) (Match, bool) {
 		ix.byHost.scan(&e, s.Host)
 	}
 	if ix.minProg < e.best && len(s.Argv) > 0 {
-		e.scan(ix.prog[path.Base(s.Argv[0])])
+		e.scan(ix.prog.get(path.Base(s.Argv[0])))
 	}
 	if ix.minWord < e.best {
-		e.scanWords(ix.word, s.Command)
+		e.scanWords(&ix.word, s.Command)
 	}
 	if ix.minLineWord < e.best && s.Line != s.Command {
 		// The whole line is searched only for the DENY and CONFIRM patterns, the only ones
 		// that can match it (an ALLOW pattern matches the simple command alone).
-		e.scanWords(ix.lineWord, s.Line)
+		e.scanWords(&ix.lineWord, s.Line)
 	}
 	if e.best == int32(len(rs.rules)) {
 		return Match{}, false
@@ -573,7 +596,7 @@ func (e *evaluation) scan(list []int32) {
 }
 
 // scanWords looks up the rules indexed in words under each ASCII word of text.
-func (e *evaluation) scanWords(words map[string][]int32, text string) {
+func (e *evaluation) scanWords(words *strIndex, text string) {
 	for i := 0; i < len(text); {
 		if !isWordByte(text[i]) {
 			i++
@@ -583,7 +606,7 @@ func (e *evaluation) scanWords(words map[string][]int32, text string) {
 		for j < len(text) && isWordByte(text[j]) {
 			j++
 		}
-		e.scan(words[text[i:j]])
+		e.scan(words.get(text[i:j]))
 		i = j
 	}
 }
@@ -595,44 +618,51 @@ func (e *evaluation) scanTarget() {
 	if i := strings.LastIndexByte(t, '/'); i >= 0 {
 		base = t[i+1:]
 	}
-	if ix.base != nil {
-		e.scan(ix.base[base])
-	}
-	if ix.ext != nil {
+	e.scan(ix.base.get(base))
+	if ix.ext.m != nil {
 		if dot := strings.LastIndexByte(base, '.'); dot >= 0 {
-			e.scan(ix.ext[base[dot:]])
+			e.scan(ix.ext.get(base[dot:]))
 		}
 	}
-	if ix.relPrefix != nil && e.s.Inside() {
+	if ix.relPrefix.m != nil && e.s.Inside() {
 		for i := 0; i <= len(t); i++ {
 			if i == len(t) || t[i] == '/' {
-				e.scan(ix.relPrefix[t[:i]])
+				e.scan(ix.relPrefix.get(t[:i]))
 			}
 		}
 	}
-	if ix.absPrefix != nil {
-		abs := t
-		if e.s.Inside() {
-			// Build Root + "/" + Target without allocating when it fits the buffer.
-			var buf [512]byte
-			b := append(buf[:0], e.s.Root...)
-			if t != "." {
-				if e.s.Root != "/" {
-					b = append(b, '/')
-				}
-				b = append(b, t...)
+	if ix.absPrefix.m == nil {
+		return
+	}
+	if !e.s.Inside() {
+		for i := 1; i <= len(t); i++ {
+			if i == len(t) || t[i] == '/' {
+				e.scan(ix.absPrefix.get(t[:i]))
 			}
-			for i := 1; i <= len(b); i++ {
-				if i == len(b) || b[i] == '/' {
-					e.scan(ix.absPrefix[string(b[:i])])
-				}
-			}
-			return
 		}
-		for i := 1; i <= len(abs); i++ {
-			if i == len(abs) || abs[i] == '/' {
-				e.scan(ix.absPrefix[abs[:i]])
-			}
+		return
+	}
+	// The absolute path is Root + "/" + Target: the prefixes within Root are substrings of
+	// it, the longer ones are built (without allocating when they fit the buffer) only when
+	// the index holds a key of their length.
+	root := e.s.Root
+	for i := 1; i <= len(root); i++ {
+		if i == len(root) || root[i] == '/' {
+			e.scan(ix.absPrefix.get(root[:i]))
+		}
+	}
+	if t == "." {
+		return
+	}
+	sep := "/"
+	if root == "/" {
+		sep = ""
+	}
+	for j := 1; j <= len(t); j++ {
+		if (j == len(t) || t[j] == '/') && ix.absPrefix.may(len(root)+len(sep)+j) {
+			var buf [512]byte
+			b := append(append(append(buf[:0], root...), sep...), t[:j]...)
+			e.scan(ix.absPrefix.m[string(b)])
 		}
 	}
 }
