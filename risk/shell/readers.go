@@ -51,6 +51,9 @@ func grepOperands(c *call, o opts) {
 	if !o.has("-e", "-f") && len(pos) > 0 {
 		pos = pos[1:]
 	}
+	if len(pos) == 0 && o.has("-r", "-R") {
+		c.cwd(false) // a recursive search with no file searches the working directory
+	}
 	c.readAll(pos)
 }
 
@@ -58,6 +61,9 @@ func rgOperands(c *call, o opts) {
 	pos := o.pos
 	if !o.has("-e", "-f", "--files", "--type-list") && len(pos) > 0 {
 		pos = pos[1:]
+	}
+	if len(pos) == 0 && !o.has("--type-list") {
+		c.cwd(false) // rg searches the working directory when it names no path
 	}
 	c.readAll(pos)
 }

@@ -45,7 +45,7 @@ var table = []row{
 	{"wc -l *.go", "read_only", "*.go", "", "", false, A, A},
 	{"grep -rn TODO src", "read_only", "src", "", "", false, A, A},
 	{"grep -e foo -e bar file.txt", "read_only", "file.txt", "", "", false, A, A},
-	{`rg -i "fn main" --type rust`, "read_only", "", "", "", false, A, A},
+	{`rg -i "fn main" --type rust`, "read_only", ".", "", "", false, A, A},
 	{"echo hello", "read_only", "", "", "", false, A, A},
 	{"pwd", "read_only", "", "", "", false, A, A},
 	{"stat go.mod", "read_only", "go.mod", "", "", false, A, A},
