@@ -69,6 +69,10 @@ type Func func(ctx context.Context, d gate.Decision) error
 // checkpoint. One decision record (the gate's), at most one approval record and exactly one
 // outcome record are written; checkpoint events are recorded on their own.
 //
+// A grant's use count counts the actions whose decision names it (Decision.RuleID "grant:...");
+// a grant that answered one part of a compound action whose reason names another rule is not
+// counted.
+//
 // The error is nil, or matches gate.ErrDenied (a *gate.DeniedError with the alternatives the
 // engine knows, or a *ParkedError), or is an *ActionError: the gate's refusal and the tool's
 // failure are told apart. An action whose decision carries the Sandbox obligation is denied

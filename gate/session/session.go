@@ -142,7 +142,8 @@ type Session struct {
 }
 
 // New returns a session running actions through g. It installs the session's grants as g's
-// grant source (see gate.GrantSource) and loads the "always" grants from Options.Grants.
+// grant source (see gate.GrantSource) and loads the "always" grants from Options.Grants. A gate
+// has one grant source: a second session on the same gate replaces the first one's grants.
 func New(ctx context.Context, g *gate.Gate, opts *Options) (*Session, error) {
 	if g == nil {
 		return nil, errors.New("session: nil gate")
