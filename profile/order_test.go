@@ -108,3 +108,14 @@ func TestOrderOfEquallyChangedBuiltins(t *testing.T) {
 	ok, _ = profile.AtLeastAsRestrictive(other, change(profile.ProfileDev))
 	assert.False(t, ok)
 }
+
+// TestModeStricterThan: emergency-stop < plan < read-only < default, a strict order.
+func TestModeStricterThan(t *testing.T) {
+	t.Parallel()
+	order := []profile.Mode{profile.EmergencyStop, profile.Plan, profile.ReadOnly, profile.Default}
+	for i, m := range order {
+		for j, n := range order {
+			assert.Equal(t, i < j, m.StricterThan(n), "%s stricter than %s", m, n)
+		}
+	}
+}

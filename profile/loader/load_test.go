@@ -164,7 +164,7 @@ func TestPrecedence(t *testing.T) {
 	}
 }
 
-func TestProvenanceNamesLayerFilePointerAndLine(t *testing.T) {
+func TestProvenanceNamesOriginFilePointerAndLine(t *testing.T) {
 	t.Parallel()
 	f := newFiles(t)
 	f.writeUser(readTestdata(t, "user-dev.json"))
