@@ -44,7 +44,7 @@ func modeRank(m Mode) int {
 }
 
 // sameOverlay reports whether to and from are built-in profiles of one family with the same
-// changes made to each (none, or the same files applied to both, as Loaded.Rebase does), and
+// changes made to each (none, or the same files applied to both, as loader.Loaded.Rebase does), and
 // returns their bases.
 func sameOverlay(to, from Profile) (bt, bf Profile, ok bool) {
 	bt, errT := Builtin(to.Name)
@@ -147,7 +147,7 @@ func overlay(p, base Profile) string {
 //   - A profile that denies everything is at least as restrictive as any, emergency-stop before
 //     plan: leaving an emergency stop always needs confirmation.
 //   - Between built-in profiles of one family, unmodified or changed in exactly the same way
-//     (the same files applied to both, as Loaded.Rebase does), the family's own order holds:
+//     (the same files applied to both, as loader.Loaded.Rebase does), the family's own order holds:
 //     PROFILE-SAFE < PROFILE-DEV < PROFILE-FULL-AUTO; emergency-stop < plan < read-only <
 //     supervised < trusted < autonomous; ask < safe < auto < yolo.
 //   - Otherwise every setting must be at least as restrictive: the mode (read-only is stricter
