@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 
@@ -93,13 +94,18 @@ type spec struct {
 	longs []string // sorted long spellings, for abbreviations
 	list  []*option
 	safe  bool // every option is a read-only flag or value: a hidden option cannot do harm
+	once  sync.Once
 }
 
-// compile parses the table; a malformed table is a programming error.
+// compile parses the table once, safely for concurrent analyses; a malformed table is a
+// programming error.
 func (s *spec) compile() *spec {
-	if s.long != nil {
-		return s
-	}
+	s.once.Do(s.build)
+	return s
+}
+
+// build parses the table.
+func (s *spec) build() {
 	s.short, s.long = map[byte]*option{}, map[string]*option{}
 	s.safe = true
 	for _, line := range strings.Split(s.opts, "\n") {
@@ -155,7 +161,6 @@ func (s *spec) compile() *spec {
 		s.list = append(s.list, o)
 	}
 	slices.Sort(s.longs)
-	return s
 }
 
 // lookupLong finds a long option by name, or by unique prefix when the program accepts
