@@ -14,84 +14,17 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/reins-go/reins/sandbox/internal/proto"
 )
-
-// childArg0 is the argv[0] that makes a re-executed binary act as the
-// sandbox child (see [ChildMain]).
-const childArg0 = "reins-sandbox-child"
-
-// Inherited descriptors of the child.
-const (
-	childPolicyFD = 3 // read end of the policy pipe
-	childStatusFD = 4 // write end of the status pipe
-)
-
-// pipeAtomic is a size that always fits in a fresh pipe's buffer (the
-// Linux default is 64 KiB; one page is guaranteed).
-const pipeAtomic = 4096
-
-// childPolicy is what the parent sends the child over the policy pipe.
-type childPolicy struct {
-	Args        []string
-	Dir         string
-	Env         []string
-	Probe       bool // stop before exec and report success
-	ReadOnly    []string
-	Writable    []string
-	Masks       []string
-	GitReadOnly []string
-	// RunDir is an empty host directory: the mount point of the new
-	// root, or the TMPDIR when there is no mount namespace.
-	RunDir         string
-	MountNS        bool
-	UserNS         bool
-	PIDNS          bool
-	NetNS          bool
-	DenyNetwork    bool
-	MinLandlockABI int
-	BestEffort     bool
-	Simulate       []Layer
-	Limits         Limits
-	// CmdEnv is Command.Env; it wins over Env and the sandbox's own
-	// HOME, TMPDIR and XDG_CACHE_HOME.
-	CmdEnv []string
-	// RunAs, for a root launcher, is the identity the command runs
-	// under: the workspace's owner.
-	RunAs          bool
-	RunUID, RunGID int
-	// Home and Tmp are the command's private HOME and TMPDIR when there
-	// is no mount namespace (directories in RunDir); with one, they are
-	// made in the private /tmp.
-	Home, Tmp string
-	// CacheEnv are the variables that point tools at shared host caches
-	// (HardenedConfig.Caches); empty for private caches.
-	CacheEnv []string
-}
-
-// childReport is what the child sends back over the status pipe: one
-// JSON object per line, the last one wins.
-type childReport struct {
-	Enforced    []Layer
-	Missing     []Layer
-	Warnings    []string
-	LandlockABI int
-	FailedLayer Layer  `json:",omitempty"`
-	Failure     string `json:",omitempty"`
-	ExecError   string `json:",omitempty"`
-	ProbeOK     bool   `json:",omitempty"`
-	// Started is set once the command runs; CmdExit and CmdSignal are
-	// its status once it ended (Ended).
-	Started   bool `json:",omitempty"`
-	Ended     bool `json:",omitempty"`
-	CmdExit   int  `json:",omitempty"`
-	CmdSignal int  `json:",omitempty"`
-	// Refused lists the system calls the seccomp filter refused.
-	Refused []string `json:",omitempty"`
-}
 
 func (h *Hardened) run(ctx context.Context, cmd Command, probe bool) (Result, error) {
 	const backend = "local-hardened"
 	conf := Confinement{Backend: backend}
+	if !proto.ChildLinked.Load() {
+		return unavailableResult(conf, &UnavailableError{Backend: backend,
+			Reason: "this program does not hold the sandbox child: import github.com/reins-go/reins/sandbox/hardened to enable local-hardened"})
+	}
 	if err := cmd.validate(); err != nil {
 		return Result{ExitCode: ExitDenied, Stderr: []byte(err.Error() + "\n"), Confinement: conf}, err
 	}
@@ -107,7 +40,7 @@ func (h *Hardened) run(ctx context.Context, cmd Command, probe bool) (Result, er
 		return unavailableResult(conf, &UnavailableError{Backend: backend, Reason: "creating the run directory: " + err.Error()})
 	}
 	defer os.RemoveAll(runDir)
-	p := childPolicy{
+	p := proto.ChildPolicy{
 		Args:           cmd.Args,
 		Dir:            dir,
 		Probe:          probe,
@@ -121,8 +54,8 @@ func (h *Hardened) run(ctx context.Context, cmd Command, probe bool) (Result, er
 		DenyNetwork:    !h.cfg.Policy.AllowNetwork,
 		MinLandlockABI: h.minABI(),
 		BestEffort:     h.cfg.BestEffort,
-		Simulate:       h.cfg.SimulateMissing,
-		Limits:         h.cfg.Limits,
+		Simulate:       layerStrings(h.cfg.SimulateMissing),
+		Limits:         proto.Limits(h.cfg.Limits),
 	}
 	// A root launcher's command runs as the workspace's owner.
 	if os.Geteuid() == 0 && h.ownerUID != 0 {
@@ -207,8 +140,9 @@ func (h *Hardened) run(ctx context.Context, cmd Command, probe bool) (Result, er
 		return unavailableResult(conf, &UnavailableError{Backend: backend, Reason: "starting the sandbox child: " + err.Error()})
 	}
 	rep := statusReport
-	conf.Enforced = append([]Layer{LayerWorkdir, LayerEnv, LayerProcessGroup}, rep.Enforced...)
-	conf.Missing = rep.Missing
+	enforced := toLayers(rep.Enforced)
+	conf.Enforced = append([]Layer{LayerWorkdir, LayerEnv, LayerProcessGroup}, enforced...)
+	conf.Missing = toLayers(rep.Missing)
 	conf.Warnings = rep.Warnings
 	// Name every layer that is actually missing, namespaces included.
 	for _, ns := range []struct {
@@ -221,10 +155,10 @@ func (h *Hardened) run(ctx context.Context, cmd Command, probe bool) (Result, er
 		{LayerNetNS, p.DenyNetwork, "no network namespace: the network is denied by seccomp and Landlock only"},
 		{LayerMountNS, true, ""},
 	} {
-		if !ns.want || slices.Contains(rep.Enforced, ns.l) || slices.Contains(conf.Missing, ns.l) || rep.FailedLayer != "" {
+		if !ns.want || slices.Contains(enforced, ns.l) || slices.Contains(conf.Missing, ns.l) || rep.FailedLayer != "" {
 			continue
 		}
-		if ns.l == LayerUserNS && os.Geteuid() == 0 && slices.Contains(rep.Enforced, LayerMountNS) && !h.simulated(LayerUserNS) {
+		if ns.l == LayerUserNS && os.Geteuid() == 0 && slices.Contains(enforced, LayerMountNS) && !h.simulated(LayerUserNS) {
 			continue // root needs no user namespace for the others
 		}
 		conf.Missing = append(conf.Missing, ns.l)
@@ -238,7 +172,7 @@ func (h *Hardened) run(ctx context.Context, cmd Command, probe bool) (Result, er
 	conf.LandlockABI = rep.LandlockABI
 	if rep.FailedLayer != "" || (rep.Failure != "" && !pr.timedOut) {
 		conf.Enforced = nil
-		res, uerr := unavailableResult(conf, &UnavailableError{Backend: backend, Layer: rep.FailedLayer, Reason: rep.Failure})
+		res, uerr := unavailableResult(conf, &UnavailableError{Backend: backend, Layer: Layer(rep.FailedLayer), Reason: rep.Failure})
 		res.Stderr = append(pr.stderr.bytes(), res.Stderr...)
 		return res, uerr
 	}
@@ -280,35 +214,35 @@ func isNamespaceErr(err error) bool {
 }
 
 // spawn starts the child, sends it the policy and collects its report.
-func (h *Hardened) spawn(ctx context.Context, cmd Command, p childPolicy, attr *syscall.SysProcAttr) (*procResult, childReport, error) {
+func (h *Hardened) spawn(ctx context.Context, cmd Command, p proto.ChildPolicy, attr *syscall.SysProcAttr) (*procResult, proto.ChildReport, error) {
 	policyR, policyW, err := os.Pipe()
 	if err != nil {
-		return nil, childReport{}, err
+		return nil, proto.ChildReport{}, err
 	}
 	statusR, statusW, err := os.Pipe()
 	if err != nil {
 		policyR.Close()
 		policyW.Close()
-		return nil, childReport{}, err
+		return nil, proto.ChildReport{}, err
 	}
 	payload, err := json.Marshal(p)
 	if err != nil {
-		return nil, childReport{}, err
+		return nil, proto.ChildReport{}, err
 	}
 	// A policy that fits in the pipe buffer is written before the child
 	// starts, so the child never waits for it; a larger one is written
 	// once the child runs and reads.
 	prewritten := false
-	if len(payload) <= pipeAtomic {
+	if len(payload) <= proto.PipeAtomic {
 		if _, err := policyW.Write(payload); err == nil {
 			prewritten = true
 			policyW.Close()
 		}
 	}
-	reports := make(chan childReport, 1)
+	reports := make(chan proto.ChildReport, 1)
 	spec := procSpec{
 		path:       "/proc/self/exe",
-		args:       []string{childArg0},
+		args:       []string{proto.ChildArg0},
 		dir:        "/",
 		env:        []string{},
 		stdin:      cmd.Stdin,
@@ -320,11 +254,11 @@ func (h *Hardened) spawn(ctx context.Context, cmd Command, p childPolicy, attr *
 			policyR.Close()
 			statusW.Close()
 			go func() {
-				var last childReport
+				var last proto.ChildReport
 				sc := bufio.NewScanner(statusR)
 				sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 				for sc.Scan() {
-					var r childReport
+					var r proto.ChildReport
 					if json.Unmarshal(sc.Bytes(), &r) == nil {
 						last = r
 					}
@@ -346,28 +280,26 @@ func (h *Hardened) spawn(ctx context.Context, cmd Command, p childPolicy, attr *
 		policyW.Close()
 		statusR.Close()
 		statusW.Close()
-		return nil, childReport{}, pr.startErr
+		return nil, proto.ChildReport{}, pr.startErr
 	}
 	return &pr, <-reports, nil
 }
 
-// ChildMain turns this process into the sandbox child when it was started
-// as one (argv[0] is the sentinel the hardened backend uses); it then
-// never returns. Otherwise it returns at once.
-//
-// The package's init calls it, so a program that imports this package
-// needs nothing more. It is exported for programs that want the dispatch
-// to happen at a point of their choosing, for example first thing in
-// TestMain or main, before other initialisation with side effects.
-func ChildMain() {
-	if len(os.Args) == 0 || os.Args[0] != childArg0 {
-		return
+func layerStrings(ls []Layer) []string {
+	out := make([]string, len(ls))
+	for i, l := range ls {
+		out[i] = string(l)
 	}
-	childMain()
-	os.Exit(ExitUnavailable) // not reached
+	return out
 }
 
-func init() { ChildMain() }
+func toLayers(ss []string) []Layer {
+	out := make([]Layer, len(ss))
+	for i, l := range ss {
+		out[i] = Layer(l)
+	}
+	return out
+}
 
 // appendIDMap adds a one-id identity mapping for id unless it is mapped.
 func appendIDMap(m []syscall.SysProcIDMap, id int) []syscall.SysProcIDMap {

@@ -10,7 +10,4 @@ func (h *Hardened) run(ctx context.Context, cmd Command, probe bool) (Result, er
 	})
 }
 
-// ChildMain returns at once on systems other than Linux.
-func ChildMain() {}
-
 func fileOwner(string) (uid, gid int, ok bool) { return 0, 0, false }

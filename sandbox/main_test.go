@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/reins-go/reins/sandbox"
+	"github.com/reins-go/reins/sandbox/hardened"
 )
 
 // probeDir holds a copy of this test binary that sandboxed commands can
@@ -17,9 +17,10 @@ import (
 var probeDir, probeBin string
 
 func TestMain(m *testing.M) {
-	// The package init already dispatches the sandbox child; calling it
-	// again here shows the explicit form and is a no-op otherwise.
-	sandbox.ChildMain()
+	// Package hardened's init already dispatches the sandbox child;
+	// calling it again here shows the explicit form and is a no-op
+	// otherwise.
+	hardened.ChildMain()
 	if code, ok := runProbe(os.Args); ok {
 		os.Exit(code)
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
 	"github.com/reins-go/reins/sandbox"
+	_ "github.com/reins-go/reins/sandbox/hardened" // enables local-hardened (its child entry point and Landlock)
 )
 
 // step is one thing the scripted agent wants to do.

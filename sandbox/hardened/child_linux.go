@@ -1,6 +1,6 @@
 //go:build linux
 
-package sandbox
+package hardened
 
 import (
 	"encoding/json"
@@ -22,6 +22,9 @@ import (
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
 
+	"github.com/reins-go/reins/internal/fspath"
+	"github.com/reins-go/reins/sandbox"
+	"github.com/reins-go/reins/sandbox/internal/proto"
 	"github.com/reins-go/reins/sandbox/internal/seccomp"
 )
 
@@ -33,10 +36,10 @@ import (
 // namespace. It dies with its launcher (parent-death signal).
 func childMain() {
 	runtime.LockOSThread()
-	_, _ = unix.FcntlInt(childStatusFD, unix.F_SETFD, unix.FD_CLOEXEC)
-	status := os.NewFile(childStatusFD, "status")
+	_, _ = unix.FcntlInt(proto.ChildStatusFD, unix.F_SETFD, unix.FD_CLOEXEC)
+	status := os.NewFile(proto.ChildStatusFD, "status")
 	var (
-		rep   childReport
+		rep   proto.ChildReport
 		repMu sync.Mutex
 	)
 	send := func() {
@@ -45,41 +48,41 @@ func childMain() {
 		repMu.Unlock()
 		_, _ = status.Write(append(b, '\n'))
 	}
-	fail := func(l Layer, err error) {
+	fail := func(l sandbox.Layer, err error) {
 		rep.Enforced = nil
-		rep.FailedLayer, rep.Failure = l, err.Error()
+		rep.FailedLayer, rep.Failure = string(l), err.Error()
 		send()
 		fmt.Fprintf(os.Stderr, "reins/sandbox: local-hardened: required layer %s unavailable: %v; the command did not run\n", l, err)
-		os.Exit(ExitUnavailable)
+		os.Exit(sandbox.ExitUnavailable)
 	}
 
-	pf := os.NewFile(childPolicyFD, "policy")
+	pf := os.NewFile(proto.ChildPolicyFD, "policy")
 	data, err := io.ReadAll(pf)
 	pf.Close()
-	var p childPolicy
+	var p proto.ChildPolicy
 	if err == nil {
 		err = json.Unmarshal(data, &p)
 	}
 	if err != nil || len(p.Args) == 0 {
-		fail("policy", fmt.Errorf("reading the policy from the parent: %v", err))
+		fail(sandbox.Layer("policy"), fmt.Errorf("reading the policy from the parent: %v", err))
 	}
-	sim := func(l Layer) bool {
+	sim := func(l sandbox.Layer) bool {
 		for _, s := range p.Simulate {
-			if s == l {
+			if s == string(l) {
 				return true
 			}
 		}
 		return false
 	}
 	errSimulated := errors.New("simulated as missing (HardenedConfig.SimulateMissing)")
-	missing := func(l Layer, err error) {
+	missing := func(l sandbox.Layer, err error) {
 		if !p.BestEffort {
 			fail(l, err)
 		}
-		rep.Missing = append(rep.Missing, l)
+		rep.Missing = append(rep.Missing, string(l))
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s not enforced: %v", l, err))
 	}
-	enforce := func(l Layer) { rep.Enforced = append(rep.Enforced, l) }
+	enforce := func(l sandbox.Layer) { rep.Enforced = append(rep.Enforced, string(l)) }
 
 	// 0. Lifetime: this process dies with its launcher (the parent set
 	// the parent-death signal; it is armed again after the identity
@@ -95,18 +98,18 @@ func childMain() {
 	// read-only mount tree.
 	mounted := false
 	if p.UserNS {
-		enforce(LayerUserNS)
+		enforce(sandbox.LayerUserNS)
 	}
 	switch {
-	case !p.MountNS && sim(LayerMountNS):
-		missing(LayerMountNS, errSimulated)
+	case !p.MountNS && sim(sandbox.LayerMountNS):
+		missing(sandbox.LayerMountNS, errSimulated)
 	case !p.MountNS:
-		missing(LayerMountNS, errors.New("no private mount namespace: user namespaces are unavailable and the caller is not root"))
+		missing(sandbox.LayerMountNS, errors.New("no private mount namespace: user namespaces are unavailable and the caller is not root"))
 	default:
 		if err := setupMounts(&p); err != nil {
-			missing(LayerMountNS, err)
+			missing(sandbox.LayerMountNS, err)
 		} else {
-			enforce(LayerMountNS)
+			enforce(sandbox.LayerMountNS)
 			mounted = true
 		}
 	}
@@ -116,80 +119,80 @@ func childMain() {
 	if mounted {
 		tmpDir, home = sandboxTmp, sandboxHome
 		if err := os.MkdirAll(filepath.Join(home, ".cache"), 0o700); err != nil {
-			fail(LayerMountNS, fmt.Errorf("creating the private HOME: %w", err))
+			fail(sandbox.LayerMountNS, fmt.Errorf("creating the private HOME: %w", err))
 		}
 		if p.RunAs {
 			for _, d := range []string{home, filepath.Join(home, ".cache")} {
 				if err := os.Lchown(d, p.RunUID, p.RunGID); err != nil {
-					fail(LayerMountNS, fmt.Errorf("giving the private HOME to uid %d: %w", p.RunUID, err))
+					fail(sandbox.LayerMountNS, fmt.Errorf("giving the private HOME to uid %d: %w", p.RunUID, err))
 				}
 			}
 		}
 	}
 	p.Writable = append(p.Writable, tmpDir)
-	if !within(home, tmpDir) {
+	if !fspath.Within(home, tmpDir) {
 		p.Writable = append(p.Writable, home)
 	}
 	defaults := []string{"TMPDIR=" + tmpDir, "HOME=" + home, "XDG_CACHE_HOME=" + filepath.Join(home, ".cache")}
-	p.Env = buildEnv(p.Env, append(append(defaults, p.CacheEnv...), p.CmdEnv...), nil)
+	p.Env = proto.BuildEnv(p.Env, append(append(defaults, p.CacheEnv...), p.CmdEnv...), nil)
 	if p.PIDNS {
-		enforce(LayerPIDNS)
+		enforce(sandbox.LayerPIDNS)
 	}
 	if p.NetNS {
-		enforce(LayerNetNS)
+		enforce(sandbox.LayerNetNS)
 	}
 
 	// 2. Capabilities, and for a root launcher the workspace owner's
 	// identity: the bounding set goes first (that needs CAP_SETPCAP),
 	// then the uid changes, then every remaining set is cleared.
-	if sim(LayerCaps) {
-		missing(LayerCaps, errSimulated)
+	if sim(sandbox.LayerCaps) {
+		missing(sandbox.LayerCaps, errSimulated)
 	} else if err := dropCaps(func() error {
 		if !p.RunAs {
 			return nil
 		}
 		if err := switchIdentity(p.RunUID, p.RunGID); err != nil {
-			fail(LayerIdentity, err)
+			fail(sandbox.LayerIdentity, err)
 		}
-		enforce(LayerIdentity)
+		enforce(sandbox.LayerIdentity)
 		return nil
 	}); err != nil {
-		missing(LayerCaps, err)
+		missing(sandbox.LayerCaps, err)
 	} else {
-		enforce(LayerCaps)
+		enforce(sandbox.LayerCaps)
 	}
 	// The identity change cleared the parent-death signal: arm it again,
 	// then make sure the launcher did not die in between (its end of the
 	// status pipe would be closed).
 	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(unix.SIGKILL), 0, 0, 0); err != nil {
-		fail(LayerSession, fmt.Errorf("prctl(PR_SET_PDEATHSIG): %w", err))
+		fail(sandbox.LayerSession, fmt.Errorf("prctl(PR_SET_PDEATHSIG): %w", err))
 	}
-	if launcherGone(childStatusFD) {
-		os.Exit(ExitUnavailable)
+	if launcherGone(proto.ChildStatusFD) {
+		os.Exit(sandbox.ExitUnavailable)
 	}
-	enforce(LayerSession)
+	enforce(sandbox.LayerSession)
 
 	// 3. no_new_privs.
-	if sim(LayerNoNewPrivs) {
-		missing(LayerNoNewPrivs, errSimulated)
+	if sim(sandbox.LayerNoNewPrivs) {
+		missing(sandbox.LayerNoNewPrivs, errSimulated)
 	} else if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		missing(LayerNoNewPrivs, fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", err))
+		missing(sandbox.LayerNoNewPrivs, fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", err))
 	} else {
-		enforce(LayerNoNewPrivs)
+		enforce(sandbox.LayerNoNewPrivs)
 	}
 
 	// 4. Landlock at the detected ABI.
 	abi := detectLandlockABI()
 	switch {
-	case sim(LayerLandlock):
-		missing(LayerLandlock, errSimulated)
+	case sim(sandbox.LayerLandlock):
+		missing(sandbox.LayerLandlock, errSimulated)
 	case abi < p.MinLandlockABI:
-		missing(LayerLandlock, fmt.Errorf("kernel Landlock ABI is %d, at least %d is required", abi, p.MinLandlockABI))
+		missing(sandbox.LayerLandlock, fmt.Errorf("kernel Landlock ABI is %d, at least %d is required", abi, p.MinLandlockABI))
 	default:
 		if err := applyLandlock(&p, abi); err != nil {
-			missing(LayerLandlock, err)
+			missing(sandbox.LayerLandlock, err)
 		} else {
-			enforce(LayerLandlock)
+			enforce(sandbox.LayerLandlock)
 			rep.LandlockABI = min(abi, len(landlockPresets))
 		}
 	}
@@ -197,12 +200,12 @@ func childMain() {
 	// 5. seccomp, with a listener when the kernel offers one: this
 	// process answers every refusal and reports it.
 	listener := -1
-	if sim(LayerSeccomp) {
-		missing(LayerSeccomp, errSimulated)
+	if sim(sandbox.LayerSeccomp) {
+		missing(sandbox.LayerSeccomp, errSimulated)
 	} else if fd, warn, err := installSeccomp(p.DenyNetwork); err != nil {
-		missing(LayerSeccomp, err)
+		missing(sandbox.LayerSeccomp, err)
 	} else {
-		enforce(LayerSeccomp)
+		enforce(sandbox.LayerSeccomp)
 		listener = fd
 		if warn != "" {
 			rep.Warnings = append(rep.Warnings, warn)
@@ -210,21 +213,21 @@ func childMain() {
 	}
 
 	// 6. Resource limits.
-	if sim(LayerRlimits) {
-		missing(LayerRlimits, errSimulated)
+	if sim(sandbox.LayerRlimits) {
+		missing(sandbox.LayerRlimits, errSimulated)
 	} else if err := setLimits(p.Limits); err != nil {
-		missing(LayerRlimits, err)
+		missing(sandbox.LayerRlimits, err)
 	} else {
-		enforce(LayerRlimits)
+		enforce(sandbox.LayerRlimits)
 	}
 
 	// 7. Descriptors other than stdio close at exec.
-	if sim(LayerFDs) {
-		missing(LayerFDs, errSimulated)
+	if sim(sandbox.LayerFDs) {
+		missing(sandbox.LayerFDs, errSimulated)
 	} else if err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
-		missing(LayerFDs, fmt.Errorf("close_range: %w", err))
+		missing(sandbox.LayerFDs, fmt.Errorf("close_range: %w", err))
 	} else {
-		enforce(LayerFDs)
+		enforce(sandbox.LayerFDs)
 	}
 
 	if p.Probe {
@@ -241,11 +244,11 @@ func childMain() {
 		os.Exit(code)
 	}
 	if err := unix.Chdir(p.Dir); err != nil {
-		execFail(ExitUnavailable, fmt.Errorf("chdir %s: %w", p.Dir, err))
+		execFail(sandbox.ExitUnavailable, fmt.Errorf("chdir %s: %w", p.Dir, err))
 	}
-	path, err := lookPath(p.Args[0], p.Dir, p.Env)
+	path, err := proto.LookPath(p.Args[0], p.Dir, p.Env)
 	if err != nil {
-		execFail(ExitUnavailable, err)
+		execFail(sandbox.ExitUnavailable, err)
 	}
 	if listener >= 0 {
 		go seccomp.Supervise(seccomp.Native, listener, func(pid, nr uint32, what string) {
@@ -261,9 +264,9 @@ func childMain() {
 		Sys: &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL},
 	})
 	if err != nil {
-		code := ExitDenied
+		code := sandbox.ExitDenied
 		if errors.Is(err, unix.ENOENT) {
-			code = ExitUnavailable
+			code = sandbox.ExitUnavailable
 		}
 		execFail(code, fmt.Errorf("exec %s: %w", path, err))
 	}
@@ -381,7 +384,7 @@ func childPIDs() []int {
 // /proc, masks over denied paths and read-only .git directories; then it
 // pivots into it and makes every mount read-only except the writable
 // ones.
-func setupMounts(p *childPolicy) error {
+func setupMounts(p *proto.ChildPolicy) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("making / private: %w", err)
 	}
@@ -506,7 +509,7 @@ func setupMounts(p *childPolicy) error {
 				return fmt.Errorf("masking %s: %w", m, err)
 			}
 			for _, w := range p.Writable {
-				if w == m || !within(w, m) {
+				if w == m || !fspath.Within(w, m) {
 					continue
 				}
 				wfi, err := os.Stat(w)
@@ -600,7 +603,7 @@ func coveredReadOnly(ro, writable []string) []string {
 	for _, r := range ro {
 		covered := false
 		for _, a := range ro {
-			if a == r || !within(r, a) {
+			if a == r || !fspath.Within(r, a) {
 				continue
 			}
 			if fi, err := os.Lstat(a); err != nil || fi.Mode()&os.ModeSymlink != 0 {
@@ -608,7 +611,7 @@ func coveredReadOnly(ro, writable []string) []string {
 			}
 			between := false
 			for _, w := range writable {
-				if within(w, a) && within(r, w) {
+				if fspath.Within(w, a) && fspath.Within(r, w) {
 					between = true
 				}
 			}
@@ -760,7 +763,7 @@ const (
 // and abstract UNIX sockets are scoped to the sandbox. It uses go-landlock
 // at the detected ABI, on this thread only: the command is executed from
 // it, and the child's other threads never run anything else.
-func applyLandlock(p *childPolicy, abi int) error {
+func applyLandlock(p *proto.ChildPolicy, abi int) error {
 	preset := landlockPresets[min(abi, len(landlockPresets))-1]
 	attr := ll.RulesetAttr{
 		HandledAccessFS: uint64(preset.HandledAccessFS),
@@ -846,7 +849,7 @@ func installSeccomp(denyNetwork bool) (listener int, warning string, err error) 
 }
 
 // setLimits applies the configured limits and disables core dumps.
-func setLimits(l Limits) error {
+func setLimits(l proto.Limits) error {
 	set := func(res int, v uint64, name string) error {
 		if err := unix.Setrlimit(res, &unix.Rlimit{Cur: v, Max: v}); err != nil {
 			return fmt.Errorf("setrlimit(%s, %d): %w", name, v, err)

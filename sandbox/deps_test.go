@@ -1,0 +1,32 @@
+package sandbox_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/reins-go/reins/sandbox/internal/testenv"
+)
+
+// TestImportingSandboxCostsNothing: package sandbox alone links neither
+// go-landlock nor libcap's psx (a cgo wrapper of pthread_create), and
+// holds no child entry point; package sandbox/hardened brings them.
+func TestImportingSandboxCostsNothing(t *testing.T) {
+	t.Parallel()
+	goTool := testenv.RequireTool(t, "go", "the test lists package dependencies with go list")
+	deps := func(pkg string) string {
+		out, err := exec.Command(goTool, "list", "-deps", pkg).CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		return string(out)
+	}
+	base := deps("github.com/reins-go/reins/sandbox")
+	for _, forbidden := range []string{"landlock-lsm/go-landlock", "libcap/psx", "reins/sandbox/hardened", "sandbox/internal/seccomp"} {
+		assert.NotContains(t, base, forbidden, "importing sandbox alone pulls in %s", forbidden)
+	}
+	assert.False(t, strings.Contains(base, "go-landlock"))
+	h := deps("github.com/reins-go/reins/sandbox/hardened")
+	assert.Contains(t, h, "landlock-lsm/go-landlock")
+}

@@ -1,0 +1,170 @@
+//go:build linux
+
+// Package proto is the protocol between the hardened sandbox's launcher
+// (package sandbox) and its child (package sandbox/hardened): the
+// sentinel argv[0], the inherited descriptors, the policy the launcher
+// sends and the reports the child sends back, and the few helpers both
+// sides share.
+package proto
+
+import (
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
+)
+
+// ChildLinked is set by package sandbox/hardened's init: the running
+// binary holds the child's entry point, so the launcher may re-execute
+// it as the child.
+var ChildLinked atomic.Bool
+
+// ChildArg0 is the argv[0] that makes a re-executed binary act as the
+// sandbox child.
+const ChildArg0 = "reins-sandbox-child"
+
+// Inherited descriptors of the child.
+const (
+	ChildPolicyFD = 3 // read end of the policy pipe
+	ChildStatusFD = 4 // write end of the status pipe
+)
+
+// PipeAtomic is a size that always fits in a fresh pipe's buffer (the
+// Linux default is 64 KiB; one page is guaranteed).
+const PipeAtomic = 4096
+
+// ChildPolicy is what the parent sends the child over the policy pipe.
+type ChildPolicy struct {
+	Args        []string
+	Dir         string
+	Env         []string
+	Probe       bool // stop before exec and report success
+	ReadOnly    []string
+	Writable    []string
+	Masks       []string
+	GitReadOnly []string
+	// RunDir is an empty host directory: the mount point of the new
+	// root, or the TMPDIR when there is no mount namespace.
+	RunDir         string
+	MountNS        bool
+	UserNS         bool
+	PIDNS          bool
+	NetNS          bool
+	DenyNetwork    bool
+	MinLandlockABI int
+	BestEffort     bool
+	Simulate       []string
+	Limits         Limits
+	// CmdEnv is Command.Env; it wins over Env and the sandbox's own
+	// HOME, TMPDIR and XDG_CACHE_HOME.
+	CmdEnv []string
+	// RunAs, for a root launcher, is the identity the command runs
+	// under: the workspace's owner.
+	RunAs          bool
+	RunUID, RunGID int
+	// Home and Tmp are the command's private HOME and TMPDIR when there
+	// is no mount namespace (directories in RunDir); with one, they are
+	// made in the private /tmp.
+	Home, Tmp string
+	// CacheEnv are the variables that point tools at shared host caches
+	// (HardenedConfig.Caches); empty for private caches.
+	CacheEnv []string
+}
+
+// ChildReport is what the child sends back over the status pipe: one
+// JSON object per line, the last one wins.
+type ChildReport struct {
+	Enforced    []string
+	Missing     []string
+	Warnings    []string
+	LandlockABI int
+	FailedLayer string `json:",omitempty"`
+	Failure     string `json:",omitempty"`
+	ExecError   string `json:",omitempty"`
+	ProbeOK     bool   `json:",omitempty"`
+	// Started is set once the command runs; CmdExit and CmdSignal are
+	// its status once it ended (Ended).
+	Started   bool `json:",omitempty"`
+	Ended     bool `json:",omitempty"`
+	CmdExit   int  `json:",omitempty"`
+	CmdSignal int  `json:",omitempty"`
+	// Refused lists the system calls the seccomp filter refused.
+	Refused []string `json:",omitempty"`
+}
+
+// Limits mirror sandbox.Limits.
+type Limits struct {
+	CPUSeconds, FileSize, AddressSpace, OpenFiles, Processes uint64
+}
+
+// BuildEnv keeps the variables of base that allow names (all of them
+// when allow is empty) and overlays overrides, which are always kept.
+// Later entries win.
+func BuildEnv(base, overrides, allow []string) []string {
+	set := make(map[string]bool, len(allow))
+	for _, k := range allow {
+		set[k] = true
+	}
+	idx := map[string]int{}
+	var out []string
+	for i, kv := range append(append([]string(nil), base...), overrides...) {
+		k, _, ok := strings.Cut(kv, "=")
+		if !ok || k == "" || (i < len(base) && len(allow) > 0 && !set[k]) {
+			continue
+		}
+		if j, seen := idx[k]; seen {
+			out[j] = kv
+			continue
+		}
+		idx[k] = len(out)
+		out = append(out, kv)
+	}
+	return out
+}
+
+// LookupEnv returns the value of key in env (the last one).
+func LookupEnv(env []string, key string) (string, bool) {
+	for i := len(env) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(env[i], "="); ok && k == key {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// LookPath finds file in the PATH of env, relative names against dir.
+func LookPath(file, dir string, env []string) (string, error) {
+	if strings.Contains(file, "/") {
+		if !filepath.IsAbs(file) {
+			file = filepath.Join(dir, file)
+		}
+		return file, nil
+	}
+	pathEnv, _ := LookupEnv(env, "PATH")
+	if pathEnv == "" {
+		pathEnv = "/usr/local/bin:/usr/bin:/bin"
+	}
+	for _, d := range filepath.SplitList(pathEnv) {
+		if d == "" {
+			d = "."
+		}
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(dir, d)
+		}
+		p := filepath.Join(d, file)
+		if isExecutable(p) {
+			return p, nil
+		}
+	}
+	return "", &exec.Error{Name: file, Err: exec.ErrNotFound}
+}
+
+func isExecutable(p string) bool {
+	var st unix.Stat_t
+	if unix.Stat(p, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return false
+	}
+	return unix.Access(p, unix.X_OK) == nil
+}
