@@ -156,15 +156,18 @@ type JSONL struct {
 	redact   Redactor // nil: RedactSecrets, unless noRedact
 	noRedact bool
 
-	mu      sync.Mutex
-	lockf   *os.File // "<path>.lock", flocked
-	f       *os.File // the active file
-	end     int64    // the active file's size as the sink last saw it
-	seq     uint64   // the chain's last record
-	prev    Digest
-	line    []byte       // encoding scratch
-	enc     chainEncoder // encoding scratch of appendLocked (DurabilityBuffered)
-	pending []byte       // DurabilityBuffered: whole lines not yet written
+	mu    sync.Mutex
+	lockf *os.File // "<path>.lock", flocked
+	f     *os.File // the active file
+	end   int64    // the active file's size as the sink last saw it
+	seq   uint64   // the chain's last record
+	prev  Digest
+	line  []byte       // encoding scratch
+	enc   chainEncoder // encoding scratch of appendLocked (DurabilityBuffered)
+
+	encMu   sync.Mutex
+	encFree []*chainEncoder // encoders of finished Writes, for reuse
+	pending []byte          // DurabilityBuffered: whole lines not yet written
 	timer   *time.Timer
 	err     error // sticky: the log's state is unknown after it
 	closed  bool
@@ -315,8 +318,8 @@ func (s *JSONL) Write(ctx context.Context, r Record) error {
 // writeBuffered is Write for DurabilityBuffered without Shared: r is encoded and most of its
 // hash computed before taking the lock, so concurrent writers share the work across cores.
 func (s *JSONL) writeBuffered(r *Record) error {
-	e := chainEncoders.Get().(*chainEncoder)
-	defer chainEncoders.Put(e)
+	e := s.getEncoder()
+	defer s.putEncoder(e)
 	if err := e.prepare(r); err != nil {
 		return fmt.Errorf("audit: %s: %w", s.path, err)
 	}
@@ -432,7 +435,30 @@ type chainEncoder struct {
 	sum  Digest
 }
 
-var chainEncoders = sync.Pool{New: func() any { return &chainEncoder{h: sha256.New()} }}
+// maxFreeEncoders bounds the encoders a JSONL keeps for reuse (one per concurrent writer).
+const maxFreeEncoders = 64
+
+// getEncoder returns an encoder for one Write: a free one, or a new one. (A sync.Pool would do,
+// but drops entries at random under the race detector; a short free list keeps Write
+// allocation-free after warm-up in every build.)
+func (s *JSONL) getEncoder() *chainEncoder {
+	s.encMu.Lock()
+	defer s.encMu.Unlock()
+	if n := len(s.encFree); n > 0 {
+		e := s.encFree[n-1]
+		s.encFree = s.encFree[:n-1]
+		return e
+	}
+	return &chainEncoder{h: sha256.New()}
+}
+
+func (s *JSONL) putEncoder(e *chainEncoder) {
+	s.encMu.Lock()
+	defer s.encMu.Unlock()
+	if len(s.encFree) < maxFreeEncoders {
+		s.encFree = append(s.encFree, e)
+	}
+}
 
 // prepare encodes r (whose chain fields it clears) and hashes the bytes that precede the
 // chain fields.
