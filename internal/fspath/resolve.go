@@ -67,14 +67,23 @@ func (e *AmbiguousError) Error() string {
 // for concurrent use.
 type Workspace struct {
 	pl           Platform
-	primary      string   // the first root, resolved: relative targets start here
-	primaryGiven string   // the first root as given, absolute and clean: where a lexical join starts
-	roots        []string // every root (workspace and trusted), resolved, deepest first
+	primary      string    // the first root, resolved: relative targets start here
+	primaryGiven string    // the first root as given, absolute and clean: where a lexical join starts
+	roots        []string  // every root (workspace and trusted), resolved, deepest first
+	held         heldRoots // on Linux, the roots held open for openat2
 }
 
 // NewWorkspace resolves the roots: dirs must exist and be directories (the first one is where
 // relative targets start); trusted directories count as inside too, and one that does not exist
 // or cannot be expanded grants nothing. home expands a leading ~ or $HOME.
+//
+// On Linux every root is opened once here (an O_PATH descriptor) and held for the Workspace's
+// lifetime, so [Workspace.Resolve] can check a target with one openat2 call beneath it. There is
+// no Close: a Workspace is immutable and shared by concurrent callers (the gate swaps in a new
+// one on reload while checks may still use the old), so closing it deterministically would race
+// with them; the descriptors are closed by the runtime when the Workspace becomes unreachable,
+// as an unreferenced *os.File is. A root renamed or replaced after this call is still resolved
+// beneath the directory opened here by the fast path; the walk uses the path.
 func NewWorkspace(dirs, trusted []string, home string) (*Workspace, error) {
 	if len(dirs) == 0 {
 		return nil, errors.New("no workspace root")
@@ -97,6 +106,7 @@ func NewWorkspace(dirs, trusted []string, home string) (*Workspace, error) {
 	}
 	slices.SortStableFunc(w.roots, func(a, b string) int { return len(b) - len(a) })
 	w.roots = slices.Compact(w.roots)
+	w.holdRoots()
 	return w, nil
 }
 
@@ -181,7 +191,18 @@ func (w *Workspace) Resolve(target string) (root, p string, err error) {
 	if err != nil {
 		return "", "", err
 	}
-	n, changed, err := w.walk(&buf, base, rest)
+	var n int
+	var changed bool
+	if w.fast(&buf, base, rest) { // resolves to base + "/" + rest, as the walk would find
+		n = copy(buf[:], base)
+		if n > w.floor(base) {
+			buf[n] = '/'
+			n++
+		}
+		n += copy(buf[n:], rest)
+	} else {
+		n, changed, err = w.walk(&buf, base, rest)
+	}
 	if isAbs {
 		sep := 1
 		if base[len(base)-1] == '/' {
@@ -404,6 +425,23 @@ func (w *Workspace) walk(buf *[MaxPathLen + 2]byte, base, rest string) (n int, c
 		}
 	}
 	return n, changed, nil
+}
+
+// cleanRel reports whether slash-form p is a relative path whose every component is a name:
+// no leading, trailing or doubled slash, no "." and no "..".
+func cleanRel(p string) bool {
+	start := 0
+	for i := 0; i <= len(p); i++ {
+		if i < len(p) && p[i] != '/' {
+			continue
+		}
+		switch p[start:i] {
+		case "", ".", "..":
+			return false
+		}
+		start = i + 1
+	}
+	return true
 }
 
 // hasDotDot reports whether slash-form p has a ".." component.
