@@ -422,17 +422,27 @@ type nameIndex struct {
 // 0 when the glob has no literal part.
 func nameKey(g *glob) (kind byte, key string) {
 	src := g.src
-	if len(g.alts) != 1 || strings.ContainsAny(src, "\\[{") {
-		return 0, "" // braces, classes and escapes: keep it simple, do not index
+	if len(g.alts) != 1 {
+		return 0, ""
 	}
-	i := strings.IndexAny(src, "*?")
+	i, j := -1, -1 // the first and last wildcard
+	for k := 0; k < len(src); k++ {
+		switch src[k] {
+		case '\\', '[', '{':
+			return 0, "" // braces, classes and escapes: keep it simple, do not index
+		case '*', '?':
+			if i < 0 {
+				i = k
+			}
+			j = k
+		}
+	}
 	if i < 0 {
 		return 'e', src
 	}
 	if i > 0 {
 		return 'p', src[:i]
 	}
-	j := strings.LastIndexAny(src, "*?")
 	if j < len(src)-1 {
 		return 's', src[j+1:]
 	}
