@@ -131,6 +131,12 @@ func init() {
 	register(func(c *call) {
 		c.risk(risk.ReadOnly)
 		o, _ := parseOpts(c.args, "dnOsuCc", false)
+		if o.has("-C") {
+			// The callback is evaluated as a command for every -c lines read.
+			c.risk(risk.Exec)
+			c.cmd.ExecutesCode = true
+			c.opaque(c.name + " -C evaluates its callback as a command")
+		}
 		for _, a := range o.pos {
 			if a.lit {
 				c.sc.set(a.val, "", false)

@@ -133,11 +133,11 @@ func dateOperands(c *call, o opts) {
 func pagerOperands(c *call, o opts) {
 	for _, p := range o.pos {
 		if p.lit && strings.HasPrefix(p.val, "+") {
-			if c.name == "less" {
-				c.cmd.ExecutesCode = true
-				c.risk(risk.Exec)
-				c.opaque("less " + p.val + " runs less commands, which can run a shell")
-			}
+			// less runs a +command at startup, "!" shell escapes included; on many systems more
+			// is less, so more's +command is treated the same.
+			c.cmd.ExecutesCode = true
+			c.risk(risk.Exec)
+			c.opaque(c.name + " " + p.val + " runs pager commands, which can run a shell")
 			continue
 		}
 		c.read(p)
