@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // BenchmarkJSONLWrite measures the JSONL sink per durability mode with 1, 8 and 64 concurrent
@@ -140,6 +141,57 @@ func BenchmarkJSONLWrite(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkJSONLWriteRatio is the buffered sink against the bufio floor, interleaved for a
+// loaded machine: each round writes a batch of records through each (one writer, hash chain
+// and redaction on), and the fastest batch of each is kept. It reports records/s of both and
+// the ratio of their per-record times (sink/floor).
+func BenchmarkJSONLWriteRatio(b *testing.B) {
+	rec := sample(1)
+	dir := b.TempDir()
+	s, err := OpenJSONL(filepath.Join(dir, "audit.jsonl"), &JSONLOptions{Durability: DurabilityBuffered, MaxFileSize: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close(context.Background())
+	line, _, err := appendChained(nil, &rec)
+	if err != nil {
+		b.Fatal(err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "floor.jsonl"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	var mu sync.Mutex
+	w := bufio.NewWriterSize(f, DefaultBufferSize)
+	ctx := context.Background()
+	const batch = 2000
+	bestS, bestF := time.Duration(1<<62), time.Duration(1<<62)
+	b.ReportAllocs()
+	for b.Loop() {
+		t0 := time.Now()
+		for range batch {
+			if err := s.Write(ctx, rec); err != nil {
+				b.Fatal(err)
+			}
+		}
+		t1 := time.Now()
+		for range batch {
+			mu.Lock()
+			_, err := w.Write(line)
+			mu.Unlock()
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		t2 := time.Now()
+		bestS, bestF = min(bestS, t1.Sub(t0)), min(bestF, t2.Sub(t1))
+	}
+	b.ReportMetric(batch/bestS.Seconds(), "sink-records/s")
+	b.ReportMetric(batch/bestF.Seconds(), "floor-records/s")
+	b.ReportMetric(float64(bestS)/float64(bestF), "sink/floor")
 }
 
 // parallel runs b.N calls of write spread over the given number of goroutines.
