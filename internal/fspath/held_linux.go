@@ -3,6 +3,7 @@ package fspath
 import (
 	"os"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"unsafe"
@@ -18,6 +19,11 @@ type heldRoots struct {
 	files []*os.File
 	fds   []int
 }
+
+// minFastComponents is the shallowest target worth an openat2: it costs two system calls (open
+// and close; three for a missing last component), the walk one lstat per component, so one or
+// two components are walked.
+const minFastComponents = 3
 
 var (
 	fastOff        atomic.Bool // set by SetFastResolve(false): always walk
@@ -43,7 +49,7 @@ func (w *Workspace) holdRoots() {
 }
 
 // fast reports whether rest, below base, needs no walk: it is a clean relative path (no "",
-// "." or ".." component) and the kernel, resolving it beneath the held root base with no
+// "." or ".." component) of at least [minFastComponents] components and the kernel, resolving it beneath the held root base with no
 // symbolic link allowed anywhere, finds it, or finds its parent directory with only the last
 // component missing. Then the walk would find no link and change nothing, and the target
 // resolves to base + "/" + rest. On any other answer (a link on the path, a missing or
@@ -51,7 +57,8 @@ func (w *Workspace) holdRoots() {
 // returns false and the walk, the source of truth, decides. It uses buf as scratch and does not
 // allocate.
 func (w *Workspace) fast(buf *[MaxPathLen + 2]byte, base, rest string) bool {
-	if rest == "" || fastOff.Load() || openat2Missing.Load() || len(base)+len(rest)+2 > MaxPathLen || !cleanRel(rest) {
+	if strings.Count(rest, "/")+1 < minFastComponents || fastOff.Load() || openat2Missing.Load() ||
+		len(base)+len(rest)+2 > MaxPathLen || !cleanRel(rest) {
 		return false
 	}
 	fd := -1

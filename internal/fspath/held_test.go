@@ -24,7 +24,7 @@ func heldFixture(t testing.TB) (w *Workspace, dir, outside string) {
 	if runtime.GOOS != "windows" {
 		for link, to := range map[string]string{
 			"link": "src", "flink": "src/pkg/main.go", "dangling": "nowhere", "out": outside,
-			"src/pkg/up": "..", "deep/a/b/c/d/e/f/g/back": "../../../../../../../..",
+			"src/pkg/up": "..", "deep/a/b/dangling": "nowhere", "deep/a/b/flink": "../../../file.txt", "deep/a/b/c/d/e/f/g/back": "../../../../../../../..",
 		} {
 			require.NoError(t, os.Symlink(to, filepath.Join(dir, link)))
 		}
@@ -39,7 +39,8 @@ func heldTargets(dir, outside string) []string {
 		"src/pkg/main.go", "src/pkg/new.go", "src/missing/x/y", "src", "file.txt", "new.txt",
 		"deep/a/b/c/d/e/f/g/h.txt", "deep/a/b/c/d/e/f/g/new.txt", "deep/a/b/c/missing/e/f/g/h",
 		"link/pkg/main.go", "link/pkg/new.go", "flink", "dangling", "dangling/x", "out/x", "out",
-		"src/pkg/up/pkg/main.go", "deep/a/b/c/d/e/f/g/back/file.txt",
+		"src/pkg/up/pkg/main.go", "deep/a/b/dangling", "deep/a/b/dangling/x", "deep/a/b/flink", "deep/a/b/flink/x",
+		"src/pkg/main.go/x", "src/pkg/main.go/x/y", "deep/a/b/c/d/e/f/g/back/file.txt",
 		"file.txt/x", "file.txt/x/y", "file.txt/../src",
 		"src/../file.txt", "link/../file.txt", "missing/../file.txt", "src/pkg/../../new",
 		"./src", "src//pkg", "src/pkg/", ".", "..", "../x", "a/./b",
@@ -75,7 +76,8 @@ func TestFastResolveMatchesWalk(t *testing.T) {
 }
 
 // TestFastResolveIsTaken: on Linux, clean targets without links are decided by openat2 alone
-// (existing, or only the last component missing); the others fall back to the walk.
+// (existing, or only the last component missing) from three components on; the others are
+// walked.
 func TestFastResolveIsTaken(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("openat2 is Linux only: every target is walked here")
@@ -83,23 +85,23 @@ func TestFastResolveIsTaken(t *testing.T) {
 	w, dir, _ := heldFixture(t)
 	defer SetFastResolve(SetFastResolve(true))
 	var buf [MaxPathLen + 2]byte
-	if !w.fast(&buf, dir, "src") {
+	if !w.fast(&buf, dir, "src/pkg/main.go") {
 		if os.Getenv("REINS_TEST_STRICT") == "1" {
 			t.Fatal("openat2 is unavailable (old kernel or seccomp)")
 		}
 		t.Skip("openat2 is unavailable (old kernel or seccomp): every target is walked")
 	}
 	for rest, want := range map[string]bool{
-		"src/pkg/main.go": true, "src/pkg/new.go": true, "new.txt": true, "deep/a/b/c/d/e/f/g/h.txt": true,
-		"src/missing/x": false, "link/pkg/main.go": false, "flink": false, "dangling": false,
+		"src/pkg/main.go": true, "src/pkg/new.go": true, "new.txt": false, "src/pkg": false, "deep/a/b/c/d/e/f/g/h.txt": true,
+		"src/missing/x": false, "deep/a/b/dangling": false, "deep/a/b/flink": false, "src/pkg/main.go/x": false, "deep/a/b/c/missing/e": false, "deep/a/b/c/d/e/f/g/back/x": false, "link/pkg/main.go": false, "flink": false, "dangling": false,
 		"src/pkg/up/pkg": false, "file.txt/x": false, "src/../file.txt": false, "./src": false,
 		"src//pkg": false, "src/pkg/": false, "": false,
 	} {
 		assert.Equal(t, want, w.fast(&buf, dir, rest), "rest %q", rest)
 	}
-	assert.False(t, w.fast(&buf, "/", "etc/passwd"), "a base that is not a held root is walked")
+	assert.False(t, w.fast(&buf, "/", "etc/ssl/certs"), "a base that is not a held root is walked")
 	SetFastResolve(false)
-	assert.False(t, w.fast(&buf, dir, "src"), "SetFastResolve(false) forces the walk")
+	assert.False(t, w.fast(&buf, dir, "src/pkg/main.go"), "SetFastResolve(false) forces the walk")
 }
 
 // FuzzFastResolve: the fast path and the walk agree on any target.
