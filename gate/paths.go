@@ -6,7 +6,10 @@ import (
 
 // workspace resolves targets against the workspace roots with the one path model reins shares
 // with the sandbox and checkpoints (internal/fspath): symlink-safe, the kernel's reading checked
-// against the lexical one, bounded.
+// against the lexical one, bounded. fs holds the roots open (an O_PATH descriptor each on Linux,
+// for single-call openat2 resolution) for as long as this workspace is reachable: a gate that
+// swaps in a new workspace on reload leaves the old one to the runtime, which closes its
+// descriptors, so a Check still using it is never handed a closed root.
 type workspace struct {
 	fs      *fspath.Workspace
 	primary string // the first root, resolved, slash form: relative targets start here

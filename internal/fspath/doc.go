@@ -5,7 +5,11 @@
 //     the kernel reads it when a writer creates it, with one rule for ambiguity: a target whose
 //     kernel reading and lexical reading (filepath.Clean, which filepath.Join applies) name
 //     different files is refused with an [*AmbiguousError]. A ".." after a directory that does
-//     not exist yet is applied to the real directories, never lexically.
+//     not exist yet is applied to the real directories, never lexically. On Linux the roots are
+//     held open and a clean target with no link on its path is checked with one openat2 call
+//     beneath its root (RESOLVE_BENEATH, RESOLVE_NO_SYMLINKS, RESOLVE_NO_MAGICLINKS), so its cost
+//     does not grow with depth; anything else is walked component by component, and the walk
+//     decides.
 //   - [Within] and [WithinFold]: the one definition of "p is dir or under it".
 //   - [Platform]: the lexical rules of Linux, macOS and Windows (drive letters, UNC volumes,
 //     backslashes), usable with synthetic paths on every platform.

@@ -175,7 +175,11 @@ func Rel(abs, r string) string {
 // [*AmbiguousError]: one host would write one file, another a different one.
 //
 // Resolve follows at most [MaxLinks] links and walks at most [MaxSteps] components. It
-// allocates only when the target is not clean or passes through a symbolic link.
+// allocates only when the target is not clean or passes through a symbolic link. On Linux a
+// clean target of three or more components, without "..", is first checked with one openat2
+// call beneath its held root that refuses every link: when it finds the target, or its parent
+// with only the last component missing, no walk is needed (see [SetFastResolve]); any other
+// answer falls back to the walk.
 func (w *Workspace) Resolve(target string) (root, p string, err error) {
 	switch {
 	case target == "":
