@@ -72,6 +72,7 @@
 //	approver                optional: who answered a CONFIRM (approval records)
 //	approval_scope          optional: once, session or always
 //	note                    optional: the approver's note
+//	input                   optional: the tool call's input as the host gave it (redacted, at most 8 KiB)
 //	seq                     optional: position in the hash chain, from 1 (chained sinks)
 //	prev                    optional: hash of the previous record (absent on the first)
 //	hash                    optional: SHA-256 of this record's canonical encoding without hash

@@ -127,6 +127,7 @@ func AppendJSON(dst []byte, r *Record) ([]byte, error) {
 	dst = appendOptional(dst, `,"approver":`, r.Approver)
 	dst = appendOptional(dst, `,"approval_scope":`, r.ApprovalScope)
 	dst = appendOptional(dst, `,"note":`, r.Note)
+	dst = appendOptional(dst, `,"input":`, r.Input)
 	if r.Seq != 0 {
 		dst = append(dst, `,"seq":`...)
 		dst = strconv.AppendUint(dst, r.Seq, 10)

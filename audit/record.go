@@ -201,6 +201,9 @@ type Record struct {
 	Approver      string `json:"approver,omitempty"`
 	ApprovalScope string `json:"approval_scope,omitempty"`
 	Note          string `json:"note,omitempty"`
+	// Input is the tool call's input as the host gave it to the gate (policy.Action.Input),
+	// redacted like Command and cut to policy.MaxInput bytes.
+	Input string `json:"input,omitempty"`
 
 	// Seq is the record's position in its hash chain, from 1. Sinks without a chain leave it 0.
 	Seq uint64 `json:"seq,omitempty"`

@@ -15,13 +15,14 @@ type Redactor func(r *Record)
 const Mask = "[REDACTED]"
 
 // RedactSecrets is the default [Redactor]: it applies [MaskSecrets] to Command, Target,
-// Targets, Reason, Error and Note. It allocates only when it finds something to mask.
+// Targets, Reason, Error, Note and Input. It allocates only when it finds something to mask.
 func RedactSecrets(r *Record) {
 	r.Command = MaskSecrets(r.Command)
 	r.Target = MaskSecrets(r.Target)
 	r.Reason = MaskSecrets(r.Reason)
 	r.Error = MaskSecrets(r.Error)
 	r.Note = MaskSecrets(r.Note)
+	r.Input = MaskSecrets(r.Input)
 	for i, t := range r.Targets {
 		if m := MaskSecrets(t); m != t {
 			targets := append([]string(nil), r.Targets...)

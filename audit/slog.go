@@ -125,6 +125,7 @@ func Attrs(r *Record) []slog.Attr {
 	opt("approver", r.Approver)
 	opt("approval_scope", r.ApprovalScope)
 	opt("note", r.Note)
+	opt("input", r.Input)
 	if r.Seq != 0 {
 		a = append(a, slog.Uint64("seq", r.Seq))
 	}

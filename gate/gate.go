@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/sync/semaphore"
 
@@ -227,6 +228,9 @@ func (g *Gate) check(ctx context.Context, st *state, a policy.Action) (Decision,
 	if len(a.Targets) > 0 {
 		rec.Target = a.Targets[0]
 	}
+	if a.Input != "" {
+		rec.Input = cutInput(a.Input)
+	}
 	if err := g.sink.Write(ctx, rec); err != nil {
 		d.Verdict, d.Obligations, d.Layer, d.RuleID = policy.Deny, 0, LayerAudit, "audit"
 		d.Reason = "the decision could not be recorded: " + err.Error()
@@ -240,4 +244,17 @@ func correlation(a policy.Action, id [16]byte) [16]byte {
 		return a.CorrelationID
 	}
 	return id
+}
+
+// cutInput bounds the tool input an audit record keeps (policy.MaxInput bytes, cut at a rune
+// boundary and marked).
+func cutInput(in string) string {
+	if len(in) <= policy.MaxInput {
+		return in
+	}
+	n := policy.MaxInput
+	for n > 0 && !utf8.RuneStart(in[n]) {
+		n--
+	}
+	return in[:n] + "…[cut]"
 }

@@ -91,6 +91,9 @@ func (op Operation) DefaultRisk() risk.Set {
 	return 0
 }
 
+// MaxInput is how much of [Action.Input] an audit record keeps; the rest is cut and marked.
+const MaxInput = 8 << 10
+
 // Action is what an agent wants to do, as the host describes it to the gate. Only the fields
 // that apply need be set: a file edit has a tool, an operation and a target; a shell call has a
 // command; a fetch has a host.
@@ -120,6 +123,10 @@ type Action struct {
 	Provider string `json:"provider,omitempty"`
 	// Surface is where the agent runs (e.g. "cli", "ide", "ci"), for rules that filter by surface.
 	Surface string `json:"surface,omitempty"`
+	// Input is the tool call's input as the host received it (the JSON arguments of an MCP tool
+	// call, say), for the audit trail: the gate records it, redacted and cut to MaxInput bytes,
+	// and decides nothing on it; rules see the fields above, which the host fills from it.
+	Input string `json:"input,omitempty"`
 	// CorrelationID groups the decisions of one agent turn or run. Zero means the gate generates
 	// a UUIDv7 for the decision.
 	CorrelationID uuid.UUID `json:"correlation_id,omitzero"`
