@@ -99,7 +99,8 @@ func (o Options) action(p *mcp.CallToolParamsRaw) (policy.Action, error) {
 	if server == "" {
 		server = "server"
 	}
-	a := policy.Action{Tool: "mcp__" + server + "__" + p.Name, Operation: policy.OpTool}
+	// The arguments go into the audit record (redacted there), whatever the gate decides on.
+	a := policy.Action{Tool: "mcp__" + server + "__" + p.Name, Operation: policy.OpTool, Input: string(p.Arguments)}
 	spec, known := o.Tools[p.Name]
 	if !known {
 		return a, nil

@@ -142,6 +142,27 @@ func TestConfirmOnTheNewestProtocol(t *testing.T) {
 	assert.FileExists(t, filepath.Join(ws, "old.txt"))
 }
 
+// TestArgumentsReachTheAuditRecordRedacted: the call's arguments are in its decision record,
+// with the secret in them masked.
+func TestArgumentsReachTheAuditRecordRedacted(t *testing.T) {
+	cs, ws := session(t, nil)
+	const secret = "ghp_0123456789abcdefghijABCDEFGHIJ012345"
+	_, err := call(cs, "write_file", map[string]any{"path": "notes.txt", "content": "token " + secret})
+	require.NoError(t, err)
+	require.NoError(t, cs.Close())
+	var inputs []string
+	for r, err := range audit.Scan(filepath.Join(ws, ".reins", "audit.jsonl"), nil) {
+		require.NoError(t, err)
+		if r.Kind == audit.KindDecision {
+			inputs = append(inputs, r.Input)
+		}
+	}
+	require.Len(t, inputs, 1)
+	assert.Contains(t, inputs[0], `"path":"notes.txt"`)
+	assert.NotContains(t, inputs[0], secret)
+	assert.Contains(t, inputs[0], audit.Mask)
+}
+
 // TestEveryCallIsAudited: each call, allowed or not, leaves a decision in the hash-chained log.
 func TestEveryCallIsAudited(t *testing.T) {
 	cs, ws := session(t, nil)
