@@ -247,7 +247,7 @@ func (h *hook) handle(ctx context.Context, in *payload) (*answer, error) {
 
 // actionOf maps a tool call to the action the gate decides.
 func actionOf(in *payload) (policy.Action, error) {
-	a := policy.Action{Tool: in.ToolName, WorkDir: in.Cwd}
+	a := policy.Action{Tool: in.ToolName, WorkDir: in.Cwd, Input: string(in.ToolInput)}
 	var input map[string]any
 	if len(in.ToolInput) > 0 && string(in.ToolInput) != "null" {
 		if err := json.Unmarshal(in.ToolInput, &input); err != nil {
