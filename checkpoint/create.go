@@ -168,12 +168,6 @@ func (c *Checkpointer) refreshIndex(ctx context.Context) (skipped, uncov []strin
 		out []byte
 		err error
 	}
-	ch := make(chan result, 1)
-	go func() {
-		out, err := c.git.Run(ctx, gitx.Cmd{Dir: c.workDir, Env: c.privEnv,
-			Args: append([]string{"ls-files", "-z", "--modified", "--deleted"}, c.pathspec()...)})
-		ch <- result{out, err}
-	}()
 	var excludes []string
 	if !c.opts.IncludeIgnored {
 		excludes = append(excludes, "--exclude-standard")
@@ -205,9 +199,11 @@ func (c *Checkpointer) refreshIndex(ctx context.Context) (skipped, uncov []strin
 	} else {
 		ich <- result{}
 	}
-	args := append([]string{"ls-files", "-z", "--others"}, excludes...)
-	untracked, uerr := c.git.Run(ctx, gitx.Cmd{Dir: c.workDir, Env: c.privEnv, Args: append(args, c.pathspec()...)})
-	tr := <-ch
+	// One process lists both the tracked files whose stat data changed
+	// (or that are gone) and the untracked ones, tagged: one index load
+	// and one process instead of two.
+	args := append([]string{"ls-files", "-z", "-t", "--modified", "--deleted", "--others"}, excludes...)
+	listed, lerr := c.git.Run(ctx, gitx.Cmd{Dir: c.workDir, Env: c.privEnv, Args: append(args, c.pathspec()...)})
 	ti := <-tch
 	ir := <-ich
 	nr := <-nch
@@ -218,20 +214,13 @@ func (c *Checkpointer) refreshIndex(ctx context.Context) (skipped, uncov []strin
 		return nil, nil, ti.err
 	}
 	forced, done := ti.paths, ti.done
-	if tr.err != nil {
-		return nil, nil, fmt.Errorf("checkpoint: scanning tracked files: %w", tr.err)
-	}
-	if uerr != nil {
-		return nil, nil, fmt.Errorf("checkpoint: scanning untracked files: %w", uerr)
+	if lerr != nil {
+		return nil, nil, fmt.Errorf("checkpoint: scanning the work tree: %w", lerr)
 	}
 	if ir.err != nil {
 		return nil, nil, fmt.Errorf("checkpoint: scanning ignored files: %w", ir.err)
 	}
-	changed, err := gitx.SplitNUL(tr.out)
-	if err != nil {
-		return nil, nil, fmt.Errorf("checkpoint: ls-files: %w", err)
-	}
-	others, err := gitx.SplitNUL(untracked)
+	changed, others, err := splitTagged(listed)
 	if err != nil {
 		return nil, nil, fmt.Errorf("checkpoint: ls-files: %w", err)
 	}
@@ -393,6 +382,30 @@ func (c *Checkpointer) refreshIndex(ctx context.Context) (skipped, uncov []strin
 	}
 	done()
 	return skipped, uncov, nil
+}
+
+// splitTagged splits the output of "ls-files -z -t --modified --deleted
+// --others" into tracked paths (tags C and R: changed or removed) and
+// untracked ones (tag ?). Any other tag fails closed.
+func splitTagged(out []byte) (tracked, others []string, err error) {
+	recs, err := gitx.SplitNUL(out)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, r := range recs {
+		if len(r) < 3 || r[1] != ' ' {
+			return nil, nil, fmt.Errorf("unexpected record %q", truncate(r, 120))
+		}
+		switch r[0] {
+		case 'C', 'R':
+			tracked = append(tracked, r[2:])
+		case '?':
+			others = append(others, r[2:])
+		default:
+			return nil, nil, fmt.Errorf("unexpected tag in %q", truncate(r, 120))
+		}
+	}
+	return tracked, others, nil
 }
 
 // nestedRepos returns the directories (work-tree paths, below the

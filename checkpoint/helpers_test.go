@@ -21,7 +21,9 @@ func TestMain(m *testing.M) {
 	// Files git writes get 0666/0777 minus the umask; fix it so modes
 	// can be compared exactly.
 	setUmask()
-	os.Exit(m.Run())
+	code := m.Run()
+	cleanupBenchFixtures()
+	os.Exit(code)
 }
 
 // gitEnv is a minimal, deterministic environment for the test's own git

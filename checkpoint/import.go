@@ -25,8 +25,8 @@ type importEntry struct {
 // importCommit stores a snapshot with one "git fast-import" run: the
 // content of each listed path is read from disk, the tree is the base tree
 // with those paths replaced or removed, and the commit is recorded under
-// ref. Everything new lands in a single pack (fastimport.unpackLimit=1),
-// instead of one file per object; on a file system where creating a file
+// ref. Everything new lands in a single pack, instead of one file per
+// object; on a file system where creating a file
 // costs a millisecond this is most of the cost of a checkpoint.
 //
 // A path whose type changed since it was listed is recorded as it is now
@@ -54,8 +54,12 @@ func (c *Checkpointer) importCommit(ctx context.Context, ref string, msg []byte,
 		pw.CloseWithError(err)
 		errc <- err
 	}()
+	// Level-1 compression and no deltas between unrelated consecutive
+	// blobs keep the CPU cost near that of hashing ("git repack"
+	// deltifies later); fastimport.unpackLimit=1 keeps even a small
+	// import in one pack instead of one loose file per object.
 	out, err := c.git.Run(ctx, gitx.Cmd{Dir: c.workDir, Env: c.refEnv, Stdin: pr,
-		Args: []string{"fast-import", "--quiet", "--done", "--date-format=raw"}})
+		Args: []string{"-c", "pack.compression=1", "-c", "fastimport.unpackLimit=1", "fast-import", "--quiet", "--done", "--date-format=raw", "--depth=0"}})
 	pr.CloseWithError(errFastImportExited)
 	streamErr := <-errc
 	if streamErr != nil && !errors.Is(streamErr, errFastImportExited) {
