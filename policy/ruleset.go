@@ -347,7 +347,7 @@ func (rs *RuleSet) buildIndex() {
 				add(&ix.lineWord, r.cmd.word, i)
 				lowest(&ix.minLineWord, i)
 			}
-		case r.commands != nil && len(r.commands) > 0:
+		case len(r.commands) > 0:
 			for _, ce := range r.commands {
 				add(&ix.prog, path.Base(ce.toks[0]), i)
 			}

@@ -1,7 +1,6 @@
 package gitcfg
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 )
@@ -34,9 +33,6 @@ func (e Entry) Key() string {
 	}
 	return e.Section + "." + e.Name
 }
-
-// errStop ends Parse early without an error (see Parse).
-var errStop = errors.New("stop")
 
 // Parse parses a git configuration file (the syntax of git-config(1), "CONFIGURATION FILE":
 // sections and subsections, case-insensitive section and variable names, quoting, escapes,

@@ -271,11 +271,6 @@ func (c *call) net(hosts ...string) {
 	}
 }
 
-// registry records the network use of a package install: the hosts configured for its ecosystem.
-func (c *call) registry(ecosystem string) {
-	c.net(c.w.opts.Registries[ecosystem]...)
-}
-
 // code records that the command runs code it was handed. Shell code is analysed as a nested
 // script; any other language is opaque.
 func (c *call) code(src string, shell bool, via string) {

@@ -22,14 +22,14 @@ const (
 )
 
 // measure runs Analyze once and returns what it allocated and how long it took.
-func measure(line string, opts *shell.Options) (*shell.Analysis, error, uint64, time.Duration) {
+func measure(line string, opts *shell.Options) (*shell.Analysis, uint64, time.Duration, error) {
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
 	start := time.Now()
 	an, err := shell.Analyze(line, opts)
 	el := time.Since(start)
 	runtime.ReadMemStats(&m1)
-	return an, err, m1.TotalAlloc - m0.TotalAlloc, el
+	return an, m1.TotalAlloc - m0.TotalAlloc, el, err
 }
 
 // hostile lines, 64 KiB or so each: one per expansion class the analysis bounds.
@@ -75,7 +75,7 @@ func TestHostileLinesAreBounded(t *testing.T) {
 		if !assert.LessOrEqual(t, len(line), shell.MaxLine, name) {
 			continue
 		}
-		an, _, alloc, el := measure(line, opts)
+		an, alloc, el, _ := measure(line, opts)
 		require.NotNil(t, an, name)
 		assert.LessOrEqual(t, alloc, uint64(boundAlloc), "%s allocates %d bytes", name, alloc)
 		t.Logf("%-18s %6.2f MiB %v opaque=%v", name, float64(alloc)/(1<<20), el, an.Opaque)
@@ -84,7 +84,7 @@ func TestHostileLinesAreBounded(t *testing.T) {
 
 func TestLongLineIsOpaqueWithoutParsing(t *testing.T) {
 	line := "echo " + strings.Repeat("a", shell.MaxLine)
-	an, err, alloc, _ := measure(line, nil)
+	an, alloc, _, err := measure(line, nil)
 	require.ErrorIs(t, err, shell.ErrTooLong)
 	assert.True(t, an.Opaque)
 	assert.NotEqual(t, risk.Of(risk.ReadOnly), an.Risk)

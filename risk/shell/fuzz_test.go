@@ -32,7 +32,7 @@ func FuzzAnalyze(f *testing.F) {
 	}
 	opts := &shell.Options{Dir: "/w", Home: "/home/u", Registries: map[string][]string{"npm": {"registry.example"}}}
 	f.Fuzz(func(t *testing.T, line string) {
-		an, err, alloc, el := measure(line, opts)
+		an, alloc, el, err := measure(line, opts)
 		require.NotNil(t, an)
 		require.LessOrEqual(t, alloc, uint64(boundAlloc), "Analyze allocated %d bytes for a %d-byte line", alloc, len(line))
 		require.LessOrEqual(t, el, boundTime, "Analyze took %v for a %d-byte line", el, len(line))
