@@ -95,51 +95,89 @@ func writes(levels risk.Set) bool {
 	return levels&^risk.Of(risk.ReadOnly, risk.Network) != 0
 }
 
-// decide walks the decision order for a. It has no side effects: a hard stop that must latch is
-// returned for the caller to apply. tr, when not nil, collects the explanation.
+// walk is one pass of the decision order over an action: what every layer needs, and the
+// decision so far. It lives on decide's stack; the layers are its methods, one per layer.
+//
+// The action is not a field but an argument of the layers that read it: escape analysis follows
+// a struct's fields as one, and what the Gate's pointers reach is on the heap, so an action
+// pointer kept beside them would move the caller's Action to the heap on every Check.
+type walk struct {
+	g    *Gate
+	st   *state
+	op   policy.Operation
+	tr   *tracer // nil unless explaining
+	d    Decision
+	halt *Halt // a hard stop for the caller to latch
+}
+
+// decide walks the decision order for a (doc.go; DESIGN.md, "The decision order"): the first
+// layer that decides wins. It has no side effects: a hard stop that must latch is returned for
+// the caller to apply. tr, when not nil, collects the explanation.
 func (g *Gate) decide(st *state, a *policy.Action, tr *tracer) (Decision, *Halt) {
-	d := Decision{Verdict: policy.Deny, Profile: st.name}
-	if a.Risk&^risk.Of(risk.Levels()...) != 0 || (a.Severity != 0 && !a.Severity.Valid()) {
-		d.Layer, d.RuleID, d.Reason = LayerInput, "invalid-risk", "the action declares an invalid risk level or severity"
-		tr.decided(LayerInput, d.Reason)
-		return d, nil
+	w := walk{g: g, st: st, op: a.Operation.Canonical(), tr: tr, d: Decision{Verdict: policy.Deny, Profile: st.name}}
+	if w.invalidRisk(a) || w.halted() {
+		return w.d, nil
 	}
-	op := a.Operation.Canonical()
-
-	// 1. Halted.
-	if h := g.halt.Load(); h != nil {
-		d.Layer, d.RuleID, d.Reason = LayerHalted, "halted", "the run is halted: "+h.Reason
-		tr.decided(LayerHalted, d.Reason)
-		return d, nil
-	}
-	if st.mode == profile.EmergencyStop {
-		d.Layer, d.RuleID, d.Reason = LayerHalted, "emergency-stop", "emergency stop: every action is denied"
-		tr.decided(LayerHalted, d.Reason)
-		return d, nil
-	}
-	tr.passed(LayerHalted, "not halted")
-
-	// The action's parts: what it declares, and each simple command of its command line.
 	var pfix [4]piece
 	var tfix [8]target
-	pieces, targets := pfix[:0], tfix[:0]
+	pieces, targets, ok := w.parts(a, pfix[:0], tfix[:0])
+	if !ok {
+		return w.d, nil
+	}
+	if w.hardStops(pieces, targets) || w.boundaries(pieces, targets) || w.permissionMode() {
+		return w.d, w.halt
+	}
+	w.rulesAndMatrix(a, pieces, targets)
+	return w.d, nil
+}
+
+// deny records that layer l decided: a Deny by check id with the reason.
+func (w *walk) deny(l Layer, id, reason string) bool {
+	w.d.Layer, w.d.RuleID, w.d.Reason = l, id, reason
+	w.tr.decided(l, reason)
+	return true
+}
+
+// invalidRisk refuses an action that declares a risk level or severity that does not exist.
+func (w *walk) invalidRisk(a *policy.Action) bool {
+	if a.Risk&^risk.Of(risk.Levels()...) != 0 || (a.Severity != 0 && !a.Severity.Valid()) {
+		return w.deny(LayerInput, CheckInvalidRisk, "the action declares an invalid risk level or severity")
+	}
+	return false
+}
+
+// halted is layer 1: a latched hard stop, or the emergency-stop mode, denies everything.
+func (w *walk) halted() bool {
+	if h := w.g.halt.Load(); h != nil {
+		return w.deny(LayerHalted, CheckHalted, "the run is halted: "+h.Reason)
+	}
+	if w.st.mode == profile.EmergencyStop {
+		return w.deny(LayerHalted, CheckEmergencyStop, "emergency stop: every action is denied")
+	}
+	w.tr.passed(LayerHalted, "not halted")
+	return false
+}
+
+// parts splits the action into pieces, appended to pieces, and the paths they touch, appended
+// to targets: the action as declared, and each simple command of its command line. It also sets
+// the decision's risk set. ok is false when the command line does not parse (then the input
+// layer decided).
+func (w *walk) parts(a *policy.Action, pieces []piece, targets []target) (_ []piece, _ []target, ok bool) {
 	var an *shell.Analysis
 	if a.Command != "" {
 		var aerr error
-		an, aerr = g.analyze(st, a.Command, a.WorkDir)
-		tr.analysis(an)
+		an, aerr = w.g.analyze(w.st, a.Command, a.WorkDir)
+		w.tr.analysis(an)
 		// A line that does not parse cannot run as written (a line too long to analyse is only
 		// opaque: it may be valid).
 		if aerr != nil && aerr != shell.ErrTooLong {
-			d.Layer, d.RuleID = LayerInput, "unparsable-command"
-			d.Reason = "the command line does not parse, so it cannot run as written: " + aerr.Error()
-			tr.decided(LayerInput, d.Reason)
-			return d, nil
+			w.deny(LayerInput, CheckUnparsableCommand, "the command line does not parse, so it cannot run as written: "+aerr.Error())
+			return pieces, targets, false
 		}
 	}
 	own := piece{levels: a.Risk, declared: a.Risk, sev: a.Severity, host: lowerHost(a.Host), shellIdx: -1}
-	if an == nil || op != policy.OpShell {
-		own.levels = own.levels.Union(op.DefaultRisk())
+	if an == nil || w.op != policy.OpShell {
+		own.levels = own.levels.Union(w.op.DefaultRisk())
 	}
 	if own.levels.Empty() && an != nil && (len(a.Targets) > 0 || own.host != "") {
 		own.levels = an.Risk
@@ -170,106 +208,109 @@ func (g *Gate) decide(st *state, a *policy.Action, tr *tracer) (Decision, *Halt)
 			}
 			// Repository trust (repotrust.go): git in a repository whose configuration runs
 			// programs is exec, and opaque: what it runs is not on the line.
-			if lv, why := g.gitLevels(c, p.levels); why != "" {
+			if lv, why := w.g.gitLevels(c, p.levels); why != "" {
 				p.levels, p.opaque = lv, true
-				tr.passed(LayerInput, why)
+				w.tr.passed(LayerInput, why)
 			}
 			pieces = append(pieces, p)
 			for _, r := range c.Reads {
 				targets = append(targets, target{raw: r.Path, piece: len(pieces) - 1, access: accessRead, glob: r.Glob})
 			}
-			for _, w := range c.Writes {
-				targets = append(targets, target{raw: w.Path, piece: len(pieces) - 1, access: accessWrite, glob: w.Glob})
+			for _, wr := range c.Writes {
+				targets = append(targets, target{raw: wr.Path, piece: len(pieces) - 1, access: accessWrite, glob: wr.Glob})
 			}
 		}
 	}
 	for i := range pieces {
-		d.Risk = d.Risk.Union(pieces[i].levels)
+		w.d.Risk = w.d.Risk.Union(pieces[i].levels)
 	}
 	for i := range targets {
 		if targets[i].access == accessRead {
-			d.Risk = d.Risk.With(risk.ReadOnly)
+			w.d.Risk = w.d.Risk.With(risk.ReadOnly)
 		}
 	}
+	return pieces, targets, true
+}
 
-	// 2. Hard stops.
-	if budget := g.budgetValue(); budget > 0 && g.spentValue() > budget {
-		h := &Halt{Cause: CauseBudget, Reason: fmt.Sprintf("budget exceeded: spent %g of %g", g.spentValue(), budget)}
-		d.Layer, d.RuleID, d.Reason = LayerHardStop, "hard-stop:budget", h.Reason
-		tr.decided(LayerHardStop, d.Reason)
-		return d, h
+// hardStops is layer 2: the budget, then (having resolved every target against the workspace)
+// a write outside the workspace when the profile halts on one. A hard stop denies and is
+// returned to the caller to latch. The other hard stops (a sandbox escape, repeated tool
+// failure) latch where they are reported and are seen by halted.
+func (w *walk) hardStops(pieces []piece, targets []target) bool {
+	if budget := w.g.budgetValue(); budget > 0 && w.g.spentValue() > budget {
+		w.halt = &Halt{Cause: CauseBudget, Reason: fmt.Sprintf("budget exceeded: spent %g of %g", w.g.spentValue(), budget)}
+		return w.deny(LayerHardStop, CheckHardStopBudget, w.halt.Reason)
 	}
 	for i := range targets {
 		t := &targets[i]
-		t.root, t.path, t.err = st.ws.resolve(t.raw)
+		t.root, t.path, t.err = w.st.ws.resolve(t.raw)
 	}
-	if st.external == profile.ExternalWritesHalt {
+	if w.st.external == profile.ExternalWritesHalt {
 		for i := range targets {
 			t := &targets[i]
 			written := t.access == accessWrite || t.access == accessAny && (pieces[t.piece].levels.Has(risk.Mutating) || pieces[t.piece].levels.Has(risk.Destructive))
 			if written && t.err == nil && t.root == "" {
-				h := &Halt{Cause: CauseExternalWrite, Reason: "write outside the workspace: " + t.path}
-				d.Layer, d.RuleID, d.Reason = LayerHardStop, "hard-stop:external-write", h.Reason
-				tr.decided(LayerHardStop, d.Reason)
-				return d, h
+				w.halt = &Halt{Cause: CauseExternalWrite, Reason: "write outside the workspace: " + t.path}
+				return w.deny(LayerHardStop, CheckHardStopExternalWrite, w.halt.Reason)
 			}
 		}
 	}
-	tr.passed(LayerHardStop, "no hard stop")
+	w.tr.passed(LayerHardStop, "no hard stop")
+	return false
+}
 
-	// 3. Boundaries: protected paths, and targets that cannot be resolved or that the kernel and
-	// a lexical join read differently. Secrets are neither read nor written; write-protected
-	// paths are not written. A glob that could expand to a protected path makes its command
-	// opaque.
+// boundaries is layer 3: protected paths, and targets that cannot be resolved or that the
+// kernel and a lexical join read differently. Secrets are neither read nor written;
+// write-protected paths are not written. A glob that could expand to a protected path makes its
+// command opaque.
+func (w *walk) boundaries(pieces []piece, targets []target) bool {
 	for i := range targets {
 		t := &targets[i]
 		if t.err != nil {
-			d.Layer, d.RuleID = LayerBoundary, "unresolvable-path"
-			d.Reason = fmt.Sprintf("target %q cannot be resolved: %v", t.raw, t.err)
 			var amb *fspath.AmbiguousError
 			if errors.As(t.err, &amb) {
-				d.RuleID = "ambiguous-path"
-				d.Reason = fmt.Sprintf("target %q is ambiguous, so it is refused: %v", t.raw, t.err)
+				return w.deny(LayerBoundary, CheckAmbiguousPath, fmt.Sprintf("target %q is ambiguous, so it is refused: %v", t.raw, t.err))
 			}
-			tr.decided(LayerBoundary, d.Reason)
-			return d, nil
+			return w.deny(LayerBoundary, CheckUnresolvablePath, fmt.Sprintf("target %q cannot be resolved: %v", t.raw, t.err))
 		}
 		write := t.access == accessWrite || t.access == accessAny && writes(pieces[t.piece].levels)
-		if h := st.prot.hit(t.root, t.path); h.Class.Denies(write) {
-			d.Layer, d.RuleID = LayerBoundary, "protected-path"
+		if h := w.st.prot.hit(t.root, t.path); h.Class.Denies(write) {
 			if h.Class == fspath.WriteProtected {
-				d.Reason = fmt.Sprintf("target %q is write-protected (%s)", t.raw, h.Entry)
-			} else {
-				d.Reason = fmt.Sprintf("target %q is protected (%s)", t.raw, h.Entry)
+				return w.deny(LayerBoundary, CheckProtectedPath, fmt.Sprintf("target %q is write-protected (%s)", t.raw, h.Entry))
 			}
-			tr.decided(LayerBoundary, d.Reason)
-			return d, nil
+			return w.deny(LayerBoundary, CheckProtectedPath, fmt.Sprintf("target %q is protected (%s)", t.raw, h.Entry))
 		}
-		if t.glob && st.prot.globReaches(t.path).Denies(write) {
+		if t.glob && w.st.prot.globReaches(t.path).Denies(write) {
 			pieces[t.piece].opaque = true
 		}
 	}
-	tr.passed(LayerBoundary, "no protected path")
+	w.tr.passed(LayerBoundary, "no protected path")
+	return false
+}
 
-	// 4. Permission mode.
-	switch st.mode {
+// permissionMode is layer 4: plan denies every action; read-only denies all but read-only ones.
+func (w *walk) permissionMode() bool {
+	switch w.st.mode {
 	case profile.Plan:
-		d.Layer, d.RuleID, d.Reason = LayerMode, "mode:plan", "plan mode denies tool execution"
-		tr.decided(LayerMode, d.Reason)
-		return d, nil
+		return w.deny(LayerMode, CheckModePlan, "plan mode denies tool execution")
 	case profile.ReadOnly:
-		if d.Risk != risk.Of(risk.ReadOnly) {
-			d.Layer, d.RuleID, d.Reason = LayerMode, "mode:read-only", "read-only mode denies "+d.Risk.String()
-			tr.decided(LayerMode, d.Reason)
-			return d, nil
+		if w.d.Risk != risk.Of(risk.ReadOnly) {
+			return w.deny(LayerMode, CheckModeReadOnly, "read-only mode denies "+w.d.Risk.String())
 		}
 	}
-	tr.passed(LayerMode, modeDetail[st.mode])
+	w.tr.passed(LayerMode, modeDetail[w.st.mode])
+	return false
+}
 
-	// 5 and 6. Rules, then the autonomy matrix, for every part; the strictest part decides.
+// rulesAndMatrix is layers 5 and 6: the profile's rules, then the autonomy matrix, decide every
+// part (each risk level of each piece, times each target and host it applies to) in decidePart;
+// the strictest part decides. An opaque command, or a plan over more files than the profile
+// allows, is never auto-approved.
+func (w *walk) rulesAndMatrix(a *policy.Action, pieces []piece, targets []target) {
+	d := &w.d
 	opaque := false
-	acc := strictest{d: &d, first: true}
-	sub := policy.Subject{Tool: a.Tool, Operation: op, Provider: a.Provider, Surface: a.Surface, Line: a.Command}
+	acc := strictest{d: d, first: true}
+	sub := policy.Subject{Tool: a.Tool, Operation: w.op, Provider: a.Provider, Surface: a.Surface, Line: a.Command}
 	for pi := range pieces {
 		p := &pieces[pi]
 		opaque = opaque || p.opaque
@@ -301,29 +342,28 @@ func (g *Gate) decide(st *state, a *policy.Action, tr *tracer) (Decision, *Halt)
 					}
 					matched = true
 					sub.Root, sub.Target = t.root, t.path
-					acc.add(g.decidePart(st, &sub, p.shellIdx, tr))
+					acc.add(w.g.decidePart(w.st, &sub, p.shellIdx, w.tr))
 				}
 				if !matched {
 					sub.Root, sub.Target = "", ""
-					acc.add(g.decidePart(st, &sub, p.shellIdx, tr))
+					acc.add(w.g.decidePart(w.st, &sub, p.shellIdx, w.tr))
 				}
 			}
 			sub.Host, sub.HostGroup = p.host, hostGroupOf(p.host)
 		}
 	}
 	if d.Verdict == policy.Allow && opaque {
-		d.Verdict, d.RuleID = policy.Confirm, "opaque-command"
+		d.Verdict, d.RuleID = policy.Confirm, CheckOpaqueCommand
 		d.Reason = "part of the command cannot be analysed, so it is never auto-approved (" + d.Reason + ")"
 	}
-	if max := st.limits.MaxFilesPerPlan; d.Verdict == policy.Allow && op == policy.OpPlan && max > 0 && len(a.Targets) > max {
-		d.Verdict, d.RuleID = policy.Confirm, "max-files-per-plan"
+	if max := w.st.limits.MaxFilesPerPlan; d.Verdict == policy.Allow && w.op == policy.OpPlan && max > 0 && len(a.Targets) > max {
+		d.Verdict, d.RuleID = policy.Confirm, CheckMaxFilesPerPlan
 		d.Reason = fmt.Sprintf("the plan touches %d files, more than the profile's %d", len(a.Targets), max)
 	}
 	if d.Verdict != policy.Deny {
 		d.Obligations = acc.obl
 	}
-	tr.decided(d.Layer, d.Reason)
-	return d, nil
+	w.tr.decided(d.Layer, d.Reason)
 }
 
 // strictest folds the parts' outcomes: the strictest verdict decides (among equally strict
@@ -360,7 +400,7 @@ type partOutcome struct {
 func (g *Gate) decidePart(st *state, sub *policy.Subject, cmd int, tr *tracer) partOutcome {
 	cell := policy.Matrix(st.band, sub.Level)
 	obl := cell.Obligations | discipline(sub.Level)
-	out := partOutcome{cell.Verdict, LayerMatrix, "matrix", matrixReasons[st.band][sub.Level], obl, sub.Severity}
+	out := partOutcome{cell.Verdict, LayerMatrix, CheckMatrix, matrixReasons[st.band][sub.Level], obl, sub.Severity}
 	if m, ok := st.rules.Evaluate(sub); ok {
 		out = partOutcome{m.Verdict, LayerRule, m.Rule.ID, m.Rule.Reason, obl | m.Obligations, sub.Severity}
 	}
