@@ -64,7 +64,7 @@ func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(f
 
 var root = &command{name: "reins", synopsis: "govern what an AI coding agent may do", sub: []*command{
 	profileCmd, permissionsCmd, checkCmd, explainCmd,
-	timelineCmd, rewindCmd, diffCmd, auditCmd, replayCmd, grantsCmd,
+	timelineCmd, rewindCmd, diffCmd, auditCmd, replayCmd, grantsCmd, sandboxCmd,
 	{name: "help", args: "[command...]", synopsis: "show help for a command"},
 }}
 

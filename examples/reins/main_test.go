@@ -350,3 +350,27 @@ func TestGrants(t *testing.T) {
 	assert.Equal(t, 0, code)
 	assert.JSONEq(t, "[]", out)
 }
+
+func TestSandboxRun(t *testing.T) {
+	e := newEnv(t)
+	code, out, stderr := e.run("", "sandbox", "run", "--backend", "local", "--", "cat", "README.md")
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, "hi\n", out)
+	code, _, _ = e.run("", "sandbox", "run", "--backend", "local", "--", "sh", "-c", "exit 7")
+	assert.Equal(t, 7, code, "the command's exit status")
+	code, out, _ = e.run("", "--json", "sandbox", "run", "--backend", "local", "--", "echo", "x")
+	require.Equal(t, 0, code)
+	var v struct {
+		Backend string `json:"backend"`
+		Stdout  string `json:"stdout"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &v))
+	assert.Equal(t, "local", v.Backend)
+	assert.Equal(t, "x\n", v.Stdout)
+	code, _, stderr = e.run("", "sandbox", "run", "--backend", "nope", "--", "true")
+	assert.Equal(t, exitError, code)
+	assert.Contains(t, stderr, "backends: ")
+	// A backend whose tool is missing answers 127 and says so; nothing fabricates success.
+	code, _, _ = e.run("", "sandbox", "run", "--backend", "modal", "--", "true")
+	assert.Equal(t, 127, code)
+}
