@@ -59,13 +59,13 @@ func (g *Gate) Alternatives(ctx context.Context, a policy.Action, d Decision) []
 	case LayerHalted, LayerHardStop, LayerInput, LayerAudit:
 		return nil
 	case LayerObligation:
-		if d.RuleID == "obligation:sandbox" && a.Command != "" {
+		if d.RuleID == CheckObligationSandbox && a.Command != "" {
 			out = append(out, Alternative{Kind: AltSandbox, Action: a, Verdict: policy.Allow,
 				Description: "run the same command through a sandbox runner (DoCommand with a Sandbox runner)"})
 		}
 		return out
 	case LayerApproval:
-		if d.RuleID == "approval:none" || d.RuleID == "approval:headless" {
+		if d.RuleID == CheckApprovalNone {
 			out = append(out, Alternative{Kind: AltAsk, Action: a, Verdict: policy.Confirm,
 				Description: "ask a human: configure an approver, or park the action for later review"})
 		}

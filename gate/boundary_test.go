@@ -66,7 +66,7 @@ func TestDefaultProtectedPaths(t *testing.T) {
 			if denied {
 				assert.Equal(t, policy.Deny, d.Verdict, "%s %s: %s", op, tc.target, d)
 				assert.Equal(t, gate.LayerBoundary, d.Layer, "%s %s", op, tc.target)
-				assert.Equal(t, "protected-path", d.RuleID, "%s %s", op, tc.target)
+				assert.Equal(t, gate.CheckProtectedPath, d.RuleID, "%s %s", op, tc.target)
 			} else {
 				assert.NotEqual(t, gate.LayerBoundary, d.Layer, "%s %s: %s", op, tc.target, d)
 			}
@@ -274,11 +274,11 @@ func TestGateEscapes(t *testing.T) {
 			layer  gate.Layer // for a write; "" means any denial
 			rule   string
 		}{
-			{"nonexist/../link_out/pwned", gate.LayerHardStop, "hard-stop:external-write"}, // outside, not inside
-			{"nonexist/../gitlink/hooks/pre-commit", gate.LayerBoundary, "protected-path"},
-			{"inlink/../esc/pwned", gate.LayerBoundary, "ambiguous-path"},
-			{"somefile/x/../../link_out/pwned", gate.LayerBoundary, "ambiguous-path"},
-			{filepath.Join(ws, "inlink") + "/../esc/pwned", gate.LayerBoundary, "ambiguous-path"},
+			{"nonexist/../link_out/pwned", gate.LayerHardStop, gate.CheckHardStopExternalWrite}, // outside, not inside
+			{"nonexist/../gitlink/hooks/pre-commit", gate.LayerBoundary, gate.CheckProtectedPath},
+			{"inlink/../esc/pwned", gate.LayerBoundary, gate.CheckAmbiguousPath},
+			{"somefile/x/../../link_out/pwned", gate.LayerBoundary, gate.CheckAmbiguousPath},
+			{filepath.Join(ws, "inlink") + "/../esc/pwned", gate.LayerBoundary, gate.CheckAmbiguousPath},
 		} {
 			w := check(policy.Action{Tool: "write_file", Operation: policy.OpWrite, Targets: []string{tc.target}})
 			if name == profile.ApprovalYolo && tc.layer == gate.LayerHardStop {
@@ -294,7 +294,7 @@ func TestGateEscapes(t *testing.T) {
 			}
 			r := check(policy.Action{Tool: "read_file", Operation: policy.OpRead, Targets: []string{tc.target}})
 			assert.Equal(t, policy.Deny, r.Verdict, "%s: read %s: %s", name, tc.target, r)
-			if tc.rule == "ambiguous-path" {
+			if tc.rule == gate.CheckAmbiguousPath {
 				assert.Contains(t, r.Reason, "ambiguous", "%s: %s", name, tc.target)
 			}
 		}
@@ -303,7 +303,7 @@ func TestGateEscapes(t *testing.T) {
 		d := check(policy.Action{Tool: "bash", Operation: policy.OpShell, Command: "mkdir -p nonexist && echo x > nonexist/../link_out/p"})
 		if name != profile.ApprovalYolo {
 			assert.Equal(t, policy.Deny, d.Verdict, "%s: %s", name, d)
-			assert.Equal(t, "hard-stop:external-write", d.RuleID, "%s: %s", name, d)
+			assert.Equal(t, gate.CheckHardStopExternalWrite, d.RuleID, "%s: %s", name, d)
 		}
 		for _, line := range []string{"echo x > inlink/../esc/pwned", "cat somefile/x/../../link_out/pwned", "echo x > nonexist/../gitlink/hooks/pre-commit"} {
 			d := check(policy.Action{Tool: "bash", Operation: policy.OpShell, Command: line})

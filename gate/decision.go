@@ -59,8 +59,9 @@ type Decision struct {
 	Obligations policy.Obligations
 	// Layer is the step of the decision order that decided.
 	Layer Layer
-	// RuleID is the id of the deciding rule, or a name for the check that decided when no rule
-	// did ("matrix", "protected-path", "hard-stop:budget", ...).
+	// RuleID is the id of the deciding rule, or the id of the built-in check that decided when
+	// no rule did ([CheckMatrix], [CheckProtectedPath], [CheckHardStopBudget], ...; see the
+	// package documentation, "Check ids").
 	RuleID string
 	// Reason explains the decision to a human.
 	Reason string

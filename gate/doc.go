@@ -44,6 +44,47 @@
 // decide every part, and the strictest part decides the action. Nothing a user saves can outrank
 // layers 1 to 4.
 //
+// The code reads the same way: decide.go has one method per layer, called in this order.
+//
+// # Check ids
+//
+// [Decision.RuleID] names the deciding rule of the profile, or, when a built-in check decided,
+// that check's id. The ids are constants, spelled one way: lower-case words joined by '-', after
+// a group and ':' for checks that come in families. (Layer names, [Layer.String], are another
+// vocabulary, spelled as audit records write them: the layer "hard_stop" decides by the check
+// "hard-stop:budget".)
+//
+//	layer       check id                           constant
+//	input       context                            CheckContext
+//	input       invalid-risk                       CheckInvalidRisk
+//	input       unparsable-command                 CheckUnparsableCommand
+//	halted      halted                             CheckHalted
+//	halted      emergency-stop                     CheckEmergencyStop
+//	hard_stop   hard-stop:budget                   CheckHardStopBudget
+//	hard_stop   hard-stop:external-write           CheckHardStopExternalWrite
+//	boundary    unresolvable-path                  CheckUnresolvablePath
+//	boundary    ambiguous-path                     CheckAmbiguousPath
+//	boundary    protected-path                     CheckProtectedPath
+//	mode        mode:plan                          CheckModePlan
+//	mode        mode:read-only                     CheckModeReadOnly
+//	rule        grant:<id>                         CheckGrantPrefix (a standing grant)
+//	matrix      matrix                             CheckMatrix
+//	rule/matrix opaque-command                     CheckOpaqueCommand
+//	rule/matrix max-files-per-plan                 CheckMaxFilesPerPlan
+//	audit       audit                              CheckAudit
+//	approval    approval:none, approval:refused,   CheckApprovalNone, CheckApprovalRefused,
+//	            approval:timeout, approval:error,  CheckApprovalTimeout, CheckApprovalError,
+//	            approval:once, approval:session,   CheckApprovalOnce, CheckApprovalSession,
+//	            approval:always                    CheckApprovalAlways
+//	obligation  obligation:checkpoint,             CheckObligationCheckpoint,
+//	            obligation:notify,                 CheckObligationNotify,
+//	            obligation:sandbox                 CheckObligationSandbox
+//
+// The approval and obligation checks are package session's. Audit records of a latched hard
+// stop name its cause's check ([Cause.CheckID]: hard-stop:sandbox-escape,
+// hard-stop:tool-failures, hard-stop:manual, hard-stop:emergency-stop, and the two above), and a
+// reset record names [CheckReset].
+//
 // # Obligations
 //
 // A decision that is not a Deny carries the autonomy matrix's obligations for the profile's band
@@ -60,8 +101,8 @@
 // workspace that points outside is outside, "/w/app-evil" is not inside "/w/app", and
 // "nonexist/../link_out/x" follows link_out. A target with ".." is also read lexically
 // (filepath.Join's reading); where the two readings name different files ("inlink/../esc/x"
-// after a link, "file/../x" after a file) the target is denied as ambiguous (rule
-// "ambiguous-path"), because hosts differ in which reading they use. A path that cannot be
+// after a link, "file/../x" after a file) the target is denied as ambiguous
+// ([CheckAmbiguousPath]), because hosts differ in which reading they use. A path that cannot be
 // resolved (a loop, a NUL byte, more than 40 links, a permission error) is denied. Trusted paths
 // of the profile count as workspace.
 //

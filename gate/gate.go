@@ -208,7 +208,7 @@ func (g *Gate) check(ctx context.Context, st *state, a policy.Action) (Decision,
 	now := g.clock()
 	id := newV7(now)
 	if err := ctx.Err(); err != nil {
-		d := Decision{Verdict: policy.Deny, Layer: LayerInput, RuleID: "context", Reason: "context done before the decision",
+		d := Decision{Verdict: policy.Deny, Layer: LayerInput, RuleID: CheckContext, Reason: "context done before the decision",
 			Profile: st.name, DecisionID: id, CorrelationID: correlation(a, id)}
 		return d, fmt.Errorf("gate: check %q: %w", a.Tool, err)
 	}
@@ -232,7 +232,7 @@ func (g *Gate) check(ctx context.Context, st *state, a policy.Action) (Decision,
 		rec.Input = cutInput(a.Input)
 	}
 	if err := g.sink.Write(ctx, rec); err != nil {
-		d.Verdict, d.Obligations, d.Layer, d.RuleID = policy.Deny, 0, LayerAudit, "audit"
+		d.Verdict, d.Obligations, d.Layer, d.RuleID = policy.Deny, 0, LayerAudit, CheckAudit
 		d.Reason = "the decision could not be recorded: " + err.Error()
 		return d, fmt.Errorf("gate: check %q: audit: %w", a.Tool, err)
 	}

@@ -17,7 +17,7 @@ import (
 //     asked about again.
 //
 // MatchGrant is called from Check, concurrently, and must be fast and must not block. It
-// returns the rule id the decision names (by convention "grant:" and the grant's id) and a
+// returns the rule id the decision names (by convention [CheckGrantPrefix] and the grant's id) and a
 // reason for a human. The session package's grant store implements it.
 type GrantSource interface {
 	MatchGrant(scope GrantScope, sub policy.Subject) (ruleID, reason string, ok bool)

@@ -25,6 +25,7 @@ func assertHalted(t *testing.T, f *fixture, cause gate.Cause) {
 	d := f.check(t, readme)
 	assert.Equal(t, policy.Deny, d.Verdict, "a halted gate denies even reads: %s", d)
 	assert.Equal(t, gate.LayerHalted, d.Layer)
+	assert.Equal(t, gate.CheckHalted, d.RuleID)
 	require.NoError(t, f.g.Reset(context.Background(), "operator reviewed"))
 	_, halted = f.g.Halted()
 	assert.False(t, halted)
@@ -32,6 +33,12 @@ func assertHalted(t *testing.T, f *fixture, cause gate.Cause) {
 	var kinds []audit.Kind
 	for _, r := range f.sink.Records() {
 		kinds = append(kinds, r.Kind)
+		switch r.Kind {
+		case audit.KindHalt:
+			assert.Equal(t, cause.CheckID(), r.RuleMatched, "the halt record names the hard stop's check")
+		case audit.KindReset:
+			assert.Equal(t, gate.CheckReset, r.RuleMatched)
+		}
 	}
 	assert.Contains(t, kinds, audit.KindHalt)
 	assert.Contains(t, kinds, audit.KindReset)
@@ -96,7 +103,7 @@ func TestHardStopExternalWrite(t *testing.T) {
 	d := f.check(t, policy.Action{Tool: "write_file", Operation: policy.OpWrite, Targets: []string{outside + "/x"}})
 	assert.Equal(t, policy.Deny, d.Verdict)
 	assert.Equal(t, gate.LayerHardStop, d.Layer)
-	assert.Equal(t, "hard-stop:external-write", d.RuleID)
+	assert.Equal(t, gate.CheckHardStopExternalWrite, d.RuleID)
 	assertHalted(t, f, gate.CauseExternalWrite)
 	// Reading outside is not a write: it does not halt (the rules and matrix decide it).
 	assert.Equal(t, policy.Allow, f.check(t, policy.Action{Operation: policy.OpRead, Targets: []string{outside}}).Verdict)

@@ -149,7 +149,7 @@ func TestUnparsableLineIsDenied(t *testing.T) {
 		for _, line := range []string{"echo 'unterminated", "ls;;", "$(", "if true; then", "cat <<EOF\nx", "a | | b"} {
 			d := f.check(t, policy.Action{Tool: "bash", Operation: policy.OpShell, Command: line})
 			assert.Equal(t, policy.Deny, d.Verdict, "%s %q: %s", name, line, d)
-			assert.Equal(t, "unparsable-command", d.RuleID, "%s %q", name, line)
+			assert.Equal(t, gate.CheckUnparsableCommand, d.RuleID, "%s %q", name, line)
 			assert.Contains(t, d.Reason, "does not parse", "%s %q", name, line)
 		}
 		d := f.check(t, policy.Action{Tool: "bash", Operation: policy.OpShell, Command: "echo 'unterminated"})
@@ -157,7 +157,7 @@ func TestUnparsableLineIsDenied(t *testing.T) {
 		long := "echo " + strings.Repeat("a ", 40<<10)
 		d = f.check(t, policy.Action{Tool: "bash", Operation: policy.OpShell, Command: long})
 		assert.NotEqual(t, policy.Allow, d.Verdict, name)
-		assert.NotEqual(t, "unparsable-command", d.RuleID, name)
+		assert.NotEqual(t, gate.CheckUnparsableCommand, d.RuleID, name)
 	}
 }
 

@@ -177,7 +177,7 @@ func TestMaxFilesPerPlan(t *testing.T) {
 	assert.Equal(t, policy.Allow, f.check(t, plan(200)).Verdict)
 	d := f.check(t, plan(201))
 	assert.Equal(t, policy.Confirm, d.Verdict)
-	assert.Equal(t, "max-files-per-plan", d.RuleID)
+	assert.Equal(t, gate.CheckMaxFilesPerPlan, d.RuleID)
 }
 
 func TestReload(t *testing.T) {

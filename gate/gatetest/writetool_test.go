@@ -96,7 +96,7 @@ func TestDecisionTable(t *testing.T) {
 	k.Table([]gatetest.Case{
 		{Name: "read", Action: policy.Action{Tool: "read_file", Operation: policy.OpRead, Targets: []string{"x.go"}}, Want: policy.Allow},
 		{Name: "write", Action: policy.Action{Tool: "write_file", Operation: policy.OpWrite, Targets: []string{"x.go"}}, Want: policy.Allow, Obligations: &cp},
-		{Name: "secret", Action: policy.Action{Tool: "read_file", Operation: policy.OpRead, Targets: []string{".env"}}, Want: policy.Deny, RuleID: "protected-path"},
+		{Name: "secret", Action: policy.Action{Tool: "read_file", Operation: policy.OpRead, Targets: []string{".env"}}, Want: policy.Deny, RuleID: gate.CheckProtectedPath},
 		{Name: "delete", Action: policy.Action{Tool: "delete_file", Operation: policy.OpDelete, Targets: []string{"x.go"}}, Want: policy.Confirm},
 	})
 	k.Golden(filepath.Join("testdata", "trusted.golden"), []policy.Action{

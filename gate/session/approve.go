@@ -199,18 +199,29 @@ func (s *Session) ask(ctx context.Context, a policy.Action, d gate.Decision) (Ap
 	ans, err, timedOut := s.call(ctx, req)
 	switch {
 	case timedOut:
-		return Approval{By: "timeout", Note: fmt.Sprintf("no answer within %s", s.opts.ApprovalTimeout)}, ans, "approval:timeout"
+		return Approval{By: "timeout", Note: fmt.Sprintf("no answer within %s", s.opts.ApprovalTimeout)}, ans, gate.CheckApprovalTimeout
 	case err != nil:
-		return Approval{By: "error", Note: "approval failed: " + err.Error()}, ans, "approval:error"
+		return Approval{By: "error", Note: "approval failed: " + err.Error()}, ans, gate.CheckApprovalError
 	}
 	ap := Approval{Approved: ans.Verdict == policy.Allow, Scope: ans.Scope, By: by(ans), Note: ans.Note, Human: true}
 	if !ap.Approved {
-		return ap, ans, "approval:refused"
+		return ap, ans, gate.CheckApprovalRefused
 	}
 	if ap.Scope > Always {
 		ap.Scope = Once
 	}
-	return ap, ans, "approval:" + ap.Scope.String()
+	return ap, ans, approvalCheck(ap.Scope)
+}
+
+// approvalCheck returns the check id of an approval with the given scope.
+func approvalCheck(s Scope) string {
+	switch s {
+	case ForSession:
+		return gate.CheckApprovalSession
+	case Always:
+		return gate.CheckApprovalAlways
+	}
+	return gate.CheckApprovalOnce
 }
 
 // call runs the approver with the timeout. An approver that ignores its context is abandoned

@@ -214,7 +214,7 @@ func (s *Session) do(ctx context.Context, op *gate.Op, a policy.Action, fn Func,
 		return out, &gate.DeniedError{Decision: nd, Alternatives: s.g.Alternatives(ctx, a, nd)}
 	}
 
-	if d.Verdict == policy.Allow && strings.HasPrefix(d.RuleID, "grant:") && !s.grants.use(d.RuleID) {
+	if d.Verdict == policy.Allow && strings.HasPrefix(d.RuleID, gate.CheckGrantPrefix) && !s.grants.use(d.RuleID) {
 		// The grant expired or was used up since the decision: ask again.
 		d.Verdict = policy.Confirm
 		d.Reason = "the grant " + d.RuleID + " no longer applies; " + d.Reason
@@ -232,7 +232,7 @@ func (s *Session) do(ctx context.Context, op *gate.Op, a policy.Action, fn Func,
 					RuleMatched: "parked:" + id, Reason: "parked for review as " + id})
 				return out, &ParkedError{ID: id, Decision: d}
 			}
-			return deny(gate.LayerApproval, "approval:none", "the action needs confirmation and no approver is configured (headless: deny)")
+			return deny(gate.LayerApproval, gate.CheckApprovalNone, "the action needs confirmation and no approver is configured (headless: deny)")
 		}
 		ap, ans, rule := s.ask(ctx, a, d)
 		out.Approval = &ap
@@ -248,14 +248,14 @@ func (s *Session) do(ctx context.Context, op *gate.Op, a policy.Action, fn Func,
 			rec.Decision = policy.Allow
 		}
 		if err := op.Record(ctx, a, d, rec); err != nil {
-			return deny(gate.LayerAudit, "audit", "the approval could not be recorded: "+err.Error())
+			return deny(gate.LayerAudit, gate.CheckAudit, "the approval could not be recorded: "+err.Error())
 		}
 		if !ap.Approved {
 			reason := "the user did not approve"
 			switch rule {
-			case "approval:timeout":
+			case gate.CheckApprovalTimeout:
 				reason = "no approval within " + s.opts.ApprovalTimeout.String() + ": a timeout counts as a denial"
-			case "approval:error":
+			case gate.CheckApprovalError:
 				reason = ap.Note
 			}
 			if ap.Human && ap.Note != "" {
@@ -284,21 +284,21 @@ func (s *Session) do(ctx context.Context, op *gate.Op, a policy.Action, fn Func,
 	}
 
 	if d.Obligations.Has(policy.Sandbox) && kind != "command" {
-		return deny(gate.LayerObligation, "obligation:sandbox", "the decision requires a sandbox: run the command with DoCommand")
+		return deny(gate.LayerObligation, gate.CheckObligationSandbox, "the decision requires a sandbox: run the command with DoCommand")
 	}
 	if kind == "command" && s.runner(d) == nil {
-		return deny(gate.LayerObligation, "obligation:sandbox", "the decision requires a sandbox and no sandbox runner is configured")
+		return deny(gate.LayerObligation, gate.CheckObligationSandbox, "the decision requires a sandbox and no sandbox runner is configured")
 	}
 	if d.Obligations.Has(policy.Checkpoint) {
 		switch {
 		case b != nil:
 			out.CheckpointID = b.checkpoint
 		case s.opts.Checkpointer == nil:
-			return deny(gate.LayerObligation, "obligation:checkpoint", "the decision requires a checkpoint and no checkpointer is configured")
+			return deny(gate.LayerObligation, gate.CheckObligationCheckpoint, "the decision requires a checkpoint and no checkpointer is configured")
 		default:
 			id, err := s.opts.Checkpointer.Snapshot(ctx, "before "+describe(a), d.CorrelationID.String())
 			if err != nil {
-				return deny(gate.LayerObligation, "obligation:checkpoint", "the checkpoint could not be taken: "+err.Error())
+				return deny(gate.LayerObligation, gate.CheckObligationCheckpoint, "the checkpoint could not be taken: "+err.Error())
 			}
 			out.CheckpointID = id
 			s.recordCheckpoint(ctx, op, a, d, audit.KindCheckpointCreated, id, "before "+describe(a))
@@ -306,14 +306,14 @@ func (s *Session) do(ctx context.Context, op *gate.Op, a policy.Action, fn Func,
 	}
 	if d.Obligations.Has(policy.Notify) {
 		if s.opts.Notifier == nil {
-			return deny(gate.LayerObligation, "obligation:notify", "the decision requires notifying the user and no notifier is configured")
+			return deny(gate.LayerObligation, gate.CheckObligationNotify, "the decision requires notifying the user and no notifier is configured")
 		}
 		if err := s.opts.Notifier.Notify(ctx, Notice{Kind: NoticeAction, Action: a, Decision: d, Message: describe(a)}); err != nil {
-			return deny(gate.LayerObligation, "obligation:notify", "the user could not be notified: "+err.Error())
+			return deny(gate.LayerObligation, gate.CheckObligationNotify, "the user could not be notified: "+err.Error())
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return deny(gate.LayerHalted, "context", "the operation ended before the action ran: "+context.Cause(ctx).Error())
+		return deny(gate.LayerHalted, gate.CheckContext, "the operation ended before the action ran: "+context.Cause(ctx).Error())
 	}
 
 	out.Ran = true

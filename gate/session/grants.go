@@ -194,7 +194,7 @@ func (s *grantSet) add(gs ...Grant) error {
 			return fmt.Errorf("grant %s has no rules", g.ID)
 		}
 		for i := range g.Rules {
-			g.Rules[i].ID, g.Rules[i].Action = "grant:"+g.ID, policy.Allow
+			g.Rules[i].ID, g.Rules[i].Action = gate.CheckGrantPrefix+g.ID, policy.Allow
 			if i > 0 {
 				g.Rules[i].ID += "#" + strconv.Itoa(i)
 			}
@@ -366,14 +366,14 @@ func (s *grantSet) match(scope gate.GrantScope, sub *policy.Subject) (id, reason
 
 // grantOf returns the grant id of a grant rule's id ("grant:<id>" or "grant:<id>#<n>").
 func grantOf(ruleID string) string {
-	id, _, _ := strings.Cut(strings.TrimPrefix(ruleID, "grant:"), "#")
+	id, _, _ := strings.Cut(strings.TrimPrefix(ruleID, gate.CheckGrantPrefix), "#")
 	return id
 }
 
 // use counts one use of the grant named by a decision's rule id; it reports false when the
 // grant is gone, expired or used up (the decision must then be asked again).
 func (s *grantSet) use(ruleID string) bool {
-	if !strings.HasPrefix(ruleID, "grant:") {
+	if !strings.HasPrefix(ruleID, gate.CheckGrantPrefix) {
 		return true
 	}
 	lg := s.snap.Load().byID[grantOf(ruleID)]
@@ -410,7 +410,7 @@ func (s *Session) Revoke(ctx context.Context, id string) error {
 		}
 	}
 	return s.g.Record(ctx, audit.Record{Kind: KindGrantRevoked, Decision: policy.Deny, DecidedBy: audit.DecidedByUser,
-		UserOverride: true, RuleMatched: "grant:" + id, Reason: "grant revoked"})
+		UserOverride: true, RuleMatched: gate.CheckGrantPrefix + id, Reason: "grant revoked"})
 }
 
 // AddGrant installs a grant the host made itself (from a settings screen, say), after checking
@@ -452,7 +452,7 @@ func (s *Session) saveAlways(ctx context.Context) error {
 
 func (s *Session) recordGrant(ctx context.Context, g Grant, d *gate.Decision) error {
 	r := audit.Record{Kind: KindGrant, Decision: policy.Allow, DecidedBy: audit.DecidedByUser, UserOverride: true,
-		RuleMatched: "grant:" + g.ID, Reason: fmt.Sprintf("grant %s (%s) by %s: %s", g.ID, g.Scope, g.By, describeRules(g.Rules)),
+		RuleMatched: gate.CheckGrantPrefix + g.ID, Reason: fmt.Sprintf("grant %s (%s) by %s: %s", g.ID, g.Scope, g.By, describeRules(g.Rules)),
 		Approver: g.By, ApprovalScope: g.Scope.String(), Note: g.Note}
 	if d != nil {
 		r.CorrelationID = d.CorrelationID

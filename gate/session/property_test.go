@@ -141,7 +141,7 @@ func TestGrantProperties(t *testing.T) {
 					require.Equal(t, d0.Obligations, d1.Obligations, msg())
 					byGrant := false
 					for _, p := range e1.Parts {
-						byGrant = byGrant || p.Layer == gate.LayerRule && strings.HasPrefix(p.RuleID, "grant:")
+						byGrant = byGrant || p.Layer == gate.LayerRule && strings.HasPrefix(p.RuleID, gate.CheckGrantPrefix)
 					}
 					require.True(t, byGrant, "an ALLOW that was a CONFIRM names a grant: %s", msg())
 				} else {

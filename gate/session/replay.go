@@ -101,7 +101,7 @@ func Replay(ctx context.Context, records iter.Seq2[audit.Record, error], p profi
 			rep.Skipped++
 			continue
 		}
-		if strings.HasPrefix(r.RuleMatched, "grant:") {
+		if strings.HasPrefix(r.RuleMatched, gate.CheckGrantPrefix) {
 			rep.Skipped++
 			continue
 		}

@@ -44,7 +44,7 @@ func TestApprovalScopes(t *testing.T) {
 	out, err = f.s.Do(ctx, rm, ok)
 	require.NoError(t, err)
 	assert.Nil(t, out.Approval, "the grant answered")
-	assert.Equal(t, "grant:"+f.s.Grants()[0].ID, out.Decision.RuleID)
+	assert.Equal(t, gate.CheckGrantPrefix+f.s.Grants()[0].ID, out.Decision.RuleID)
 	assert.Equal(t, policy.Allow, out.Decision.Verdict)
 	assert.True(t, out.Decision.Obligations.Has(policy.Checkpoint), "a grant keeps the obligations")
 	assert.Equal(t, 3, ap.count())
@@ -65,7 +65,7 @@ func TestApprovalScopes(t *testing.T) {
 	assert.Equal(t, audit.DecidedByUser, approvals[2].DecidedBy)
 	assert.Contains(t, approvals[2].Reason, "bob")
 	assert.Contains(t, approvals[2].Reason, "cleanup is fine")
-	assert.Equal(t, "approval:session", approvals[2].RuleMatched)
+	assert.Equal(t, gate.CheckApprovalSession, approvals[2].RuleMatched)
 	assert.Equal(t, "bob", approvals[2].Approver)
 	assert.Equal(t, "session", approvals[2].ApprovalScope)
 	assert.Equal(t, "cleanup is fine", approvals[2].Note)
@@ -149,7 +149,7 @@ func TestApprovalTimeoutIsADenial(t *testing.T) {
 	var de *gate.DeniedError
 	require.ErrorAs(t, err, &de)
 	assert.Equal(t, gate.LayerApproval, de.Decision.Layer)
-	assert.Equal(t, "approval:timeout", de.Decision.RuleID)
+	assert.Equal(t, gate.CheckApprovalTimeout, de.Decision.RuleID)
 	assert.Zero(t, de.Decision.Obligations)
 	assert.False(t, out.Ran)
 	assert.False(t, out.Approval.Human)
@@ -166,7 +166,7 @@ func TestHeadlessDenyAndPark(t *testing.T) {
 	_, err := f.s.Do(ctx, shellAction("rm -rf build"), ok)
 	var de *gate.DeniedError
 	require.ErrorAs(t, err, &de)
-	assert.Equal(t, "approval:none", de.Decision.RuleID)
+	assert.Equal(t, gate.CheckApprovalNone, de.Decision.RuleID)
 	require.NotEmpty(t, de.Alternatives)
 	assert.Equal(t, gate.AltAsk, de.Alternatives[0].Kind)
 
@@ -219,7 +219,7 @@ func TestDenialsAreFreshAndFailuresAreTheTools(t *testing.T) {
 	var de *gate.DeniedError
 	require.ErrorAs(t, err, &de)
 	assert.Equal(t, gate.LayerObligation, de.Decision.Layer)
-	assert.Equal(t, "obligation:checkpoint", de.Decision.RuleID)
+	assert.Equal(t, gate.CheckObligationCheckpoint, de.Decision.RuleID)
 	assert.Zero(t, de.Decision.Obligations, "no stale obligations")
 	assert.Equal(t, de.Decision, out.Decision)
 	assert.NotContains(t, de.Decision.String(), "allow-low-med-risk")
@@ -260,7 +260,7 @@ func TestDoCommandCarriesOutTheSandboxObligation(t *testing.T) {
 	_, _, err := f.s.DoCommand(ctx, shellAction("go test ./..."), sandbox.Command{})
 	var de *gate.DeniedError
 	require.ErrorAs(t, err, &de)
-	assert.Equal(t, "obligation:sandbox", de.Decision.RuleID)
+	assert.Equal(t, gate.CheckObligationSandbox, de.Decision.RuleID)
 	// Plain Do of a sandboxed action: denied, with the sandbox as the way forward.
 	_, err = f.s.Do(ctx, shellAction("go test ./..."), ok)
 	require.ErrorAs(t, err, &de)
