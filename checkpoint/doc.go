@@ -186,21 +186,21 @@
 //
 // # Performance
 //
-// Measured by the package's benchmarks on generated workspaces, as ratios
-// against "git status --porcelain -uall" (the floor for "what changed"
-// without a file watcher) and the persistent-index plumbing (a kept
-// GIT_INDEX_FILE, add -A, write-tree, commit-tree, update-ref), each run
-// on the same change of 20 modified and 5 new files. At 10,000 files: an
-// incremental checkpoint costs 0.9 to 1.0 plumbing runs and 1.9 to 2.0
-// status runs; the first checkpoint costs about 6.5 incremental ones; a
-// restore, which includes the checkpoint of the state it replaces, costs
-// 1.2 to 1.4 plumbing runs and about 2.5 status runs; a path-scoped
-// checkpoint costs the same at 1,000 and 10,000 files. At 50,000 files the
-// incremental checkpoint costs 0.8 plumbing and 1.1 to 1.4 status runs,
-// and a restore 1.3 to 1.4 plumbing and 1.7 to 1.9 status runs. Run
-// "go test -run - -bench . ./checkpoint" to reproduce (the benchmarks
-// report wall-clock and CPU ratios), and add -checkpoint.bench50k for
-// 50,000 files.
+// Measured by the package's benchmarks on generated workspaces of 10,000
+// and 50,000 files (built once per process), as ratios against "git status
+// --porcelain -uall" (the floor for "what changed" without a file watcher),
+// the persistent-index plumbing (a kept GIT_INDEX_FILE, add -A, write-tree,
+// commit-tree, update-ref) and, for a first checkpoint, "git add -A" plus
+// "git write-tree" into a fresh index, each paired in the same iterations
+// on the same change of 20 modified and 5 new files. On a loaded 2-core
+// machine (CPU time ratios; wall-clock ones vary with the load): an
+// incremental checkpoint costs about 2.2 status runs at 10,000 files and
+// 1.9 at 50,000 (0.9 to 1.2 plumbing runs); a restore, including the
+// checkpoint of the state it replaces, about 3.1 and 2.3 status runs; a
+// first checkpoint about 4.3 to 4.6 fresh "add -A" plus "write-tree" runs.
+// Run "go test -run - -bench 'Create|Restore' ./checkpoint" to reproduce
+// (-checkpoint.benchsmall for 10,000 files only); the benchmarks report
+// wall-clock and CPU ratios.
 //
 // The shadow repository of a workspace is keyed by its absolute path: a
 // moved workspace starts a new history. Lock files need a POSIX

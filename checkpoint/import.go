@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -100,12 +101,44 @@ func (c *Checkpointer) writeStream(w *bufio.Writer, root *os.Root, ref string, m
 	fmt.Fprintf(w, "\ncommit %s\nmark :3\ncommitter %s <%s> %d +0000\ndata %d\n%s\nM 100644 :2 %s\n\n",
 		ref, gitx.IdentityName, gitx.IdentityEmail, when, len(recordMsg), recordMsg, uncoveredName)
 	mark := 3
+	// Entries come sorted, so files of one directory are adjacent: the
+	// directory is opened once (inside root, as root.Lstat would resolve
+	// it) and each file is one call relative to it, instead of a walk
+	// from the top for every Lstat and every open.
+	var (
+		curDir = "."
+		cur    = root
+		curErr error
+	)
+	defer func() {
+		if cur != root && cur != nil {
+			cur.Close()
+		}
+	}()
 	for _, e := range entries {
 		if e.delete {
 			deletes = append(deletes, e.path)
 			continue
 		}
-		st, err := root.Lstat(e.path)
+		dir, name := path.Split(e.path)
+		dir = strings.TrimSuffix(dir, "/")
+		if dir == "" {
+			dir = "."
+		}
+		if dir != curDir {
+			if cur != root && cur != nil {
+				cur.Close()
+			}
+			cur, curErr, curDir = root, nil, dir
+			if dir != "." {
+				cur, curErr = root.OpenRoot(dir)
+			}
+		}
+		var st fs.FileInfo
+		err := curErr
+		if err == nil {
+			st, err = cur.Lstat(name)
+		}
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, errNotDir) {
 			deletes = append(deletes, e.path)
 			continue
@@ -116,7 +149,7 @@ func (c *Checkpointer) writeStream(w *bufio.Writer, root *os.Root, ref string, m
 		var mode uint32
 		switch {
 		case st.Mode()&fs.ModeSymlink != 0:
-			target, err := root.Readlink(e.path)
+			target, err := cur.Readlink(name)
 			if err != nil {
 				return fmt.Errorf("%s: %w", e.path, err)
 			}
@@ -124,7 +157,7 @@ func (c *Checkpointer) writeStream(w *bufio.Writer, root *os.Root, ref string, m
 			fmt.Fprintf(w, "blob\nmark :%d\ndata %d\n%s\n", mark, len(target), target)
 			mode = gitx.ModeSymlink
 		case st.Mode().IsRegular():
-			f, err := root.OpenFile(e.path, os.O_RDONLY|oNoFollow, 0)
+			f, err := cur.OpenFile(name, os.O_RDONLY|oNoFollow, 0)
 			if err != nil {
 				return fmt.Errorf("%s: %w", e.path, err)
 			}
