@@ -1,4 +1,4 @@
-package shell_test
+package gate_test
 
 import (
 	"context"
