@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"flag"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -21,6 +22,15 @@ func TestMain(m *testing.M) {
 	// Files git writes get 0666/0777 minus the umask; fix it so modes
 	// can be compared exactly.
 	setUmask()
+	// TestHelperProcess is the cross-process lock tests' second process, not a test: it runs
+	// only when they re-execute the binary, and is not even listed otherwise.
+	if os.Getenv(helperEnv) == "" {
+		skip := "^TestHelperProcess$"
+		if f := flag.Lookup("test.skip"); f != nil && f.Value.String() != "" {
+			skip = f.Value.String() + "|" + skip
+		}
+		_ = flag.Set("test.skip", skip)
+	}
 	code := m.Run()
 	cleanupBenchFixtures()
 	os.Exit(code)

@@ -26,9 +26,7 @@ const helperEnv = "REINS_CHECKPOINT_HELPER"
 // binary with helperEnv set to run it as a second process.
 func TestHelperProcess(t *testing.T) {
 	mode := os.Getenv(helperEnv)
-	if mode == "" {
-		t.Skip("helper for the cross-process lock tests; runs only when re-executed by them")
-	}
+	require.NotEmpty(t, mode, "TestHelperProcess runs only when the lock tests re-execute the binary (TestMain skips it otherwise)")
 	dir, shadow := os.Getenv("REINS_DIR"), os.Getenv("REINS_SHADOW")
 	switch mode {
 	case "hold":

@@ -726,13 +726,15 @@ func TestLoadOptions(t *testing.T) {
 	})
 	t.Run("an unreadable file", func(t *testing.T) {
 		t.Parallel()
-		if os.Geteuid() == 0 {
-			t.Skip("running as root: file permissions do not stop reads")
-		}
 		f := newFiles(t)
 		f.writeUser(`{}`)
 		require.NoError(t, os.Chmod(f.userFile, 0))
 		_, err := f.load()
+		if os.Geteuid() == 0 {
+			// Root reads a mode-0 file: file permissions do not stop it, and the load goes on.
+			assert.NoError(t, err)
+			return
+		}
 		assert.ErrorContains(t, err, "permission denied")
 	})
 	t.Run("a file too large", func(t *testing.T) {
