@@ -311,10 +311,18 @@ func hiddenWord(c *shell.Command) string {
 	}
 	n := 0
 	for _, w := range call.Args {
-		if syntax.SplitBraces(w) {
-			n += len(expand.Braces(w))
-		} else {
+		if !syntax.SplitBraces(w) {
 			n++
+			continue
+		}
+		// Count the expansion lazily, and stop once it outgrows the argument vector.
+		for _, err := range expand.BracesSeq(nil, w) {
+			if err != nil {
+				return "a brace expansion is too large to check"
+			}
+			if n++; n > len(c.Argv) {
+				break
+			}
 		}
 	}
 	if len(c.Argv) < n {

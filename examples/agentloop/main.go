@@ -16,7 +16,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/reins-go/reins/audit"
@@ -203,13 +202,6 @@ func setup(ws string) error {
 		return fmt.Errorf("git init: %v: %s", err, out)
 	}
 	return nil
-}
-
-func describe(a policy.Action) string {
-	if a.Command != "" {
-		return a.Command
-	}
-	return a.Tool + " " + strings.Join(a.Targets, " ")
 }
 
 func shorten(s string, n int) string {
