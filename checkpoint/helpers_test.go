@@ -18,6 +18,9 @@ import (
 	"github.com/reins-go/reins/checkpoint"
 )
 
+// helperEnv, set, makes the test binary the cross-process lock tests' second process.
+const helperEnv = "REINS_CHECKPOINT_HELPER"
+
 func TestMain(m *testing.M) {
 	// Files git writes get 0666/0777 minus the umask; fix it so modes
 	// can be compared exactly.

@@ -20,7 +20,6 @@ import (
 	"github.com/reins-go/reins/checkpoint"
 )
 
-const helperEnv = "REINS_CHECKPOINT_HELPER"
 
 // TestHelperProcess is not a test: the lock tests re-execute the test
 // binary with helperEnv set to run it as a second process.
