@@ -20,7 +20,6 @@ import (
 	"github.com/reins-go/reins/checkpoint"
 )
 
-
 // TestHelperProcess is not a test: the lock tests re-execute the test
 // binary with helperEnv set to run it as a second process.
 func TestHelperProcess(t *testing.T) {
