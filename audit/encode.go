@@ -66,8 +66,12 @@ func AppendJSON(dst []byte, r *Record) ([]byte, error) {
 	dst = appendString(dst, string(r.Kind))
 	dst = append(dst, `,"decision_id":"`...)
 	dst = appendUUID(dst, r.DecisionID)
-	dst = append(dst, `","layer":`...)
-	dst = appendString(dst, r.Layer)
+	if !r.Layer.Valid() {
+		return dst, fmt.Errorf("audit: layer: invalid layer %d", uint8(r.Layer))
+	}
+	dst = append(dst, `","layer":"`...)
+	dst = append(dst, r.Layer.String()...)
+	dst = append(dst, '"')
 	if r.DecidedBy != "" {
 		dst = append(dst, `,"decided_by":`...)
 		dst = appendString(dst, string(r.DecidedBy))

@@ -174,15 +174,24 @@ func TestDigest_Text(t *testing.T) {
 
 func TestDecidedByLayer(t *testing.T) {
 	tests := []struct {
-		layer string
+		layer policy.Layer
 		want  DecidedBy
 	}{
-		{"rule", DecidedByRule}, {"matrix", DecidedByMatrix}, {"hard_stop", DecidedByHardStop},
-		{"halted", DecidedByHardStop}, {"boundary", DecidedByBoundary}, {"mode", DecidedByMode},
-		{"input", DecidedByDefault}, {"audit", DecidedByDefault}, {"", DecidedByDefault},
-		{"something-new", DecidedByDefault},
+		{policy.LayerRule, DecidedByRule}, {policy.LayerMatrix, DecidedByMatrix},
+		{policy.LayerHardStop, DecidedByHardStop}, {policy.LayerHalted, DecidedByHardStop},
+		{policy.LayerBoundary, DecidedByBoundary}, {policy.LayerMode, DecidedByMode},
+		{policy.LayerInput, DecidedByDefault}, {policy.LayerAudit, DecidedByDefault},
+		{policy.LayerApproval, DecidedByDefault}, {policy.LayerObligation, DecidedByDefault},
+		{policy.LayerNone, DecidedByDefault}, {policy.Layer(200), DecidedByDefault},
 	}
 	for _, tt := range tests {
-		assert.Equal(t, tt.want, DecidedByLayer(tt.layer), "DecidedByLayer(%q)", tt.layer)
+		assert.Equal(t, tt.want, DecidedByLayer(tt.layer), "DecidedByLayer(%v)", tt.layer)
 	}
+}
+
+func TestEncodeRejectsInvalidLayer(t *testing.T) {
+	r := sample(1)
+	r.Layer = policy.Layer(200)
+	_, err := AppendJSON(nil, &r)
+	require.ErrorContains(t, err, "layer")
 }

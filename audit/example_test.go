@@ -29,8 +29,8 @@ func decision(n byte, tool, command string, v policy.Verdict) audit.Record {
 		RuleMatched:   "matrix",
 		Kind:          audit.KindDecision,
 		DecisionID:    id,
-		Layer:         "matrix",
-		DecidedBy:     audit.DecidedByLayer("matrix"),
+		Layer:         policy.LayerMatrix,
+		DecidedBy:     audit.DecidedByLayer(policy.LayerMatrix),
 		Reason:        "the autonomy matrix",
 		Risk:          risk.Of(risk.Exec),
 		Tool:          tool,
@@ -221,7 +221,7 @@ func ExampleFanOut() {
 
 // The gate maps its deciding layer to decided_by.
 func ExampleDecidedByLayer() {
-	for _, layer := range []string{"rule", "matrix", "halted", "boundary", "input"} {
+	for _, layer := range []policy.Layer{policy.LayerRule, policy.LayerMatrix, policy.LayerHalted, policy.LayerBoundary, policy.LayerInput} {
 		fmt.Println(layer, "->", audit.DecidedByLayer(layer))
 	}
 	// Output:

@@ -59,7 +59,7 @@ func TestGate_DeniesWhenTheSinkFails(t *testing.T) {
 			assert.ErrorIs(t, err, tt.want)
 			assert.Equal(t, policy.Deny, d.Verdict)
 			assert.Zero(t, d.Obligations)
-			assert.Equal(t, gate.LayerAudit, d.Layer)
+			assert.Equal(t, policy.LayerAudit, d.Layer)
 		})
 	}
 

@@ -68,20 +68,20 @@ const (
 	DecidedByDefault DecidedBy = "default"
 )
 
-// DecidedByLayer maps the gate's layer names (see the gate's Layer.String) to a [DecidedBy]:
-// rule, matrix, boundary and mode map to themselves, hard_stop and halted to hard_stop, and
-// input, audit and anything unknown to default. It does not allocate.
-func DecidedByLayer(layer string) DecidedBy {
+// DecidedByLayer maps a decision's layer to a [DecidedBy]: rule, matrix, boundary and mode map
+// to themselves, hard_stop and halted to hard_stop, and every other layer to default. It does
+// not allocate.
+func DecidedByLayer(layer policy.Layer) DecidedBy {
 	switch layer {
-	case "rule":
+	case policy.LayerRule:
 		return DecidedByRule
-	case "matrix":
+	case policy.LayerMatrix:
 		return DecidedByMatrix
-	case "hard_stop", "halted":
+	case policy.LayerHardStop, policy.LayerHalted:
 		return DecidedByHardStop
-	case "boundary":
+	case policy.LayerBoundary:
 		return DecidedByBoundary
-	case "mode":
+	case policy.LayerMode:
 		return DecidedByMode
 	}
 	return DecidedByDefault
@@ -165,8 +165,9 @@ type Record struct {
 	// id of the decision whose action it reports on.
 	DecisionID uuid.UUID `json:"decision_id"`
 	// Layer is the decision-order layer that decided: halted, hard_stop, boundary, mode, rule,
-	// matrix, input or audit.
-	Layer string `json:"layer"`
+	// matrix, input, audit, approval or obligation; LayerNone ("") for records that are not
+	// decisions.
+	Layer policy.Layer `json:"layer"`
 	// DecidedBy says who decided: rule, matrix, hard_stop, boundary, mode, user, hook or
 	// default (see [DecidedByLayer]). Empty for records that are not decisions.
 	DecidedBy DecidedBy `json:"decided_by,omitempty"`

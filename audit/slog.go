@@ -95,7 +95,7 @@ func Attrs(r *Record) []slog.Attr {
 		slog.Bool("user_override", r.UserOverride),
 		slog.String("kind", string(r.Kind)),
 		slog.String("decision_id", r.DecisionID.String()),
-		slog.String("layer", r.Layer),
+		slog.String("layer", r.Layer.String()),
 	)
 	if r.DecidedBy != "" {
 		a = append(a, slog.String("decided_by", string(r.DecidedBy)))

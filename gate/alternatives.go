@@ -56,15 +56,15 @@ func (g *Gate) Alternatives(ctx context.Context, a policy.Action, d Decision) []
 	}
 	var out []Alternative
 	switch d.Layer {
-	case LayerHalted, LayerHardStop, LayerInput, LayerAudit:
+	case policy.LayerHalted, policy.LayerHardStop, policy.LayerInput, policy.LayerAudit:
 		return nil
-	case LayerObligation:
+	case policy.LayerObligation:
 		if d.RuleID == CheckObligationSandbox && a.Command != "" {
 			out = append(out, Alternative{Kind: AltSandbox, Action: a, Verdict: policy.Allow,
 				Description: "run the same command through a sandbox runner (DoCommand with a Sandbox runner)"})
 		}
 		return out
-	case LayerApproval:
+	case policy.LayerApproval:
 		if d.RuleID == CheckApprovalNone {
 			out = append(out, Alternative{Kind: AltAsk, Action: a, Verdict: policy.Confirm,
 				Description: "ask a human: configure an approver, or park the action for later review"})

@@ -65,10 +65,10 @@ func TestDefaultProtectedPaths(t *testing.T) {
 			denied := tc.protected == all || tc.protected == writes && op != policy.OpRead
 			if denied {
 				assert.Equal(t, policy.Deny, d.Verdict, "%s %s: %s", op, tc.target, d)
-				assert.Equal(t, gate.LayerBoundary, d.Layer, "%s %s", op, tc.target)
+				assert.Equal(t, policy.LayerBoundary, d.Layer, "%s %s", op, tc.target)
 				assert.Equal(t, gate.CheckProtectedPath, d.RuleID, "%s %s", op, tc.target)
 			} else {
-				assert.NotEqual(t, gate.LayerBoundary, d.Layer, "%s %s: %s", op, tc.target, d)
+				assert.NotEqual(t, policy.LayerBoundary, d.Layer, "%s %s: %s", op, tc.target, d)
 			}
 		}
 	}
@@ -86,8 +86,8 @@ func TestSeedsCannotBeNarrowed(t *testing.T) {
 		assert.Equal(t, policy.Deny, d.Verdict, "%s: %s", target, d)
 	}
 	d := f.check(t, policy.Action{Operation: policy.OpWrite, Targets: []string{".git/hooks/pre-commit"}})
-	assert.Equal(t, policy.Deny, d.Verdict, d.String())
-	assert.Equal(t, gate.LayerBoundary, d.Layer)
+	assert.Equal(t, policy.Deny, d.Verdict, d)
+	assert.Equal(t, policy.LayerBoundary, d.Layer)
 }
 
 // TestExtendedAndNarrowedLists: entries a profile adds are honoured in their class; an entry
@@ -137,7 +137,7 @@ func TestHomeEntriesAreExpanded(t *testing.T) {
 		d, err := g.Check(context.Background(), policy.Action{Operation: policy.OpRead, Targets: []string{filepath.Join(home, target)}})
 		require.NoError(t, err)
 		assert.Equal(t, policy.Deny, d.Verdict, "%s: %s", target, d)
-		assert.Equal(t, gate.LayerBoundary, d.Layer, target)
+		assert.Equal(t, policy.LayerBoundary, d.Layer, target)
 	}
 	if runtime.GOOS != "windows" {
 		t.Setenv("HOME", "")
@@ -156,8 +156,8 @@ func TestConfigDirIsAlwaysProtected(t *testing.T) {
 	require.NoError(t, err)
 	d, err := g.Check(context.Background(), policy.Action{Operation: policy.OpWrite, Targets: []string{filepath.Join(cfg, "profile.json")}})
 	require.NoError(t, err)
-	assert.Equal(t, policy.Deny, d.Verdict, d.String())
-	assert.Equal(t, gate.LayerBoundary, d.Layer)
+	assert.Equal(t, policy.Deny, d.Verdict, d)
+	assert.Equal(t, policy.LayerBoundary, d.Layer)
 }
 
 // TestSymlinkSafeConfinement: targets are resolved through symbolic links before any check.
@@ -185,22 +185,22 @@ func TestSymlinkSafeConfinement(t *testing.T) {
 	for _, tc := range []struct {
 		target  string
 		verdict policy.Verdict
-		layer   gate.Layer
+		layer   policy.Layer
 	}{
-		{"out/new.txt", policy.Deny, gate.LayerHardStop},     // inside lexically, outside for real
-		{"cfg/config", policy.Deny, gate.LayerBoundary},      // .git through a link
-		{"pkglink/main.go", policy.Allow, gate.LayerMatrix},  // a link that stays inside
-		{"passwd", policy.Deny, gate.LayerHardStop},          // /etc/passwd through an absolute link
-		{"loop1/x", policy.Deny, gate.LayerBoundary},         // cannot be resolved
-		{"src/pkg/up/x", policy.Deny, gate.LayerHardStop},    // ../../.. from src/pkg is outside
-		{"src/../../x", policy.Deny, gate.LayerHardStop},     // plain .. out
-		{"new/dir/file.txt", policy.Allow, gate.LayerMatrix}, // does not exist yet: lexical below
-		{"new/../../x", policy.Deny, gate.LayerHardStop},
-		{f.ws + "-evil/x", policy.Deny, gate.LayerHardStop},         // prefix confusion
-		{f.ws + "/src/pkg/main.go", policy.Allow, gate.LayerMatrix}, // absolute inside
-		{"src/./pkg//main.go", policy.Allow, gate.LayerMatrix},
-		{"a\x00b", policy.Deny, gate.LayerBoundary},
-		{"", policy.Deny, gate.LayerBoundary},
+		{"out/new.txt", policy.Deny, policy.LayerHardStop},     // inside lexically, outside for real
+		{"cfg/config", policy.Deny, policy.LayerBoundary},      // .git through a link
+		{"pkglink/main.go", policy.Allow, policy.LayerMatrix},  // a link that stays inside
+		{"passwd", policy.Deny, policy.LayerHardStop},          // /etc/passwd through an absolute link
+		{"loop1/x", policy.Deny, policy.LayerBoundary},         // cannot be resolved
+		{"src/pkg/up/x", policy.Deny, policy.LayerHardStop},    // ../../.. from src/pkg is outside
+		{"src/../../x", policy.Deny, policy.LayerHardStop},     // plain .. out
+		{"new/dir/file.txt", policy.Allow, policy.LayerMatrix}, // does not exist yet: lexical below
+		{"new/../../x", policy.Deny, policy.LayerHardStop},
+		{f.ws + "-evil/x", policy.Deny, policy.LayerHardStop},         // prefix confusion
+		{f.ws + "/src/pkg/main.go", policy.Allow, policy.LayerMatrix}, // absolute inside
+		{"src/./pkg//main.go", policy.Allow, policy.LayerMatrix},
+		{"a\x00b", policy.Deny, policy.LayerBoundary},
+		{"", policy.Deny, policy.LayerBoundary},
 	} {
 		d := write(tc.target)
 		assert.Equal(t, tc.verdict, d.Verdict, "%q: %s", tc.target, d)
@@ -264,24 +264,24 @@ func TestGateEscapes(t *testing.T) {
 			t.Helper()
 			d, err := g.Check(context.Background(), a)
 			require.NoError(t, err)
-			if d.Layer == gate.LayerHardStop {
+			if d.Layer == policy.LayerHardStop {
 				g.Reset(context.Background(), "test") // keep checking after a latched halt
 			}
 			return d
 		}
 		for _, tc := range []struct {
 			target string
-			layer  gate.Layer // for a write; "" means any denial
+			layer  policy.Layer // for a write; "" means any denial
 			rule   string
 		}{
-			{"nonexist/../link_out/pwned", gate.LayerHardStop, gate.CheckHardStopExternalWrite}, // outside, not inside
-			{"nonexist/../gitlink/hooks/pre-commit", gate.LayerBoundary, gate.CheckProtectedPath},
-			{"inlink/../esc/pwned", gate.LayerBoundary, gate.CheckAmbiguousPath},
-			{"somefile/x/../../link_out/pwned", gate.LayerBoundary, gate.CheckAmbiguousPath},
-			{filepath.Join(ws, "inlink") + "/../esc/pwned", gate.LayerBoundary, gate.CheckAmbiguousPath},
+			{"nonexist/../link_out/pwned", policy.LayerHardStop, gate.CheckHardStopExternalWrite}, // outside, not inside
+			{"nonexist/../gitlink/hooks/pre-commit", policy.LayerBoundary, gate.CheckProtectedPath},
+			{"inlink/../esc/pwned", policy.LayerBoundary, gate.CheckAmbiguousPath},
+			{"somefile/x/../../link_out/pwned", policy.LayerBoundary, gate.CheckAmbiguousPath},
+			{filepath.Join(ws, "inlink") + "/../esc/pwned", policy.LayerBoundary, gate.CheckAmbiguousPath},
 		} {
 			w := check(policy.Action{Tool: "write_file", Operation: policy.OpWrite, Targets: []string{tc.target}})
-			if name == profile.ApprovalYolo && tc.layer == gate.LayerHardStop {
+			if name == profile.ApprovalYolo && tc.layer == policy.LayerHardStop {
 				// yolo leaves writes outside the workspace to its rules, which allow them: as a
 				// write outside, never as one inside.
 				assert.NotEqual(t, "allow-workspace-writes", w.RuleID)
@@ -308,7 +308,7 @@ func TestGateEscapes(t *testing.T) {
 		for _, line := range []string{"echo x > inlink/../esc/pwned", "cat somefile/x/../../link_out/pwned", "echo x > nonexist/../gitlink/hooks/pre-commit"} {
 			d := check(policy.Action{Tool: "bash", Operation: policy.OpShell, Command: line})
 			assert.Equal(t, policy.Deny, d.Verdict, "%s: %s: %s", name, line, d)
-			assert.Equal(t, gate.LayerBoundary, d.Layer, "%s: %s: %s", name, line, d)
+			assert.Equal(t, policy.LayerBoundary, d.Layer, "%s: %s: %s", name, line, d)
 		}
 	}
 	_, err := os.Stat(filepath.Join(outside, "p"))
@@ -341,14 +341,14 @@ func TestShellPathsInBothClasses(t *testing.T) {
 	} {
 		d, err := g.Check(context.Background(), policy.Action{Tool: "bash", Operation: policy.OpShell, Command: tc.line, WorkDir: tc.workdir})
 		require.NoError(t, err)
-		if d.Layer == gate.LayerHardStop {
+		if d.Layer == policy.LayerHardStop {
 			g.Reset(context.Background(), "test")
 		}
 		if tc.boundary {
 			assert.Equal(t, policy.Deny, d.Verdict, "%s (in %q): %s", tc.line, tc.workdir, d)
-			assert.Equal(t, gate.LayerBoundary, d.Layer, "%s (in %q): %s", tc.line, tc.workdir, d)
+			assert.Equal(t, policy.LayerBoundary, d.Layer, "%s (in %q): %s", tc.line, tc.workdir, d)
 		} else {
-			assert.NotEqual(t, gate.LayerBoundary, d.Layer, "%s (in %q): %s", tc.line, tc.workdir, d)
+			assert.NotEqual(t, policy.LayerBoundary, d.Layer, "%s (in %q): %s", tc.line, tc.workdir, d)
 		}
 	}
 }

@@ -132,7 +132,7 @@ func (g *Gate) decide(st *state, a *policy.Action, tr *tracer) (Decision, *Halt)
 }
 
 // deny records that layer l decided: a Deny by check id with the reason.
-func (w *walk) deny(l Layer, id, reason string) bool {
+func (w *walk) deny(l policy.Layer, id, reason string) bool {
 	w.d.Layer, w.d.RuleID, w.d.Reason = l, id, reason
 	w.tr.decided(l, reason)
 	return true
@@ -141,7 +141,7 @@ func (w *walk) deny(l Layer, id, reason string) bool {
 // invalidRisk refuses an action that declares a risk level or severity that does not exist.
 func (w *walk) invalidRisk(a *policy.Action) bool {
 	if a.Risk&^risk.Of(risk.Levels()...) != 0 || (a.Severity != 0 && !a.Severity.Valid()) {
-		return w.deny(LayerInput, CheckInvalidRisk, "the action declares an invalid risk level or severity")
+		return w.deny(policy.LayerInput, CheckInvalidRisk, "the action declares an invalid risk level or severity")
 	}
 	return false
 }
@@ -149,12 +149,12 @@ func (w *walk) invalidRisk(a *policy.Action) bool {
 // halted is layer 1: a latched hard stop, or the emergency-stop mode, denies everything.
 func (w *walk) halted() bool {
 	if h := w.g.halt.Load(); h != nil {
-		return w.deny(LayerHalted, CheckHalted, "the run is halted: "+h.Reason)
+		return w.deny(policy.LayerHalted, CheckHalted, "the run is halted: "+h.Reason)
 	}
 	if w.st.mode == profile.EmergencyStop {
-		return w.deny(LayerHalted, CheckEmergencyStop, "emergency stop: every action is denied")
+		return w.deny(policy.LayerHalted, CheckEmergencyStop, "emergency stop: every action is denied")
 	}
-	w.tr.passed(LayerHalted, "not halted")
+	w.tr.passed(policy.LayerHalted, "not halted")
 	return false
 }
 
@@ -171,7 +171,7 @@ func (w *walk) parts(a *policy.Action, pieces []piece, targets []target) (_ []pi
 		// A line that does not parse cannot run as written (a line too long to analyse is only
 		// opaque: it may be valid).
 		if aerr != nil && aerr != shell.ErrTooLong {
-			w.deny(LayerInput, CheckUnparsableCommand, "the command line does not parse, so it cannot run as written: "+aerr.Error())
+			w.deny(policy.LayerInput, CheckUnparsableCommand, "the command line does not parse, so it cannot run as written: "+aerr.Error())
 			return pieces, targets, false
 		}
 	}
@@ -210,7 +210,7 @@ func (w *walk) parts(a *policy.Action, pieces []piece, targets []target) (_ []pi
 			// programs is exec, and opaque: what it runs is not on the line.
 			if lv, why := w.g.gitLevels(c, p.levels); why != "" {
 				p.levels, p.opaque = lv, true
-				w.tr.passed(LayerInput, why)
+				w.tr.passed(policy.LayerInput, why)
 			}
 			pieces = append(pieces, p)
 			for _, r := range c.Reads {
@@ -239,7 +239,7 @@ func (w *walk) parts(a *policy.Action, pieces []piece, targets []target) (_ []pi
 func (w *walk) hardStops(pieces []piece, targets []target) bool {
 	if budget := w.g.budgetValue(); budget > 0 && w.g.spentValue() > budget {
 		w.halt = &Halt{Cause: CauseBudget, Reason: fmt.Sprintf("budget exceeded: spent %g of %g", w.g.spentValue(), budget)}
-		return w.deny(LayerHardStop, CheckHardStopBudget, w.halt.Reason)
+		return w.deny(policy.LayerHardStop, CheckHardStopBudget, w.halt.Reason)
 	}
 	for i := range targets {
 		t := &targets[i]
@@ -251,11 +251,11 @@ func (w *walk) hardStops(pieces []piece, targets []target) bool {
 			written := t.access == accessWrite || t.access == accessAny && (pieces[t.piece].levels.Has(risk.Mutating) || pieces[t.piece].levels.Has(risk.Destructive))
 			if written && t.err == nil && t.root == "" {
 				w.halt = &Halt{Cause: CauseExternalWrite, Reason: "write outside the workspace: " + t.path}
-				return w.deny(LayerHardStop, CheckHardStopExternalWrite, w.halt.Reason)
+				return w.deny(policy.LayerHardStop, CheckHardStopExternalWrite, w.halt.Reason)
 			}
 		}
 	}
-	w.tr.passed(LayerHardStop, "no hard stop")
+	w.tr.passed(policy.LayerHardStop, "no hard stop")
 	return false
 }
 
@@ -269,22 +269,22 @@ func (w *walk) boundaries(pieces []piece, targets []target) bool {
 		if t.err != nil {
 			var amb *fspath.AmbiguousError
 			if errors.As(t.err, &amb) {
-				return w.deny(LayerBoundary, CheckAmbiguousPath, fmt.Sprintf("target %q is ambiguous, so it is refused: %v", t.raw, t.err))
+				return w.deny(policy.LayerBoundary, CheckAmbiguousPath, fmt.Sprintf("target %q is ambiguous, so it is refused: %v", t.raw, t.err))
 			}
-			return w.deny(LayerBoundary, CheckUnresolvablePath, fmt.Sprintf("target %q cannot be resolved: %v", t.raw, t.err))
+			return w.deny(policy.LayerBoundary, CheckUnresolvablePath, fmt.Sprintf("target %q cannot be resolved: %v", t.raw, t.err))
 		}
 		write := t.access == accessWrite || t.access == accessAny && writes(pieces[t.piece].levels)
 		if h := w.st.prot.hit(t.root, t.path); h.Class.Denies(write) {
 			if h.Class == fspath.WriteProtected {
-				return w.deny(LayerBoundary, CheckProtectedPath, fmt.Sprintf("target %q is write-protected (%s)", t.raw, h.Entry))
+				return w.deny(policy.LayerBoundary, CheckProtectedPath, fmt.Sprintf("target %q is write-protected (%s)", t.raw, h.Entry))
 			}
-			return w.deny(LayerBoundary, CheckProtectedPath, fmt.Sprintf("target %q is protected (%s)", t.raw, h.Entry))
+			return w.deny(policy.LayerBoundary, CheckProtectedPath, fmt.Sprintf("target %q is protected (%s)", t.raw, h.Entry))
 		}
 		if t.glob && w.st.prot.globReaches(t.path).Denies(write) {
 			pieces[t.piece].opaque = true
 		}
 	}
-	w.tr.passed(LayerBoundary, "no protected path")
+	w.tr.passed(policy.LayerBoundary, "no protected path")
 	return false
 }
 
@@ -292,13 +292,13 @@ func (w *walk) boundaries(pieces []piece, targets []target) bool {
 func (w *walk) permissionMode() bool {
 	switch w.st.mode {
 	case profile.Plan:
-		return w.deny(LayerMode, CheckModePlan, "plan mode denies tool execution")
+		return w.deny(policy.LayerMode, CheckModePlan, "plan mode denies tool execution")
 	case profile.ReadOnly:
 		if w.d.Risk != risk.Of(risk.ReadOnly) {
-			return w.deny(LayerMode, CheckModeReadOnly, "read-only mode denies "+w.d.Risk.String())
+			return w.deny(policy.LayerMode, CheckModeReadOnly, "read-only mode denies "+w.d.Risk.String())
 		}
 	}
-	w.tr.passed(LayerMode, modeDetail[w.st.mode])
+	w.tr.passed(policy.LayerMode, modeDetail[w.st.mode])
 	return false
 }
 
@@ -389,7 +389,7 @@ func (s *strictest) add(p partOutcome) {
 // partOutcome is how one part was decided.
 type partOutcome struct {
 	verdict policy.Verdict
-	layer   Layer
+	layer   policy.Layer
 	ruleID  string
 	reason  string
 	obl     policy.Obligations
@@ -400,9 +400,9 @@ type partOutcome struct {
 func (g *Gate) decidePart(st *state, sub *policy.Subject, cmd int, tr *tracer) partOutcome {
 	cell := policy.Matrix(st.band, sub.Level)
 	obl := cell.Obligations | discipline(sub.Level)
-	out := partOutcome{cell.Verdict, LayerMatrix, CheckMatrix, matrixReasons[st.band][sub.Level], obl, sub.Severity}
+	out := partOutcome{cell.Verdict, policy.LayerMatrix, CheckMatrix, matrixReasons[st.band][sub.Level], obl, sub.Severity}
 	if m, ok := st.rules.Evaluate(sub); ok {
-		out = partOutcome{m.Verdict, LayerRule, m.Rule.ID, m.Rule.Reason, obl | m.Obligations, sub.Severity}
+		out = partOutcome{m.Verdict, policy.LayerRule, m.Rule.ID, m.Rule.Reason, obl | m.Obligations, sub.Severity}
 	}
 	if out.verdict == policy.Confirm {
 		g.applyGrant(st, sub, &out) // grants.go: a standing grant answers the CONFIRM

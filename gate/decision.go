@@ -2,7 +2,6 @@ package gate
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/google/uuid"
@@ -11,46 +10,6 @@ import (
 	"github.com/reins-go/reins/risk"
 )
 
-// Layer is the step of the decision order that decided.
-type Layer uint8
-
-// The layers, in the order Check walks them. The first layer that decides wins.
-const (
-	// LayerInput: the action itself is malformed (an invalid risk value, an unreadable target).
-	LayerInput Layer = iota
-	// LayerHalted: a latched hard stop or the emergency-stop mode denies everything until reset.
-	LayerHalted
-	// LayerHardStop: budget exceeded, a sandbox escape signal, repeated tool failure, or a
-	// write outside the workspace. Each latches the halt.
-	LayerHardStop
-	// LayerBoundary: a protected path.
-	LayerBoundary
-	// LayerMode: the permission mode (plan denies all; read-only denies all but ReadOnly).
-	LayerMode
-	// LayerRule: a policy rule of the active profile.
-	LayerRule
-	// LayerMatrix: the autonomy matrix.
-	LayerMatrix
-	// LayerAudit: the decision could not be recorded, so it is a Deny.
-	LayerAudit
-	// LayerApproval: after the decision order, the approval of a CONFIRM: refused, timed out,
-	// parked, or nobody to ask (the run discipline of package session).
-	LayerApproval
-	// LayerObligation: after the decision order, an obligation that could not be honoured (no
-	// checkpointer, a notification that failed, no sandbox runner).
-	LayerObligation
-)
-
-var layerNames = [...]string{"input", "halted", "hard_stop", "boundary", "mode", "rule", "matrix", "audit", "approval", "obligation"}
-
-// String returns the layer's name as audit records write it ("hard_stop", "rule", ...).
-func (l Layer) String() string {
-	if int(l) < len(layerNames) {
-		return layerNames[l]
-	}
-	return fmt.Sprintf("Layer(%d)", uint8(l))
-}
-
 // Decision is the gate's answer for one action.
 type Decision struct {
 	// Verdict is Allow, Deny or Confirm. A Decision returned with a non-nil error is always Deny.
@@ -58,7 +17,7 @@ type Decision struct {
 	// Obligations must be honoured when the action goes ahead (after approval, for Confirm).
 	Obligations policy.Obligations
 	// Layer is the step of the decision order that decided.
-	Layer Layer
+	Layer policy.Layer
 	// RuleID is the id of the deciding rule, or the id of the built-in check that decided when
 	// no rule did ([CheckMatrix], [CheckProtectedPath], [CheckHardStopBudget], ...; see the
 	// package documentation, "Check ids").

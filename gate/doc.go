@@ -50,7 +50,7 @@
 //
 // [Decision.RuleID] names the deciding rule of the profile, or, when a built-in check decided,
 // that check's id. The ids are constants, spelled one way: lower-case words joined by '-', after
-// a group and ':' for checks that come in families. (Layer names, [Layer.String], are another
+// a group and ':' for checks that come in families. (Layer names, [policy.Layer.String], are another
 // vocabulary, spelled as audit records write them: the layer "hard_stop" decides by the check
 // "hard-stop:budget".)
 //

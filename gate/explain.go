@@ -30,14 +30,14 @@ type CommandOutcome struct {
 	// Verdict, Layer and RuleID are those of the command's strictest part; a command whose
 	// parts were never reached (an earlier layer decided) has none.
 	Verdict policy.Verdict
-	Layer   Layer
+	Layer   policy.Layer
 	RuleID  string
 	Decided bool
 }
 
 // Step is one layer of the decision order.
 type Step struct {
-	Layer   Layer
+	Layer   policy.Layer
 	Decided bool
 	Detail  string
 }
@@ -53,7 +53,7 @@ type Part struct {
 	// Explanation.Commands, or -1 for the action as declared.
 	Command int
 	Verdict policy.Verdict
-	Layer   Layer
+	Layer   policy.Layer
 	RuleID  string
 	// Rules traces every rule of the profile against this part.
 	Rules []policy.Trace
@@ -134,19 +134,19 @@ func (t *tracer) analysis(an *shell.Analysis) {
 	}
 }
 
-func (t *tracer) passed(l Layer, detail string) {
+func (t *tracer) passed(l policy.Layer, detail string) {
 	if t != nil {
 		t.e.Steps = append(t.e.Steps, Step{Layer: l, Detail: detail})
 	}
 }
 
-func (t *tracer) decided(l Layer, detail string) {
+func (t *tracer) decided(l policy.Layer, detail string) {
 	if t != nil {
 		t.e.Steps = append(t.e.Steps, Step{Layer: l, Decided: true, Detail: detail})
 	}
 }
 
-func (t *tracer) part(st *state, sub *policy.Subject, cmd int, v policy.Verdict, l Layer, id string, cell policy.Cell) {
+func (t *tracer) part(st *state, sub *policy.Subject, cmd int, v policy.Verdict, l policy.Layer, id string, cell policy.Cell) {
 	if t == nil {
 		return
 	}

@@ -7,7 +7,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/reins-go/reins/gate"
 	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
 	"github.com/reins-go/reins/risk"
@@ -25,11 +24,11 @@ func TestExplainAgreesWithCheckAndRecordsNothing(t *testing.T) {
 	assert.Equal(t, d.RuleID, e.Decision.RuleID)
 	assert.Equal(t, "confirm-high-risk", d.RuleID, "the most severe part gives the reason: %s", d)
 
-	var layers []gate.Layer
+	var layers []policy.Layer
 	for _, s := range e.Steps {
 		layers = append(layers, s.Layer)
 	}
-	assert.Equal(t, []gate.Layer{gate.LayerHalted, gate.LayerHardStop, gate.LayerBoundary, gate.LayerMode, gate.LayerRule}, layers)
+	assert.Equal(t, []policy.Layer{policy.LayerHalted, policy.LayerHardStop, policy.LayerBoundary, policy.LayerMode, policy.LayerRule}, layers)
 	require.Len(t, e.Parts, 2, "exec and destructive, one target")
 	for _, p := range e.Parts {
 		assert.Len(t, p.Rules, f.g.Profile().Rules().Len())
@@ -41,7 +40,7 @@ func TestExplainAgreesWithCheckAndRecordsNothing(t *testing.T) {
 	// Explain never latches a hard stop.
 	e, err = f.g.Explain(context.Background(), policy.Action{Operation: policy.OpWrite, Targets: []string{t.TempDir() + "/x"}})
 	require.NoError(t, err)
-	assert.Equal(t, gate.LayerHardStop, e.Decision.Layer)
+	assert.Equal(t, policy.LayerHardStop, e.Decision.Layer)
 	_, halted := f.g.Halted()
 	assert.False(t, halted)
 }

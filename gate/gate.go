@@ -208,7 +208,7 @@ func (g *Gate) check(ctx context.Context, st *state, a policy.Action) (Decision,
 	now := g.clock()
 	id := newV7(now)
 	if err := ctx.Err(); err != nil {
-		d := Decision{Verdict: policy.Deny, Layer: LayerInput, RuleID: CheckContext, Reason: "context done before the decision",
+		d := Decision{Verdict: policy.Deny, Layer: policy.LayerInput, RuleID: CheckContext, Reason: "context done before the decision",
 			Profile: st.name, DecisionID: id, CorrelationID: correlation(a, id)}
 		return d, fmt.Errorf("gate: check %q: %w", a.Tool, err)
 	}
@@ -221,7 +221,7 @@ func (g *Gate) check(ctx context.Context, st *state, a policy.Action) (Decision,
 	rec := audit.Record{
 		Time: now, CorrelationID: d.CorrelationID, Profile: st.name, Operation: string(a.Operation),
 		Decision: d.Verdict, RuleMatched: d.RuleID, Kind: audit.KindDecision, DecisionID: d.DecisionID,
-		Layer: d.Layer.String(), DecidedBy: audit.DecidedByLayer(d.Layer.String()), Reason: d.Reason,
+		Layer: d.Layer, DecidedBy: audit.DecidedByLayer(d.Layer), Reason: d.Reason,
 		Obligations: d.Obligations, Risk: d.Risk, ProfileHash: st.hash,
 		Tool: a.Tool, Command: a.Command, Host: a.Host, Targets: a.Targets,
 	}
@@ -232,7 +232,7 @@ func (g *Gate) check(ctx context.Context, st *state, a policy.Action) (Decision,
 		rec.Input = cutInput(a.Input)
 	}
 	if err := g.sink.Write(ctx, rec); err != nil {
-		d.Verdict, d.Obligations, d.Layer, d.RuleID = policy.Deny, 0, LayerAudit, CheckAudit
+		d.Verdict, d.Obligations, d.Layer, d.RuleID = policy.Deny, 0, policy.LayerAudit, CheckAudit
 		d.Reason = "the decision could not be recorded: " + err.Error()
 		return d, fmt.Errorf("gate: check %q: audit: %w", a.Tool, err)
 	}

@@ -50,6 +50,6 @@ func (g *Gate) applyGrant(st *state, sub *policy.Subject, out *partOutcome) {
 		return
 	}
 	if id, reason, ok := h.src.MatchGrant(GrantScope{Profile: st.prof, Hash: st.hash}, *sub); ok {
-		out.verdict, out.layer, out.ruleID, out.reason = policy.Allow, LayerRule, id, reason
+		out.verdict, out.layer, out.ruleID, out.reason = policy.Allow, policy.LayerRule, id, reason
 	}
 }

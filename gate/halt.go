@@ -61,7 +61,7 @@ func (g *Gate) latch(ctx context.Context, h *Halt, profileName string) {
 		return
 	}
 	rec := audit.Record{Time: h.Time, Kind: audit.KindHalt, DecisionID: newV7(h.Time), Profile: profileName,
-		Decision: policy.Deny, RuleMatched: h.Cause.CheckID(), Layer: LayerHardStop.String(),
+		Decision: policy.Deny, RuleMatched: h.Cause.CheckID(), Layer: policy.LayerHardStop,
 		DecidedBy: audit.DecidedByHardStop, Reason: h.Reason}
 	rec.CorrelationID = rec.DecisionID
 	if err := g.sink.Write(ctx, rec); err != nil {
@@ -95,7 +95,7 @@ func (g *Gate) Reset(ctx context.Context, reason string) error {
 	g.failMu.Unlock()
 	now := g.clock()
 	rec := audit.Record{Time: now, Kind: audit.KindReset, DecisionID: newV7(now), Profile: g.st.Load().name,
-		Decision: policy.Allow, RuleMatched: CheckReset, Layer: LayerHalted.String(), DecidedBy: audit.DecidedByUser,
+		Decision: policy.Allow, RuleMatched: CheckReset, Layer: policy.LayerHalted, DecidedBy: audit.DecidedByUser,
 		Reason: reason, UserOverride: true}
 	rec.CorrelationID = rec.DecisionID
 	if prev != nil {

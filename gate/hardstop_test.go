@@ -24,7 +24,7 @@ func assertHalted(t *testing.T, f *fixture, cause gate.Cause) {
 	assert.Equal(t, cause, h.Cause)
 	d := f.check(t, readme)
 	assert.Equal(t, policy.Deny, d.Verdict, "a halted gate denies even reads: %s", d)
-	assert.Equal(t, gate.LayerHalted, d.Layer)
+	assert.Equal(t, policy.LayerHalted, d.Layer)
 	assert.Equal(t, gate.CheckHalted, d.RuleID)
 	require.NoError(t, f.g.Reset(context.Background(), "operator reviewed"))
 	_, halted = f.g.Halted()
@@ -61,7 +61,7 @@ func TestHardStopBudget(t *testing.T) {
 	assert.Equal(t, gate.CauseBudget, h.Cause)
 	require.NoError(t, g.Reset(ctx, "reset without raising the budget"))
 	d := f.check(t, readme)
-	assert.Equal(t, gate.LayerHardStop, d.Layer, "still over budget: the next check halts again: %s", d)
+	assert.Equal(t, policy.LayerHardStop, d.Layer, "still over budget: the next check halts again: %s", d)
 	require.NoError(t, g.SetBudget(100))
 	assertHalted(t, f, gate.CauseBudget)
 
@@ -102,7 +102,7 @@ func TestHardStopExternalWrite(t *testing.T) {
 	outside := t.TempDir()
 	d := f.check(t, policy.Action{Tool: "write_file", Operation: policy.OpWrite, Targets: []string{outside + "/x"}})
 	assert.Equal(t, policy.Deny, d.Verdict)
-	assert.Equal(t, gate.LayerHardStop, d.Layer)
+	assert.Equal(t, policy.LayerHardStop, d.Layer)
 	assert.Equal(t, gate.CheckHardStopExternalWrite, d.RuleID)
 	assertHalted(t, f, gate.CauseExternalWrite)
 	// Reading outside is not a write: it does not halt (the rules and matrix decide it).
@@ -122,9 +122,9 @@ func TestInvalidInputDenies(t *testing.T) {
 	f := newFixture(t, builtin(profile.ApprovalYolo))
 	d := f.check(t, policy.Action{Operation: policy.OpRead, Risk: risk.Set(1)})
 	assert.Equal(t, policy.Deny, d.Verdict)
-	assert.Equal(t, gate.LayerInput, d.Layer)
+	assert.Equal(t, policy.LayerInput, d.Layer)
 	d = f.check(t, policy.Action{Operation: policy.OpRead, Severity: risk.Severity(9)})
-	assert.Equal(t, gate.LayerInput, d.Layer)
+	assert.Equal(t, policy.LayerInput, d.Layer)
 	// An action with no operation and no declared risk is assumed destructive.
 	d = f.check(t, policy.Action{Tool: "mystery"})
 	assert.Equal(t, risk.Of(risk.Destructive), d.Risk)
@@ -141,7 +141,7 @@ func TestAuditFailureDenies(t *testing.T) {
 	require.Error(t, err)
 	assert.ErrorContains(t, err, "disk full")
 	assert.Equal(t, policy.Deny, d.Verdict, "a decision that cannot be recorded does not happen")
-	assert.Equal(t, gate.LayerAudit, d.Layer)
+	assert.Equal(t, policy.LayerAudit, d.Layer)
 	assert.Zero(t, d.Obligations)
 }
 
@@ -169,7 +169,7 @@ func TestAuditRecordFields(t *testing.T) {
 	assert.Equal(t, "src/pkg/main.go", r.Target)
 	assert.Equal(t, policy.Allow, r.Decision)
 	assert.Equal(t, "allow-low-med-risk", r.RuleMatched)
-	assert.Equal(t, "rule", r.Layer)
+	assert.Equal(t, policy.LayerRule, r.Layer)
 	assert.Equal(t, d.DecisionID, r.DecisionID)
 	assert.Equal(t, byte(7), r.DecisionID[6]>>4, "decision ids are UUIDv7")
 	assert.Equal(t, [16]byte(corr), [16]byte(r.CorrelationID))

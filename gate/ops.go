@@ -166,8 +166,8 @@ func (op *Op) Record(ctx context.Context, a policy.Action, d Decision, r audit.R
 	if len(a.Targets) > 0 {
 		r.Target = a.Targets[0]
 	}
-	if r.Layer == "" {
-		r.Layer = d.Layer.String()
+	if r.Layer == policy.LayerNone {
+		r.Layer = d.Layer
 	}
 	if r.RuleMatched == "" {
 		r.RuleMatched = d.RuleID

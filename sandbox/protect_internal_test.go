@@ -62,11 +62,11 @@ func TestSameListsEverywhere(t *testing.T) {
 				dec, err := g.Check(context.Background(), policy.Action{Tool: "fs", Operation: op, Targets: []string{p}})
 				require.NoError(t, err)
 				if op == policy.OpRead && class == fspath.WriteProtected {
-					assert.NotEqual(t, gate.LayerBoundary, dec.Layer, "gate: read %s (%s): %s", p, entry, dec)
+					assert.NotEqual(t, policy.LayerBoundary, dec.Layer, "gate: read %s (%s): %s", p, entry, dec)
 					continue
 				}
 				assert.Equal(t, policy.Deny, dec.Verdict, "gate: %s %s (%s): %s", op, p, entry, dec)
-				assert.Equal(t, gate.LayerBoundary, dec.Layer, "gate: %s %s (%s): %s", op, p, entry, dec)
+				assert.Equal(t, policy.LayerBoundary, dec.Layer, "gate: %s %s (%s): %s", op, p, entry, dec)
 			}
 			n++
 		}

@@ -79,7 +79,7 @@ func Records() []audit.Record {
 		{
 			Time: base, CorrelationID: corr, Profile: "PROFILE-DEV", Operation: "shell",
 			Target: "src/main.go", Decision: policy.Allow, RuleMatched: "allow-go-test",
-			Kind: audit.KindDecision, DecisionID: id(1), Layer: "rule", DecidedBy: audit.DecidedByRule,
+			Kind: audit.KindDecision, DecisionID: id(1), Layer: policy.LayerRule, DecidedBy: audit.DecidedByRule,
 			Reason: `tests are fine: "quoted" <tag> & tab	newline
 end`, Obligations: policy.Checkpoint | policy.Notify | policy.Sandbox,
 			Risk: risk.Of(risk.Exec, risk.ReadOnly), Tool: "bash", Command: "go test ./... && echo ✓ 日本",
@@ -89,13 +89,13 @@ end`, Obligations: policy.Checkpoint | policy.Notify | policy.Sandbox,
 		{
 			Time: base.Add(time.Second), CorrelationID: corr, Profile: "PROFILE-DEV", Operation: "write",
 			Target: ".git/config", Decision: policy.Deny, RuleMatched: "protected-path",
-			Kind: audit.KindDecision, DecisionID: id(2), Layer: "boundary", DecidedBy: audit.DecidedByBoundary,
+			Kind: audit.KindDecision, DecisionID: id(2), Layer: policy.LayerBoundary, DecidedBy: audit.DecidedByBoundary,
 			Reason: "protected path", Risk: risk.Of(risk.Mutating), Tool: "edit_file", Targets: []string{".git/config"},
 		},
 		{
 			Time: base.Add(2 * time.Second), CorrelationID: corr, Profile: "PROFILE-SAFE", Operation: "delete",
 			Decision: policy.Confirm, RuleMatched: "matrix", UserOverride: true, Kind: audit.KindDecision,
-			DecisionID: id(3), Layer: "matrix", DecidedBy: audit.DecidedByUser, Reason: "approved by a human",
+			DecisionID: id(3), Layer: policy.LayerMatrix, DecidedBy: audit.DecidedByUser, Reason: "approved by a human",
 			Risk: risk.Of(risk.Destructive), Tool: "rm",
 		},
 		{
@@ -105,12 +105,12 @@ end`, Obligations: policy.Checkpoint | policy.Notify | policy.Sandbox,
 		},
 		{
 			Time: base.Add(4 * time.Second), CorrelationID: id(5), Profile: "PROFILE-DEV", Decision: policy.Deny,
-			RuleMatched: "hard-stop:budget", Kind: audit.KindHalt, DecisionID: id(5), Layer: "hard_stop",
+			RuleMatched: "hard-stop:budget", Kind: audit.KindHalt, DecisionID: id(5), Layer: policy.LayerHardStop,
 			DecidedBy: audit.DecidedByHardStop, Reason: "budget exceeded: spent 12 of 10",
 		},
 		{
 			Time: base.Add(5 * time.Second), CorrelationID: id(6), Profile: "PROFILE-DEV", Decision: policy.Allow,
-			RuleMatched: "reset", UserOverride: true, Kind: audit.KindReset, DecisionID: id(6), Layer: "halted",
+			RuleMatched: "reset", UserOverride: true, Kind: audit.KindReset, DecisionID: id(6), Layer: policy.LayerHalted,
 			DecidedBy: audit.DecidedByUser, Reason: "raised the budget",
 		},
 		{
@@ -126,7 +126,7 @@ end`, Obligations: policy.Checkpoint | policy.Notify | policy.Sandbox,
 		{
 			Time: base.Add(8 * time.Second), CorrelationID: id(9), Profile: "PROFILE-DEV", Kind: audit.KindProfileSwitchApplied,
 			DecisionID: id(9), RequestedProfile: "PROFILE-SAFE", Decision: policy.Allow, DecidedBy: audit.DecidedByUser,
-			Reason: "downgrade, at an operation boundary", Layer: "", Obligations: 0,
+			Reason: "downgrade, at an operation boundary", Layer: policy.LayerNone, Obligations: 0,
 		},
 	}
 }

@@ -34,7 +34,7 @@ type BatchOutcome struct {
 // checkpoint and the rollback are recorded. Without a Checkpointer nothing runs.
 func (s *Session) Batch(ctx context.Context, label string, fn func(ctx context.Context, b *Batch) error) (out BatchOutcome, err error) {
 	if s.opts.Checkpointer == nil {
-		return out, fmt.Errorf("%w", &gate.DeniedError{Decision: gate.Decision{Verdict: policy.Deny, Layer: gate.LayerObligation,
+		return out, fmt.Errorf("%w", &gate.DeniedError{Decision: gate.Decision{Verdict: policy.Deny, Layer: policy.LayerObligation,
 			RuleID: gate.CheckObligationCheckpoint, Reason: "a batch needs a checkpointer and none is configured"}})
 	}
 	op, err := s.g.Begin(ctx)

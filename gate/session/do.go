@@ -201,12 +201,12 @@ func (s *Session) do(ctx context.Context, op *gate.Op, a policy.Action, fn Func,
 		return out, err
 	}
 	// deny refuses the action after the decision: a fresh Deny of its own layer, no obligations.
-	deny := func(layer gate.Layer, ruleID, reason string) (Outcome, error) {
+	deny := func(layer policy.Layer, ruleID, reason string) (Outcome, error) {
 		nd := gate.Decision{Verdict: policy.Deny, Layer: layer, RuleID: ruleID, Reason: reason, Profile: d.Profile,
 			Risk: d.Risk, CorrelationID: d.CorrelationID, DecisionID: d.DecisionID}
 		out.Decision = nd
 		rec := audit.Record{Kind: audit.KindOutcome, Decision: policy.Deny, DecidedBy: audit.DecidedByDefault,
-			Outcome: OutcomeDenied, Layer: layer.String(), RuleMatched: ruleID, Reason: reason, Obligations: 0}
+			Outcome: OutcomeDenied, Layer: layer, RuleMatched: ruleID, Reason: reason, Obligations: 0}
 		if out.Approval != nil && out.Approval.Human {
 			rec.DecidedBy, rec.UserOverride = audit.DecidedByUser, true
 		}
@@ -232,7 +232,7 @@ func (s *Session) do(ctx context.Context, op *gate.Op, a policy.Action, fn Func,
 					RuleMatched: "parked:" + id, Reason: "parked for review as " + id})
 				return out, &ParkedError{ID: id, Decision: d}
 			}
-			return deny(gate.LayerApproval, gate.CheckApprovalNone, "the action needs confirmation and no approver is configured (headless: deny)")
+			return deny(policy.LayerApproval, gate.CheckApprovalNone, "the action needs confirmation and no approver is configured (headless: deny)")
 		}
 		ap, ans, rule := s.ask(ctx, a, d)
 		out.Approval = &ap
@@ -248,7 +248,7 @@ func (s *Session) do(ctx context.Context, op *gate.Op, a policy.Action, fn Func,
 			rec.Decision = policy.Allow
 		}
 		if err := op.Record(ctx, a, d, rec); err != nil {
-			return deny(gate.LayerAudit, gate.CheckAudit, "the approval could not be recorded: "+err.Error())
+			return deny(policy.LayerAudit, gate.CheckAudit, "the approval could not be recorded: "+err.Error())
 		}
 		if !ap.Approved {
 			reason := "the user did not approve"
@@ -261,7 +261,7 @@ func (s *Session) do(ctx context.Context, op *gate.Op, a policy.Action, fn Func,
 			if ap.Human && ap.Note != "" {
 				reason += ": " + ap.Note
 			}
-			return deny(gate.LayerApproval, rule, reason)
+			return deny(policy.LayerApproval, rule, reason)
 		}
 		if ap.Scope != Once {
 			exp, _ := s.g.Explain(ctx, a)
@@ -284,21 +284,21 @@ func (s *Session) do(ctx context.Context, op *gate.Op, a policy.Action, fn Func,
 	}
 
 	if d.Obligations.Has(policy.Sandbox) && kind != "command" {
-		return deny(gate.LayerObligation, gate.CheckObligationSandbox, "the decision requires a sandbox: run the command with DoCommand")
+		return deny(policy.LayerObligation, gate.CheckObligationSandbox, "the decision requires a sandbox: run the command with DoCommand")
 	}
 	if kind == "command" && s.runner(d) == nil {
-		return deny(gate.LayerObligation, gate.CheckObligationSandbox, "the decision requires a sandbox and no sandbox runner is configured")
+		return deny(policy.LayerObligation, gate.CheckObligationSandbox, "the decision requires a sandbox and no sandbox runner is configured")
 	}
 	if d.Obligations.Has(policy.Checkpoint) {
 		switch {
 		case b != nil:
 			out.CheckpointID = b.checkpoint
 		case s.opts.Checkpointer == nil:
-			return deny(gate.LayerObligation, gate.CheckObligationCheckpoint, "the decision requires a checkpoint and no checkpointer is configured")
+			return deny(policy.LayerObligation, gate.CheckObligationCheckpoint, "the decision requires a checkpoint and no checkpointer is configured")
 		default:
 			id, err := s.opts.Checkpointer.Snapshot(ctx, "before "+describe(a), d.CorrelationID.String())
 			if err != nil {
-				return deny(gate.LayerObligation, gate.CheckObligationCheckpoint, "the checkpoint could not be taken: "+err.Error())
+				return deny(policy.LayerObligation, gate.CheckObligationCheckpoint, "the checkpoint could not be taken: "+err.Error())
 			}
 			out.CheckpointID = id
 			s.recordCheckpoint(ctx, op, a, d, audit.KindCheckpointCreated, id, "before "+describe(a))
@@ -306,14 +306,14 @@ func (s *Session) do(ctx context.Context, op *gate.Op, a policy.Action, fn Func,
 	}
 	if d.Obligations.Has(policy.Notify) {
 		if s.opts.Notifier == nil {
-			return deny(gate.LayerObligation, gate.CheckObligationNotify, "the decision requires notifying the user and no notifier is configured")
+			return deny(policy.LayerObligation, gate.CheckObligationNotify, "the decision requires notifying the user and no notifier is configured")
 		}
 		if err := s.opts.Notifier.Notify(ctx, Notice{Kind: NoticeAction, Action: a, Decision: d, Message: describe(a)}); err != nil {
-			return deny(gate.LayerObligation, gate.CheckObligationNotify, "the user could not be notified: "+err.Error())
+			return deny(policy.LayerObligation, gate.CheckObligationNotify, "the user could not be notified: "+err.Error())
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return deny(gate.LayerHalted, gate.CheckContext, "the operation ended before the action ran: "+context.Cause(ctx).Error())
+		return deny(policy.LayerHalted, gate.CheckContext, "the operation ended before the action ran: "+context.Cause(ctx).Error())
 	}
 
 	out.Ran = true
@@ -322,7 +322,7 @@ func (s *Session) do(ctx context.Context, op *gate.Op, a policy.Action, fn Func,
 	if _, ok := s.meters.m[MeterActions]; ok {
 		_ = s.Use(ctx, MeterActions, 1)
 	}
-	rec := audit.Record{Kind: audit.KindOutcome, Decision: d.Verdict, DecidedBy: audit.DecidedByLayer(d.Layer.String()),
+	rec := audit.Record{Kind: audit.KindOutcome, Decision: d.Verdict, DecidedBy: audit.DecidedByLayer(d.Layer),
 		Outcome: audit.OutcomeSucceeded, CheckpointID: out.CheckpointID}
 	if out.Approval != nil {
 		rec.DecidedBy, rec.UserOverride = audit.DecidedByUser, out.Approval.Human

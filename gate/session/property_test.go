@@ -129,7 +129,7 @@ func TestGrantProperties(t *testing.T) {
 				msg := func() string {
 					return from + " -> " + under + ": " + a.Tool + " " + a.Command + " | " + d0.String() + " | " + d1.String()
 				}
-				if d0.Layer < gate.LayerRule || d0.Verdict == policy.Deny || d0.Verdict == policy.Allow {
+				if d0.Layer < policy.LayerRule || d0.Verdict == policy.Deny || d0.Verdict == policy.Allow {
 					require.Equal(t, d0, d1, "iteration %d: %s", iter, msg())
 					continue
 				}
@@ -141,7 +141,7 @@ func TestGrantProperties(t *testing.T) {
 					require.Equal(t, d0.Obligations, d1.Obligations, msg())
 					byGrant := false
 					for _, p := range e1.Parts {
-						byGrant = byGrant || p.Layer == gate.LayerRule && strings.HasPrefix(p.RuleID, gate.CheckGrantPrefix)
+						byGrant = byGrant || p.Layer == policy.LayerRule && strings.HasPrefix(p.RuleID, gate.CheckGrantPrefix)
 					}
 					require.True(t, byGrant, "an ALLOW that was a CONFIRM names a grant: %s", msg())
 				} else {

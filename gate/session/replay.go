@@ -96,7 +96,7 @@ func Replay(ctx context.Context, records iter.Seq2[audit.Record, error], p profi
 			return rep, fmt.Errorf("session: replay: more than %d decision records", o.MaxRecords)
 		}
 		switch r.Layer {
-		case "rule", "matrix", "boundary", "mode":
+		case policy.LayerRule, policy.LayerMatrix, policy.LayerBoundary, policy.LayerMode:
 		default:
 			rep.Skipped++
 			continue
@@ -112,8 +112,7 @@ func Replay(ctx context.Context, records iter.Seq2[audit.Record, error], p profi
 			return rep, err
 		}
 		was := gate.Explanation{Decision: gate.Decision{Verdict: r.Decision, Obligations: r.Obligations, RuleID: r.RuleMatched,
-			Reason: r.Reason, Profile: r.Profile, Risk: r.Risk, DecisionID: r.DecisionID, CorrelationID: r.CorrelationID}}
-		was.Decision.Layer = layerOf(r.Layer)
+			Reason: r.Reason, Profile: r.Profile, Risk: r.Risk, DecisionID: r.DecisionID, CorrelationID: r.CorrelationID, Layer: r.Layer}}
 		if base != nil {
 			if was, err = base.Explain(ctx, a); err != nil {
 				return rep, err
@@ -139,13 +138,4 @@ func ActionOf(r audit.Record) policy.Action {
 		a.Risk = r.Risk & risk.Of(risk.Levels()...)
 	}
 	return a
-}
-
-func layerOf(name string) gate.Layer {
-	for l := gate.LayerInput; l <= gate.LayerObligation; l++ {
-		if l.String() == name {
-			return l
-		}
-	}
-	return gate.LayerInput
 }

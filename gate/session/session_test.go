@@ -148,7 +148,7 @@ func TestApprovalTimeoutIsADenial(t *testing.T) {
 	out, err := f.s.Do(ctx, shellAction("rm -rf build"), ok)
 	var de *gate.DeniedError
 	require.ErrorAs(t, err, &de)
-	assert.Equal(t, gate.LayerApproval, de.Decision.Layer)
+	assert.Equal(t, policy.LayerApproval, de.Decision.Layer)
 	assert.Equal(t, gate.CheckApprovalTimeout, de.Decision.RuleID)
 	assert.Zero(t, de.Decision.Obligations)
 	assert.False(t, out.Ran)
@@ -218,7 +218,7 @@ func TestDenialsAreFreshAndFailuresAreTheTools(t *testing.T) {
 	out, err := s.Do(ctx, writeAction("main.go"), ok)
 	var de *gate.DeniedError
 	require.ErrorAs(t, err, &de)
-	assert.Equal(t, gate.LayerObligation, de.Decision.Layer)
+	assert.Equal(t, policy.LayerObligation, de.Decision.Layer)
 	assert.Equal(t, gate.CheckObligationCheckpoint, de.Decision.RuleID)
 	assert.Zero(t, de.Decision.Obligations, "no stale obligations")
 	assert.Equal(t, de.Decision, out.Decision)
