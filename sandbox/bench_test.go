@@ -3,14 +3,14 @@ package sandbox_test
 import (
 	"context"
 	"os/exec"
-	"runtime"
 	"testing"
 
 	"github.com/reins-go/reins/sandbox"
 )
 
 // BenchmarkExecDirect is the baseline: /bin/true through os/exec, with no
-// sandbox at all. Compare the other benchmarks against it.
+// sandbox at all. Compare the other benchmarks against it (package
+// sandbox/hardened has the same pair for local-hardened).
 func BenchmarkExecDirect(b *testing.B) {
 	before := cpuTime()
 	for b.Loop() {
@@ -28,28 +28,6 @@ func BenchmarkRunLocal(b *testing.B) {
 		b.Fatal(err)
 	}
 	benchRun(b, l)
-}
-
-// BenchmarkRunHardened measures local-hardened on /bin/true with every
-// layer (user, mount, pid and network namespaces, Landlock, seccomp).
-func BenchmarkRunHardened(b *testing.B) {
-	if runtime.GOOS != "linux" {
-		b.Skip("local-hardened requires Linux")
-	}
-	benchRun(b, newHardened(b, b.TempDir()))
-}
-
-// BenchmarkRunHardenedNoNamespaces measures local-hardened with only
-// Landlock, seccomp, capabilities and no_new_privs (best effort, no
-// namespaces), to separate the cost of the namespaces.
-func BenchmarkRunHardenedNoNamespaces(b *testing.B) {
-	if runtime.GOOS != "linux" {
-		b.Skip("local-hardened requires Linux")
-	}
-	benchRun(b, newHardened(b, b.TempDir(), func(c *sandbox.HardenedConfig) {
-		c.BestEffort = true
-		c.SimulateMissing = []sandbox.Layer{sandbox.LayerUserNS, sandbox.LayerMountNS, sandbox.LayerPIDNS, sandbox.LayerNetNS}
-	}))
 }
 
 // benchRun runs /bin/true through sb. Besides wall time it reports the

@@ -2,26 +2,30 @@
 
 package sandbox
 
-import "context"
+import (
+	"context"
 
-// runCLI runs a CLI process in its own process group (see runProcess).
+	"github.com/reins-go/reins/sandbox/internal/proc"
+)
+
+// runCLI runs a CLI process in its own process group (see proc.Run).
 func runCLI(ctx context.Context, p cliProc) cliOut {
-	pr := runProcess(ctx, procSpec{
-		path:       p.path,
-		args:       p.args,
-		env:        p.env,
-		stdin:      p.stdin,
-		timeout:    p.timeout,
-		maxOutput:  max(p.maxOutput, 1),
-		stdoutW:    p.stdoutW,
-		stderrW:    p.stderrW,
-		beforeKill: p.beforeKill,
+	pr := proc.Run(ctx, proc.Spec{
+		Path:       p.path,
+		Args:       p.args,
+		Env:        p.env,
+		Stdin:      p.stdin,
+		Timeout:    p.timeout,
+		MaxOutput:  max(p.maxOutput, 1),
+		StdoutW:    p.stdoutW,
+		StderrW:    p.stderrW,
+		BeforeKill: p.beforeKill,
 	})
 	return cliOut{
-		status:    cliStatus{exitCode: pr.exitCode, timedOut: pr.timedOut, duration: pr.duration, startErr: pr.startErr},
-		stdout:    pr.stdout.bytes(),
-		stderr:    pr.stderr.bytes(),
-		stdoutCut: pr.stdout.truncated,
-		stderrCut: pr.stderr.truncated,
+		status:    cliStatus{exitCode: pr.ExitCode, timedOut: pr.TimedOut, duration: pr.Duration, startErr: pr.StartErr},
+		stdout:    pr.Stdout.Bytes(),
+		stderr:    pr.Stderr.Bytes(),
+		stdoutCut: pr.Stdout.Truncated(),
+		stderrCut: pr.Stderr.Truncated(),
 	}
 }

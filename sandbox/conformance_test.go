@@ -2,7 +2,6 @@ package sandbox_test
 
 import (
 	"context"
-	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -21,35 +20,19 @@ func TestConformance(t *testing.T) {
 			return sb, root
 		})
 	})
-	t.Run("local-hardened", func(t *testing.T) {
-		if runtime.GOOS != "linux" {
-			// The kit's honest-failure branch runs on other systems.
-			t.Logf("non-Linux: the kit checks the 127 contract only")
-		}
+	// local-hardened, alone and inside a worktree, runs the kit in
+	// package sandbox/hardened.
+	t.Run("worktree/local", func(t *testing.T) {
+		testenv.RequireTool(t, "git", "the worktree backend runs git worktree; .ci/run installs it")
 		sandboxtest.Run(t, func(t *testing.T, p sandbox.FsNetPolicy) (sandbox.Sandbox, string) {
-			root := t.TempDir()
-			return newHardened(t, root, func(c *sandbox.HardenedConfig) { c.Policy = p }), root
+			repo := newRepo(t)
+			cfg := sandbox.WorktreeConfig{Repo: repo, Parent: t.TempDir(), Branch: "agent/task-1", Policy: p}
+			w, err := sandbox.NewWorktree(context.Background(), cfg)
+			require.NoError(t, err)
+			t.Cleanup(func() { require.NoError(t, w.Close()) })
+			return w, w.Path()
 		})
 	})
-	for _, inner := range []string{"local", "local-hardened"} {
-		t.Run("worktree/"+inner, func(t *testing.T) {
-			testenv.RequireTool(t, "git", "the worktree backend runs git worktree; .ci/run installs it")
-			sandboxtest.Run(t, func(t *testing.T, p sandbox.FsNetPolicy) (sandbox.Sandbox, string) {
-				repo := newRepo(t)
-				cfg := sandbox.WorktreeConfig{Repo: repo, Parent: t.TempDir(), Branch: "agent/task-1", Policy: p}
-				if inner == "local-hardened" {
-					requireHardened(t)
-					cfg.New = func(root string) (sandbox.Sandbox, error) {
-						return sandbox.NewHardened(hardenedConfig(root, func(c *sandbox.HardenedConfig) { c.Policy = p }))
-					}
-				}
-				w, err := sandbox.NewWorktree(context.Background(), cfg)
-				require.NoError(t, err)
-				t.Cleanup(func() { require.NoError(t, w.Close()) })
-				return w, w.Path()
-			})
-		})
-	}
 	// The CLI backends run the kit too. Where their CLI, daemon or
 	// credentials are missing (docker has no engine here; the vendor CLIs
 	// are not installed) the kit checks the honest 127, which is then the

@@ -13,7 +13,9 @@ import (
 
 // TestImportingSandboxCostsNothing: package sandbox alone links neither
 // go-landlock nor libcap's psx (a cgo wrapper of pthread_create), and
-// holds no child entry point; package sandbox/hardened brings them.
+// holds no child entry point (the init hook lives in sandbox/hardened,
+// which alone speaks the child protocol of sandbox/internal/proto);
+// package sandbox/hardened brings them.
 func TestImportingSandboxCostsNothing(t *testing.T) {
 	t.Parallel()
 	goTool := testenv.RequireTool(t, "go", "the test lists package dependencies with go list")
@@ -23,10 +25,11 @@ func TestImportingSandboxCostsNothing(t *testing.T) {
 		return string(out)
 	}
 	base := deps("github.com/reins-go/reins/sandbox")
-	for _, forbidden := range []string{"landlock-lsm/go-landlock", "libcap/psx", "reins/sandbox/hardened", "sandbox/internal/seccomp"} {
+	for _, forbidden := range []string{"landlock-lsm/go-landlock", "libcap/psx", "reins/sandbox/hardened", "sandbox/internal/seccomp", "sandbox/internal/proto"} {
 		assert.NotContains(t, base, forbidden, "importing sandbox alone pulls in %s", forbidden)
 	}
 	assert.False(t, strings.Contains(base, "go-landlock"))
 	h := deps("github.com/reins-go/reins/sandbox/hardened")
 	assert.Contains(t, h, "landlock-lsm/go-landlock")
+	assert.Contains(t, h, "reins/sandbox/internal/proto")
 }

@@ -29,25 +29,6 @@ func Example() {
 	// <nil>
 }
 
-// A hardened run reports the layers that were in force; a host checks
-// for the ones it requires.
-func ExampleHardened_Run() {
-	root, _ := os.MkdirTemp("", "example-")
-	defer os.RemoveAll(root)
-	h, err := sandbox.NewHardened(sandbox.HardenedConfig{Root: root})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	res, err := h.Run(context.Background(), sandbox.Command{Args: []string{"sh", "-c", "echo data > out.txt; cat /etc/hostname > /dev/null; touch /tmp/escape"}})
-	if errors.Is(err, sandbox.ErrUnavailable) {
-		fmt.Println("not available here:", err)
-		return
-	}
-	fmt.Println("exit:", res.ExitCode)
-	fmt.Println("landlock:", res.Confinement.Has(sandbox.LayerLandlock), "seccomp:", res.Confinement.Has(sandbox.LayerSeccomp))
-}
-
 // A registry maps the backend names that profiles use to backends.
 func ExampleRegistry() {
 	r := sandbox.NewBuiltinRegistry(sandbox.BuiltinOptions{})
@@ -55,7 +36,7 @@ func ExampleRegistry() {
 	_, err := r.Open(context.Background(), "podman", os.TempDir())
 	fmt.Println(errors.Is(err, sandbox.ErrUnknownBackend))
 	// Output:
-	// [apptainer daytona docker local local-hardened modal singularity ssh vercel-sandbox]
+	// [apptainer daytona docker local modal singularity ssh vercel-sandbox]
 	// true
 }
 

@@ -14,27 +14,6 @@ import (
 	"github.com/reins-go/reins/sandbox"
 )
 
-// hardenedConfig is the hardened configuration of the tests: the
-// defaults plus the directory of the probe binary, read-only.
-func hardenedConfig(root string, mods ...func(*sandbox.HardenedConfig)) sandbox.HardenedConfig {
-	cfg := sandbox.HardenedConfig{
-		Root:          root,
-		ReadOnlyPaths: append(sandbox.DefaultReadOnlyPaths(), probeDir),
-	}
-	for _, m := range mods {
-		m(&cfg)
-	}
-	return cfg
-}
-
-func newHardened(t testing.TB, root string, mods ...func(*sandbox.HardenedConfig)) *sandbox.Hardened {
-	t.Helper()
-	requireHardened(t)
-	h, err := sandbox.NewHardened(hardenedConfig(root, mods...))
-	require.NoError(t, err)
-	return h
-}
-
 // newRepo makes a git repository with one commit and returns its path.
 func newRepo(t testing.TB) string {
 	t.Helper()

@@ -2,10 +2,11 @@ package sandbox
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/reins-go/reins/sandbox/internal/pathmatch"
 )
 
 // LocalConfig configures [NewLocal].
@@ -61,49 +62,16 @@ func (l *Local) Root() string { return l.root }
 
 // resolveRoot makes root absolute, follows its symlinks and checks that
 // it is a directory.
-func resolveRoot(root, field string) (string, error) {
-	if root == "" {
-		return "", fmt.Errorf("sandbox: %s is empty", field)
-	}
-	abs, err := filepath.Abs(root)
-	if err != nil {
-		return "", fmt.Errorf("sandbox: %s %q: %w", field, root, err)
-	}
-	resolved, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return "", fmt.Errorf("sandbox: %s %q: %w", field, root, err)
-	}
-	fi, err := os.Stat(resolved)
-	if err != nil {
-		return "", fmt.Errorf("sandbox: %s %q: %w", field, root, err)
-	}
-	if !fi.IsDir() {
-		return "", fmt.Errorf("sandbox: %s %q is not a directory", field, root)
-	}
-	return resolved, nil
-}
+func resolveRoot(root, field string) (string, error) { return pathmatch.ResolveRoot(root, field) }
 
 // resolveWorkdir checks that dir resolves inside root and names no
 // denied path; it returns the resolved directory.
 func resolveWorkdir(root string, m pathMatcher, dir string) (string, []Violation) {
-	if dir == "" {
-		dir = root
+	resolved, r := pathmatch.Workdir(root, m.Matcher, dir)
+	if r != nil {
+		return "", []Violation{{Kind: ViolationKind(r.Kind), Subject: r.Subject, Detail: r.Detail}}
 	}
-	pc, err := m.check(root, dir)
-	if err != nil {
-		return "", []Violation{{Kind: ViolationUncheckable, Subject: dir, Detail: "working directory cannot be resolved: " + err.Error()}}
-	}
-	if !within(pc.Resolved, root) {
-		return "", []Violation{{Kind: ViolationOutsideRoot, Subject: dir, Detail: fmt.Sprintf("working directory resolves to %s, outside the root %s", pc.Resolved, root)}}
-	}
-	if pc.Denied {
-		return "", []Violation{{Kind: ViolationDeniedPath, Subject: dir, Detail: fmt.Sprintf("working directory matches denied path %q", pc.Entry)}}
-	}
-	fi, err := os.Stat(pc.Resolved)
-	if err != nil || !fi.IsDir() {
-		return "", []Violation{{Kind: ViolationUncheckable, Subject: dir, Detail: "working directory does not exist or is not a directory"}}
-	}
-	return pc.Resolved, nil
+	return resolved, nil
 }
 
 // Run runs cmd on the host after the working-directory and argument

@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/reins-go/reins/sandbox/internal/proc"
 )
 
 func runLocal(ctx context.Context, conf Confinement, cmd Command, dir string, env []string) (Result, error) {
@@ -15,35 +17,30 @@ func runLocal(ctx context.Context, conf Confinement, cmd Command, dir string, en
 		return Result{ExitCode: ExitUnavailable, Stderr: []byte("sandbox: local: " + err.Error() + "\n"), Confinement: conf}, nil
 	}
 	conf.Enforced = append(conf.Enforced, LayerProcessGroup)
-	pr := runProcess(ctx, procSpec{
-		path:      path,
-		args:      cmd.Args,
-		dir:       dir,
-		env:       env,
-		stdin:     cmd.Stdin,
-		timeout:   cmd.timeout(),
-		maxOutput: cmd.maxOutput(),
+	pr := proc.Run(ctx, proc.Spec{
+		Path:      path,
+		Args:      cmd.Args,
+		Dir:       dir,
+		Env:       env,
+		Stdin:     cmd.Stdin,
+		Timeout:   cmd.timeout(),
+		MaxOutput: cmd.maxOutput(),
 	})
-	return pr.result(conf, "local"), nil
-}
-
-// result converts a procResult into a Result.
-func (pr *procResult) result(conf Confinement, backend string) Result {
 	r := Result{
-		ExitCode:        pr.exitCode,
-		Stdout:          pr.stdout.bytes(),
-		Stderr:          pr.stderr.bytes(),
-		StdoutTruncated: pr.stdout.truncated,
-		StderrTruncated: pr.stderr.truncated,
-		TimedOut:        pr.timedOut,
-		Duration:        pr.duration,
+		ExitCode:        pr.ExitCode,
+		Stdout:          pr.Stdout.Bytes(),
+		Stderr:          pr.Stderr.Bytes(),
+		StdoutTruncated: pr.Stdout.Truncated(),
+		StderrTruncated: pr.Stderr.Truncated(),
+		TimedOut:        pr.TimedOut,
+		Duration:        pr.Duration,
 		Confinement:     conf,
 	}
-	if pr.startErr != nil {
+	if pr.StartErr != nil {
 		r.ExitCode = ExitUnavailable
-		r.Stderr = append(r.Stderr, []byte("sandbox: "+backend+": "+pr.startErr.Error()+"\n")...)
+		r.Stderr = append(r.Stderr, []byte("sandbox: local: "+pr.StartErr.Error()+"\n")...)
 	}
-	return r
+	return r, nil
 }
 
 // lookPath finds file in the PATH of env, relative names against dir.

@@ -1,15 +1,10 @@
 package sandbox
 
 import (
-	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
-	"slices"
 	"strings"
-	"syscall"
 
 	"github.com/reins-go/reins/internal/fspath"
+	"github.com/reins-go/reins/sandbox/internal/pathmatch"
 )
 
 // FsNetPolicy is the file-system, network and environment policy of a
@@ -44,16 +39,7 @@ type FsNetPolicy struct {
 // lists the gate and the built-in profiles use (secrets such as .env.* and ~/.aws, and
 // write-protected files such as .envrc, shell rc files and .vscode). It returns a new slice on
 // each call.
-func DefaultDeniedPaths() []string {
-	out := fspath.Seeds()
-	d := fspath.Defaults()
-	for _, e := range append(d.ReadWrite, d.Write...) {
-		if !slices.Contains(out, e) {
-			out = append(out, e)
-		}
-	}
-	return out
-}
+func DefaultDeniedPaths() []string { return pathmatch.DefaultDenied() }
 
 // DefaultEnvAllowlist returns the variables the hardened backend forwards
 // when the policy's EnvAllowlist is empty.
@@ -62,254 +48,47 @@ func DefaultEnvAllowlist() []string {
 }
 
 // pathMatcher matches paths against denied entries on their components,
-// case-insensitively.
-type pathMatcher struct {
-	rel [][]string     // relative entries, split into components
-	abs [][]string     // absolute entries, split into components
-	raw []string       // entries as configured, parallel to rel then abs
-	cls []fspath.Class // each entry's protection class, parallel to raw
-}
+// case-insensitively (see internal/pathmatch, which the backend
+// sub-packages share).
+type pathMatcher struct{ pathmatch.Matcher }
 
-// newPathMatcher compiles the default denied paths plus extra. Entries starting with ~ or
-// $HOME are expanded against the user's home directory; an entry that cannot be honoured (no
-// home directory, a pattern other than * and ? in a name, "..") is an error, never dropped.
+// newPathMatcher compiles the default denied paths plus extra (see
+// [pathmatch.New]).
 func newPathMatcher(extra []string) (pathMatcher, error) {
-	var m pathMatcher
-	var relRaw, absRaw []string
-	var relCls, absCls []fspath.Class
-	defaults := DefaultDeniedPaths()
-	write := fspath.Defaults().Write
-	home, _ := os.UserHomeDir()
-	for i, e := range append(defaults, extra...) {
-		name := fmt.Sprintf("FsNetPolicy.DeniedPaths[%d] %q", i-len(defaults), e)
-		if i < len(defaults) {
-			name = fmt.Sprintf("default denied path %q", e)
-		}
-		if e == "" || strings.IndexByte(e, 0) >= 0 {
-			return pathMatcher{}, fmt.Errorf("sandbox: %s is not a path", name)
-		}
-		x := e
-		if fspath.IsAbsEntry(filepath.ToSlash(e)) {
-			var err error
-			if x, err = fspath.Expand(e, home); err != nil {
-				return pathMatcher{}, fmt.Errorf("sandbox: %s cannot be honoured: %w", name, err)
-			}
-		}
-		comps := splitComponents(filepath.Clean(x))
-		for _, c := range comps {
-			if c == ".." {
-				return pathMatcher{}, fmt.Errorf(`sandbox: %s has a ".." component`, name)
-			}
-		}
-		if len(comps) == 0 {
-			return pathMatcher{}, fmt.Errorf("sandbox: %s names the root or the current directory", name)
-		}
-		if why := fspath.CheckEntry(filepath.ToSlash(x)); why != "" {
-			return pathMatcher{}, fmt.Errorf("sandbox: %s: %s", name, why)
-		}
-		cls := fspath.ReadWriteProtected
-		if i < len(defaults) && slices.Contains(write, e) {
-			cls = fspath.WriteProtected
-		}
-		if filepath.IsAbs(x) {
-			m.abs = append(m.abs, comps)
-			absRaw = append(absRaw, e)
-			absCls = append(absCls, cls)
-		} else {
-			m.rel = append(m.rel, comps)
-			relRaw = append(relRaw, e)
-			relCls = append(relCls, cls)
-		}
-	}
-	m.raw = append(relRaw, absRaw...)
-	m.cls = append(relCls, absCls...)
-	return m, nil
+	m, err := pathmatch.New(extra)
+	return pathMatcher{m}, err
 }
 
 // splitComponents splits a clean path into its non-empty, non-"."
 // components.
-func splitComponents(p string) []string {
-	var out []string
-	for _, c := range strings.Split(p, string(filepath.Separator)) {
-		if c != "" && c != "." {
-			out = append(out, c)
-		}
-	}
-	return out
-}
+func splitComponents(p string) []string { return pathmatch.SplitComponents(p) }
 
-// match reports the denied entry that the absolute, clean path p matches, comparing components
-// case-insensitively: a read-and-write protected entry when one matches, else the first
-// write-protected one.
-func (m pathMatcher) match(p string) (entry string, ok bool) {
-	entry, cls := m.matchClass(p)
-	return entry, cls != fspath.Unprotected
-}
+// match reports the denied entry that the absolute, clean path p matches.
+func (m pathMatcher) match(p string) (entry string, ok bool) { return m.Match(p) }
 
-// matchClass is match with the matched entry's protection class (fspath.Unprotected when none
-// matches).
-func (m pathMatcher) matchClass(p string) (string, fspath.Class) {
-	comps := splitComponents(p)
-	best, bestCls := "", fspath.Unprotected
-	consider := func(k int) bool {
-		c := fspath.ReadWriteProtected
-		if k < len(m.cls) {
-			c = m.cls[k]
-		}
-		if c > bestCls {
-			best, bestCls = m.raw[k], c
-		}
-		return bestCls == fspath.ReadWriteProtected
-	}
-	for i, e := range m.rel {
-		for start := 0; start+len(e) <= len(comps); start++ {
-			if equalFoldRun(comps[start:start+len(e)], e) {
-				if consider(i) {
-					return best, bestCls
-				}
-				break
-			}
-		}
-	}
-	for i, e := range m.abs {
-		if len(e) <= len(comps) && equalFoldRun(comps[:len(e)], e) {
-			if consider(len(m.rel) + i) {
-				return best, bestCls
-			}
-		}
-	}
-	return best, bestCls
-}
-
-// equalFoldRun reports whether the path components a match the entry components b: ASCII case
-// folded, * and ? in an entry's names as wildcards (".env.*").
-func equalFoldRun(a, b []string) bool {
-	for i := range b {
-		if !fspath.MatchName(b[i], a[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-// maxSymlinkHops bounds symlink resolution, as the kernel does (40).
-const maxSymlinkHops = 40
-
-// errTooManyLinks reports a symlink loop or an over-long chain.
-var errTooManyLinks = errors.New("too many levels of symbolic links")
-
-// resolvePath returns the absolute path that p names once every symlink
-// in it has been followed. Components that do not exist are appended as
-// written (a file about to be created). A dangling symlink is followed to
-// its target, because creating a file through it creates the target.
-// visit, if not nil, is called with the location of every symlink target
-// on the way, so a caller can check intermediate hops too.
-func resolvePath(p string, visit func(string)) (string, error) {
-	if !filepath.IsAbs(p) {
-		return "", fmt.Errorf("sandbox: resolve %q: not absolute", p)
-	}
-	// ".." is applied to the resolved path, as the kernel does: it goes
-	// to the parent of where the symlinks so far led, not lexically.
-	pending := splitComponents(p)
-	resolved := string(filepath.Separator)
-	hops := 0
-	missing := false
-	for len(pending) > 0 {
-		c := pending[0]
-		pending = pending[1:]
-		if c == ".." {
-			resolved = filepath.Dir(resolved)
-			if missing {
-				if _, err := os.Lstat(resolved); err == nil {
-					missing = false
-				}
-			}
-			continue
-		}
-		next := filepath.Join(resolved, c)
-		if missing {
-			resolved = next
-			continue
-		}
-		fi, err := os.Lstat(next)
-		switch {
-		case errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
-			missing = true
-			resolved = next
-			continue
-		case err != nil:
-			return "", fmt.Errorf("sandbox: resolve %q: %w", p, err)
-		}
-		if fi.Mode()&os.ModeSymlink == 0 {
-			resolved = next
-			continue
-		}
-		hops++
-		if hops > maxSymlinkHops {
-			return "", fmt.Errorf("sandbox: resolve %q: %w", p, errTooManyLinks)
-		}
-		target, err := os.Readlink(next)
-		if err != nil {
-			return "", fmt.Errorf("sandbox: resolve %q: %w", p, err)
-		}
-		if filepath.IsAbs(target) {
-			resolved = string(filepath.Separator)
-		}
-		if visit != nil {
-			if filepath.IsAbs(target) {
-				visit(filepath.Clean(target))
-			} else {
-				visit(filepath.Join(resolved, target))
-			}
-		}
-		pending = append(splitComponents(target), pending...)
-	}
-	return resolved, nil
-}
+// matchClass is match with the matched entry's protection class.
+func (m pathMatcher) matchClass(p string) (string, fspath.Class) { return m.MatchClass(p) }
 
 // pathCheck is the outcome of checking one path.
-type pathCheck struct {
-	Abs      string // the path as written, made absolute and clean
-	Resolved string // the path with every symlink followed
-	Entry    string // the denied entry it matched, if any
-	Denied   bool
+type pathCheck = pathmatch.Checked
+
+// check matches unsafePath, made absolute against base, as written and
+// with every symlink followed (see [pathmatch.Matcher.Check]).
+func (m pathMatcher) check(base, unsafePath string) (pathCheck, error) {
+	return m.Check(base, unsafePath)
 }
 
-// check makes unsafePath absolute against base and matches it against
-// the denied entries, first as written (cleaned, and before cleaning)
-// and then with every symlink (including intermediate hops) followed
-// and ".." applied to where the links led. A path that cannot be resolved
-// is an error, which callers treat as a denial.
-func (m pathMatcher) check(base, unsafePath string) (pathCheck, error) {
-	abs := unsafePath
-	if !filepath.IsAbs(abs) {
-		abs = base + string(filepath.Separator) + abs
-	}
-	pc := pathCheck{Abs: filepath.Clean(abs)}
-	if e, ok := m.match(pc.Abs); ok {
-		pc.Entry, pc.Denied = e, true
-	} else if e, ok := m.match(abs); ok {
-		// As written, before ".." is applied: ".git/../x" mentions .git.
-		pc.Entry, pc.Denied = e, true
-	}
-	var hopEntry string
-	resolved, err := resolvePath(abs, func(hop string) {
-		if e, ok := m.match(hop); ok && hopEntry == "" {
-			hopEntry = e
-		}
-	})
-	if err != nil {
-		return pc, err
-	}
-	pc.Resolved = resolved
-	if !pc.Denied {
-		if e, ok := m.match(resolved); ok {
-			pc.Entry, pc.Denied = e, true
-		} else if hopEntry != "" {
-			pc.Entry, pc.Denied = hopEntry, true
-		}
-	}
-	return pc, nil
+// resolvePath follows every symlink in the absolute path p (see
+// [pathmatch.ResolvePath]).
+func resolvePath(p string, visit func(string)) (string, error) {
+	return pathmatch.ResolvePath(p, visit)
+}
+
+// findProtected walks dirs and returns, resolved, the existing paths
+// that match a denied entry of m: masks to hide and write-protected
+// paths to keep read-only (see [pathmatch.FindProtected]).
+func findProtected(m pathMatcher, dirs []string) (masks, readOnly []string, err error) {
+	return pathmatch.FindProtected(m.Matcher, dirs)
 }
 
 // within reports whether the clean absolute path p is dir or beneath it (the one definition in

@@ -121,9 +121,6 @@ func (r *Registry) lookup(name string) (Backend, error) {
 type BuiltinOptions struct {
 	// Policy is used by every built-in backend.
 	Policy FsNetPolicy
-	// Hardened is the template for "local-hardened"; its Root and Policy
-	// are overwritten.
-	Hardened HardenedConfig
 	// The templates of the CLI backends. Each Open overwrites the
 	// template's Policy with Policy and its root with the root passed
 	// to Open: Root for docker, singularity, apptainer and modal (a
@@ -166,9 +163,10 @@ func probeBuilt(backend string, needsRoot bool, build func(root string) (prober,
 }
 
 // NewBuiltinRegistry returns a registry with every built-in backend:
-// "local", "local-hardened", "docker", "ssh", "singularity",
-// "apptainer", "modal", "daytona" and "vercel-sandbox", each with an
-// availability probe (local has none: it is always available). The
+// "local", "docker", "ssh", "singularity", "apptainer", "modal",
+// "daytona" and "vercel-sandbox", each with an availability probe (local
+// has none: it is always available). "local-hardened" lives in package
+// sandbox/hardened, whose Register adds it. The
 // worktree backend needs a repository, a parent directory and a branch,
 // so the host registers it itself when it wants one.
 func NewBuiltinRegistry(opts BuiltinOptions) *Registry {
@@ -179,30 +177,6 @@ func NewBuiltinRegistry(opts BuiltinOptions) *Registry {
 			return NewLocal(LocalConfig{Root: root, Policy: policy})
 		},
 	})
-	hcfg := opts.Hardened
-	hcfg.Policy = policy
-	newHardened := func(root string) (*Hardened, error) {
-		c := hcfg
-		c.Root = root
-		return NewHardened(c)
-	}
-	_, _ = r.Register("local-hardened", Backend{
-		New: func(root string) (Sandbox, error) { return newHardened(root) },
-		Probe: func(ctx context.Context) error {
-			// Probe with an empty workspace: nothing to scan, nothing runs.
-			dir, err := os.MkdirTemp("", "reins-probe-")
-			if err != nil {
-				return &UnavailableError{Backend: "local-hardened", Reason: "probe: " + err.Error()}
-			}
-			defer os.RemoveAll(dir)
-			h, err := newHardened(dir)
-			if err != nil {
-				return err
-			}
-			return h.Probe(ctx)
-		},
-	})
-
 	newDocker := func(root string) (*Docker, error) {
 		c := opts.Docker
 		c.Root, c.Policy = root, policy

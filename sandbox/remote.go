@@ -250,14 +250,14 @@ func deniedCasePatterns(m pathMatcher) ([]string, error) {
 		}
 		return strings.Join(parts, "/"), nil
 	}
-	for _, e := range m.rel {
+	for _, e := range m.Rel {
 		p, err := join(e)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, "*/"+p+"/*")
 	}
-	for _, e := range m.abs {
+	for _, e := range m.Abs {
 		p, err := join(e)
 		if err != nil {
 			return nil, err

@@ -79,8 +79,12 @@ type Command struct {
 	MaxOutput int
 }
 
-// validate checks the fields every backend relies on.
-func (c Command) validate() error {
+// Validate checks the fields every backend relies on: a non-empty
+// argument vector, no NUL byte in Args, Dir or Env, KEY=VALUE pairs in
+// Env, and no negative Timeout or MaxOutput. The error matches
+// [ErrInvalidCommand]. Backends outside this package call it first in
+// Run, and return it with exit code [ExitDenied].
+func (c Command) Validate() error {
 	if len(c.Args) == 0 || c.Args[0] == "" {
 		return fmt.Errorf("%w: Command.Args is empty", ErrInvalidCommand)
 	}
@@ -106,6 +110,8 @@ func (c Command) validate() error {
 	}
 	return nil
 }
+
+func (c Command) validate() error { return c.Validate() }
 
 func (c Command) timeout() time.Duration {
 	if c.Timeout == 0 {

@@ -445,16 +445,16 @@ func scriptDirs(start string, a *shell.Analysis) (dirs []string, ok bool) {
 // what they match is found by expanding the glob.
 func (m pathMatcher) couldMatchPattern(p string) (string, bool) {
 	comps := splitComponents(p)
-	for i, e := range m.rel {
+	for i, e := range m.Rel {
 		for start := 0; start < len(comps); start++ {
 			if matchRun(comps[start:], e, false) {
-				return m.raw[i], true
+				return m.Raw[i], true
 			}
 		}
 	}
-	for i, e := range m.abs {
+	for i, e := range m.Abs {
 		if matchRun(comps, e, false) {
-			return m.raw[len(m.rel)+i], true
+			return m.Raw[len(m.Rel)+i], true
 		}
 	}
 	return "", false

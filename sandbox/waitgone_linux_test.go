@@ -3,8 +3,15 @@
 package sandbox_test
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
 // waitGone fails the test if a process whose command line contains
@@ -18,4 +25,22 @@ func waitGone(t *testing.T, marker string) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// processesWith lists the processes whose command line contains s.
+func processesWith(t *testing.T, s string) []string {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	require.NoError(t, err)
+	var pids []string
+	for _, d := range entries {
+		if _, err := strconv.Atoi(d.Name()); err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", d.Name(), "cmdline"))
+		if err == nil && bytes.Contains(b, []byte(s)) {
+			pids = append(pids, d.Name()+":"+strings.ReplaceAll(string(b), "\x00", " "))
+		}
+	}
+	return pids
 }

@@ -27,7 +27,8 @@ type WorktreeConfig struct {
 	// means "reins".
 	Prefix string
 	// New wraps the worktree in a backend; nil means [NewLocal] with
-	// Policy. Pass a function that calls [NewHardened] for the hardened
+	// Policy. Pass a function that calls hardened.New (package
+	// sandbox/hardened) for the hardened
 	// sandbox. A worktree's .git is a file pointing into the main
 	// repository (.git/worktrees/<name>), which the hardened sandbox does
 	// not show unless it is listed in AllowedPaths (and the repository's

@@ -25,7 +25,7 @@ import (
 	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
 	"github.com/reins-go/reins/sandbox"
-	_ "github.com/reins-go/reins/sandbox/hardened" // enables local-hardened (its child entry point and Landlock)
+	"github.com/reins-go/reins/sandbox/hardened" // local-hardened (its child entry point and Landlock)
 )
 
 // step is one thing the scripted agent wants to do.
@@ -100,7 +100,7 @@ func run(ctx context.Context, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	hardened, hardErr := sandbox.NewHardened(sandbox.HardenedConfig{Root: ws})
+	hard, hardErr := hardened.New(hardened.Config{Root: ws})
 
 	var notes []string
 	g, err := gate.New(profile.MustBuiltin(profile.ModeTrusted), &gate.Options{Workspace: []string{ws}, Audit: sink})
@@ -125,7 +125,8 @@ func run(ctx context.Context, out io.Writer) error {
 	// Commands whose decision carries the Sandbox obligation run in the hardened sandbox. If this
 	// machine cannot provide it, they are refused, not run unconfined.
 	if hardErr == nil {
-		opts.Sandbox = hardened
+		opts.Sandbox = hard
+		defer hard.Close()
 	}
 	s, err := session.New(ctx, g, opts)
 	if err != nil {

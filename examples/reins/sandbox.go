@@ -8,14 +8,21 @@ import (
 	"time"
 
 	"github.com/reins-go/reins/sandbox"
-	// The opt-in to local-hardened: its re-executed child's entry point, go-landlock and seccomp.
-	_ "github.com/reins-go/reins/sandbox/hardened"
+	// The opt-in to local-hardened: its child entry point, go-landlock and seccomp.
+	"github.com/reins-go/reins/sandbox/hardened"
 )
+
+// backends is the built-in registry plus local-hardened.
+func backends() *sandbox.Registry {
+	r := sandbox.NewBuiltinRegistry(sandbox.BuiltinOptions{})
+	_ = hardened.Register(r, hardened.Config{}) // a fresh registry: the name is free
+	return r
+}
 
 var sandboxCmd = &command{name: "sandbox", args: "run", synopsis: "run a command in a sandbox backend", sub: []*command{
 	{name: "run", args: "--backend B -- command [args...]", synopsis: "run a command confined to the workspace; its exit status is the command's",
 		flags: func(fs *flag.FlagSet) {
-			fs.String("backend", "local-hardened", "the `backend`: "+strings.Join(sandbox.NewBuiltinRegistry(sandbox.BuiltinOptions{}).Names(), ", "))
+			fs.String("backend", "local-hardened", "the `backend`: "+strings.Join(backends().Names(), ", "))
 			fs.Duration("timeout", 0, "stop the command after this `duration` (default: the sandbox's)")
 		}, run: sandboxRun},
 }}
@@ -29,7 +36,7 @@ func sandboxRun(c *cli, fs *flag.FlagSet) (int, error) {
 		return exitError, err
 	}
 	name := fs.Lookup("backend").Value.String()
-	reg := sandbox.NewBuiltinRegistry(sandbox.BuiltinOptions{})
+	reg := backends()
 	sb, err := reg.Open(c.ctx, name, ws)
 	if errors.Is(err, sandbox.ErrUnknownBackend) {
 		return exitError, usagef("no backend %q (backends: %s)", name, strings.Join(reg.Names(), ", "))
@@ -42,6 +49,9 @@ func sandboxRun(c *cli, fs *flag.FlagSet) (int, error) {
 	}
 	if err != nil {
 		return exitError, fmt.Errorf("backend %s: %w", name, err)
+	}
+	if closer, ok := sb.(interface{ Close() error }); ok {
+		defer closer.Close()
 	}
 	cmd := sandbox.Command{Args: fs.Args(), Stdin: c.stdin}
 	if d := fs.Lookup("timeout").Value.(flag.Getter).Get().(time.Duration); d > 0 {

@@ -18,7 +18,7 @@ import (
 	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
 	"github.com/reins-go/reins/sandbox"
-	_ "github.com/reins-go/reins/sandbox/hardened" // enables local-hardened in this test binary
+	"github.com/reins-go/reins/sandbox/hardened"
 )
 
 // e2e is the real stack: a git workspace, the real checkpointer, the hardened sandbox as the
@@ -34,7 +34,7 @@ type e2e struct {
 func newE2E(t *testing.T, gopts gate.Options, tune func(*session.Options)) *e2e {
 	t.Helper()
 	ws := gitWorkspace(t)
-	hard, err := sandbox.NewHardened(sandbox.HardenedConfig{Root: ws})
+	hard, err := hardened.New(hardened.Config{Root: ws})
 	if err == nil {
 		var res sandbox.Result
 		res, err = hard.Run(context.Background(), sandbox.Command{Args: []string{"true"}})
@@ -48,6 +48,7 @@ func newE2E(t *testing.T, gopts gate.Options, tune func(*session.Options)) *e2e 
 		}
 		t.Skipf("the hardened sandbox is not available here: %v", err)
 	}
+	t.Cleanup(func() { _ = hard.Close() })
 	e := &e2e{ws: ws, log: filepath.Join(t.TempDir(), "audit.jsonl")}
 	e.sink, err = audit.OpenJSONL(e.log, nil)
 	require.NoError(t, err)

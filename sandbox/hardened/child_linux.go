@@ -74,7 +74,7 @@ func childMain() {
 		}
 		return false
 	}
-	errSimulated := errors.New("simulated as missing (HardenedConfig.SimulateMissing)")
+	errSimulated := errors.New("simulated as missing (Config.SimulateMissing)")
 	missing := func(l sandbox.Layer, err error) {
 		if !p.BestEffort {
 			fail(l, err)

@@ -26,6 +26,5 @@ func ChildMain() {
 }
 
 func init() {
-	proto.ChildLinked.Store(true)
 	ChildMain()
 }

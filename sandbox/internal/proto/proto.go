@@ -1,7 +1,7 @@
 //go:build linux
 
 // Package proto is the protocol between the hardened sandbox's launcher
-// (package sandbox) and its child (package sandbox/hardened): the
+// and its child (both in package sandbox/hardened): the
 // sentinel argv[0], the inherited descriptors, the policy the launcher
 // sends and the reports the child sends back, and the few helpers both
 // sides share.
@@ -11,15 +11,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 )
-
-// ChildLinked is set by package sandbox/hardened's init: the running
-// binary holds the child's entry point, so the launcher may re-execute
-// it as the child.
-var ChildLinked atomic.Bool
 
 // ChildArg0 is the argv[0] that makes a re-executed binary act as the
 // sandbox child.
@@ -69,7 +63,7 @@ type ChildPolicy struct {
 	// made in the private /tmp.
 	Home, Tmp string
 	// CacheEnv are the variables that point tools at shared host caches
-	// (HardenedConfig.Caches); empty for private caches.
+	// (Config.Caches); empty for private caches.
 	CacheEnv []string
 }
 
@@ -94,7 +88,7 @@ type ChildReport struct {
 	Refused []string `json:",omitempty"`
 }
 
-// Limits mirror sandbox.Limits.
+// Limits mirror hardened.Limits.
 type Limits struct {
 	CPUSeconds, FileSize, AddressSpace, OpenFiles, Processes uint64
 }

@@ -1,6 +1,6 @@
 //go:build linux
 
-package sandbox_test
+package hardened_test
 
 import (
 	"bytes"
@@ -21,6 +21,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/reins-go/reins/sandbox"
+	"github.com/reins-go/reins/sandbox/hardened"
 	"github.com/reins-go/reins/sandbox/internal/escapeprobe"
 	"github.com/reins-go/reins/sandbox/internal/testenv"
 )
@@ -44,9 +45,9 @@ func newEscEnv(t *testing.T) escEnv {
 	return e
 }
 
-func (e escEnv) sandbox(t *testing.T, mods ...func(*sandbox.HardenedConfig)) *sandbox.Hardened {
+func (e escEnv) sandbox(t *testing.T, mods ...func(*hardened.Config)) *hardened.Sandbox {
 	t.Helper()
-	return newHardened(t, e.root, append([]func(*sandbox.HardenedConfig){func(c *sandbox.HardenedConfig) {
+	return newSandbox(t, e.root, append([]func(*hardened.Config){func(c *hardened.Config) {
 		c.ReadOnlyPaths = append(c.ReadOnlyPaths, e.roDir)
 	}}, mods...)...)
 }
@@ -293,7 +294,7 @@ func TestHardenedEscapes(t *testing.T) {
 			if tt.setup != nil {
 				tt.setup(t, e)
 			}
-			sb := e.sandbox(t, func(c *sandbox.HardenedConfig) {
+			sb := e.sandbox(t, func(c *hardened.Config) {
 				c.Policy.DeniedPaths = []string{"config/prod.secret"}
 			})
 			res, err := runCmd(t, sb, sandbox.Command{Args: tt.args(e), Env: []string{"HOME=" + e.outside}, Timeout: time.Minute})
@@ -357,10 +358,10 @@ func TestHardenedNetworkEscapes(t *testing.T) {
 	}
 	for _, withNetNS := range []bool{true, false} {
 		name := "netns"
-		var mods []func(*sandbox.HardenedConfig)
+		var mods []func(*hardened.Config)
 		if !withNetNS {
 			name = "seccomp-and-landlock-only"
-			mods = append(mods, func(c *sandbox.HardenedConfig) { c.SimulateMissing = []sandbox.Layer{sandbox.LayerNetNS} })
+			mods = append(mods, func(c *hardened.Config) { c.SimulateMissing = []sandbox.Layer{sandbox.LayerNetNS} })
 		}
 		t.Run(name, func(t *testing.T) {
 			e := newEscEnv(t)
@@ -422,9 +423,9 @@ func TestHardenedHostProcessIsUntouchable(t *testing.T) {
 
 	for _, withPIDNS := range []bool{true, false} {
 		e := newEscEnv(t)
-		var mods []func(*sandbox.HardenedConfig)
+		var mods []func(*hardened.Config)
 		if !withPIDNS {
-			mods = append(mods, func(c *sandbox.HardenedConfig) { c.SimulateMissing = []sandbox.Layer{sandbox.LayerPIDNS} })
+			mods = append(mods, func(c *hardened.Config) { c.SimulateMissing = []sandbox.Layer{sandbox.LayerPIDNS} })
 		}
 		sb := e.sandbox(t, mods...)
 		escapeFile := filepath.Join(e.outside, "via-proc-root")
@@ -506,16 +507,16 @@ func TestHardenedRefusesWithoutLayer(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name    string
-		mod     func(*sandbox.HardenedConfig)
+		mod     func(*hardened.Config)
 		wantErr string
 	}{
-		{"landlock", func(c *sandbox.HardenedConfig) { c.SimulateMissing = []sandbox.Layer{sandbox.LayerLandlock} }, "landlock"},
-		{"landlock below minimum", func(c *sandbox.HardenedConfig) { c.MinLandlockABI = 99 }, "at least 99 is required"},
-		{"seccomp", func(c *sandbox.HardenedConfig) { c.SimulateMissing = []sandbox.Layer{sandbox.LayerSeccomp} }, "seccomp"},
-		{"no_new_privs", func(c *sandbox.HardenedConfig) { c.SimulateMissing = []sandbox.Layer{sandbox.LayerNoNewPrivs} }, "no-new-privs"},
-		{"capabilities", func(c *sandbox.HardenedConfig) { c.SimulateMissing = []sandbox.Layer{sandbox.LayerCaps} }, "capabilities"},
-		{"mount namespace", func(c *sandbox.HardenedConfig) { c.SimulateMissing = []sandbox.Layer{sandbox.LayerMountNS} }, "mount-namespace"},
-		{"root without mount namespace or uid mapping", func(c *sandbox.HardenedConfig) {
+		{"landlock", func(c *hardened.Config) { c.SimulateMissing = []sandbox.Layer{sandbox.LayerLandlock} }, "landlock"},
+		{"landlock below minimum", func(c *hardened.Config) { c.MinLandlockABI = 99 }, "at least 99 is required"},
+		{"seccomp", func(c *hardened.Config) { c.SimulateMissing = []sandbox.Layer{sandbox.LayerSeccomp} }, "seccomp"},
+		{"no_new_privs", func(c *hardened.Config) { c.SimulateMissing = []sandbox.Layer{sandbox.LayerNoNewPrivs} }, "no-new-privs"},
+		{"capabilities", func(c *hardened.Config) { c.SimulateMissing = []sandbox.Layer{sandbox.LayerCaps} }, "capabilities"},
+		{"mount namespace", func(c *hardened.Config) { c.SimulateMissing = []sandbox.Layer{sandbox.LayerMountNS} }, "mount-namespace"},
+		{"root without mount namespace or uid mapping", func(c *hardened.Config) {
 			c.SimulateMissing = []sandbox.Layer{sandbox.LayerMountNS, sandbox.LayerUserNS}
 		}, "mount-namespace"},
 	}
@@ -538,7 +539,7 @@ func TestHardenedRefusesWithoutLayer(t *testing.T) {
 func TestHardenedBestEffortSaysWhatIsMissing(t *testing.T) {
 	t.Parallel()
 	e := newEscEnv(t)
-	sb := e.sandbox(t, func(c *sandbox.HardenedConfig) {
+	sb := e.sandbox(t, func(c *hardened.Config) {
 		c.BestEffort = true
 		c.SimulateMissing = []sandbox.Layer{sandbox.LayerLandlock, sandbox.LayerSeccomp}
 	})
@@ -563,7 +564,7 @@ func TestHardenedProbeAndConfinementReport(t *testing.T) {
 		sandbox.LayerSeccomp, sandbox.LayerRlimits, sandbox.LayerFDs, sandbox.LayerPIDNS, sandbox.LayerNetNS, sandbox.LayerUserNS} {
 		assert.True(t, res.Confinement.Has(l), "layer %s not enforced on this host: %v", l, res.Confinement)
 	}
-	assert.GreaterOrEqual(t, res.Confinement.LandlockABI, sandbox.DefaultMinLandlockABI)
+	assert.GreaterOrEqual(t, res.Confinement.LandlockABI, hardened.DefaultMinLandlockABI)
 	assert.Empty(t, res.Confinement.Missing)
 }
 

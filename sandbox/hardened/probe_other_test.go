@@ -1,5 +1,5 @@
 //go:build !linux
 
-package sandbox_test
+package hardened_test
 
 func runProbe([]string) (int, bool) { return 0, false }

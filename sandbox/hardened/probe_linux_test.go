@@ -1,6 +1,6 @@
 //go:build linux
 
-package sandbox_test
+package hardened_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/reins-go/reins/sandbox"
+	"github.com/reins-go/reins/sandbox/hardened"
 	"github.com/reins-go/reins/sandbox/internal/escapeprobe"
 )
 
@@ -22,7 +23,7 @@ func runProbe(args []string) (int, bool) {
 		return escapeprobe.Main(args[2:]), true
 	}
 	if len(args) == 4 && args[1] == launcherArg {
-		h, err := sandbox.NewHardened(sandbox.HardenedConfig{Root: args[2]})
+		h, err := hardened.New(hardened.Config{Root: args[2]})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 2, true

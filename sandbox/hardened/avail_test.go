@@ -1,4 +1,4 @@
-package sandbox_test
+package hardened_test
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/reins-go/reins/sandbox"
+	"github.com/reins-go/reins/sandbox/hardened"
 	"github.com/reins-go/reins/sandbox/internal/testenv"
 )
 
@@ -32,7 +32,7 @@ func requireHardened(t testing.TB) {
 			return
 		}
 		defer os.RemoveAll(dir)
-		h, err := sandbox.NewHardened(hardenedConfig(dir))
+		h, err := hardened.New(testConfig(dir))
 		if err == nil {
 			err = h.Probe(context.Background())
 		}

@@ -1,6 +1,6 @@
 //go:build linux
 
-package sandbox_test
+package hardened_test
 
 import (
 	"archive/tar"
@@ -21,6 +21,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/reins-go/reins/sandbox"
+	"github.com/reins-go/reins/sandbox/hardened"
 	"github.com/reins-go/reins/sandbox/internal/testenv"
 )
 
@@ -252,7 +253,7 @@ func TestHardenedNoFalseDenials(t *testing.T) {
 	require.NoError(t, os.MkdirAll(outDir, 0o777))
 	require.NoError(t, os.WriteFile(filepath.Join(secretDir, "key"), []byte(secret), 0o644))
 	missing := filepath.Join(e.outside, "does-not-exist")
-	sb := e.sandbox(t, func(c *sandbox.HardenedConfig) {
+	sb := e.sandbox(t, func(c *hardened.Config) {
 		c.Policy.AllowedPaths = []string{"/dev/shm", outDir, missing}
 		c.Policy.DeniedPaths = []string{secretDir}
 		c.ReadOnlyPaths = append(c.ReadOnlyPaths, e.outside)
@@ -274,7 +275,7 @@ func TestHardenedNoFalseDenials(t *testing.T) {
 func TestHardenedNamesEveryMissingLayer(t *testing.T) {
 	t.Parallel()
 	e := newEscEnv(t)
-	sb := e.sandbox(t, func(c *sandbox.HardenedConfig) {
+	sb := e.sandbox(t, func(c *hardened.Config) {
 		c.BestEffort = true
 		c.SimulateMissing = []sandbox.Layer{sandbox.LayerUserNS, sandbox.LayerMountNS, sandbox.LayerPIDNS, sandbox.LayerNetNS}
 	})
@@ -316,7 +317,7 @@ func TestHardenedWorkloads(t *testing.T) {
 			return os.Lchown(p, 65534, 65534)
 		}))
 	}
-	sb := newHardened(t, repo, func(c *sandbox.HardenedConfig) {
+	sb := newSandbox(t, repo, func(c *hardened.Config) {
 		c.ReadOnlyPaths = append(c.ReadOnlyPaths, filepath.Dir(filepath.Dir(goBin)))
 	})
 	steps := []struct{ name, script string }{

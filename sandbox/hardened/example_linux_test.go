@@ -1,6 +1,6 @@
 //go:build linux
 
-package sandbox_test
+package hardened_test
 
 import (
 	"context"
@@ -9,20 +9,21 @@ import (
 	"os"
 
 	"github.com/reins-go/reins/sandbox"
+	"github.com/reins-go/reins/sandbox/hardened"
 )
 
 // A missing layer stops the command with exit code 127 unless the host
 // opted into best effort.
-func ExampleHardenedConfig_bestEffort() {
+func ExampleConfig_bestEffort() {
 	root, _ := os.MkdirTemp("", "example-")
 	defer os.RemoveAll(root)
-	cfg := sandbox.HardenedConfig{Root: root, SimulateMissing: []sandbox.Layer{sandbox.LayerSeccomp}}
-	strict, _ := sandbox.NewHardened(cfg)
+	cfg := hardened.Config{Root: root, SimulateMissing: []sandbox.Layer{sandbox.LayerSeccomp}}
+	strict, _ := hardened.New(cfg)
 	res, err := strict.Run(context.Background(), sandbox.Command{Args: []string{"true"}})
 	fmt.Println(res.ExitCode, errors.Is(err, sandbox.ErrUnavailable))
 
 	cfg.BestEffort = true
-	lenient, _ := sandbox.NewHardened(cfg)
+	lenient, _ := hardened.New(cfg)
 	res, err = lenient.Run(context.Background(), sandbox.Command{Args: []string{"true"}})
 	fmt.Println(res.ExitCode, err, res.Confinement.Missing)
 	// Output:

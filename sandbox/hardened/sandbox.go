@@ -1,4 +1,4 @@
-package sandbox
+package hardened
 
 import (
 	"context"
@@ -6,22 +6,22 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync/atomic"
 
-	"github.com/reins-go/reins/internal/fspath"
+	"github.com/reins-go/reins/sandbox"
+	"github.com/reins-go/reins/sandbox/internal/pathmatch"
 )
 
-// HardenedConfig configures [NewHardened]. A zero value with Root set is
+// Config configures [New]. A zero value with Root set is
 // the strict default: workspace writable, network denied, every layer
 // required.
-type HardenedConfig struct {
+type Config struct {
 	// Root is the workspace, writable inside the sandbox. Required.
 	Root string
 	// Policy adds writable paths, denied paths, the network switch and
-	// the env allowlist (empty means [DefaultEnvAllowlist]).
-	Policy FsNetPolicy
+	// the env allowlist (empty means [sandbox.DefaultEnvAllowlist]).
+	Policy sandbox.FsNetPolicy
 	// ReadOnlyPaths are visible read-only inside the sandbox; nil means
 	// [DefaultReadOnlyPaths]. Paths that do not exist are skipped.
 	ReadOnlyPaths []string
@@ -47,7 +47,7 @@ type HardenedConfig struct {
 	// SimulateMissing makes the listed layers behave as if the host
 	// lacked them. It exists to test a host's handling of a degraded or
 	// refusing sandbox; production code leaves it empty.
-	SimulateMissing []Layer
+	SimulateMissing []sandbox.Layer
 }
 
 // CacheSharing says how the hardened sandbox shares the launcher's
@@ -90,14 +90,14 @@ func DefaultReadOnlyPaths() []string {
 	return []string{"/bin", "/sbin", "/usr", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt"}
 }
 
-// Hardened runs commands in the local-hardened sandbox. See the package
+// Sandbox runs commands in the local-hardened sandbox. See the package
 // documentation for what it enforces.
-type Hardened struct {
-	cfg      HardenedConfig
+type Sandbox struct {
+	cfg      Config
 	root     string
 	writable []string // root first, then AllowedPaths, resolved
 	readOnly []string
-	match    pathMatcher
+	match    pathmatch.Matcher
 	envAllow []string
 	// noUserNS latches once creating a user namespace failed, so later
 	// runs do not pay for the failed attempt.
@@ -119,27 +119,27 @@ func CredentialStores() []string {
 	return []string{"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-"}
 }
 
-var _ Sandbox = (*Hardened)(nil)
+var _ sandbox.Sandbox = (*Sandbox)(nil)
 
-// NewHardened validates cfg and returns the hardened backend. It does not
-// probe the kernel; [Hardened.Probe] does, and Run refuses to run (exit
+// New validates cfg and returns the hardened backend. It does not
+// probe the kernel; [Sandbox.Probe] does, and Run refuses to run (exit
 // code 127) when a required layer is missing.
-func NewHardened(cfg HardenedConfig) (*Hardened, error) {
-	root, err := resolveRoot(cfg.Root, "HardenedConfig.Root")
+func New(cfg Config) (*Sandbox, error) {
+	root, err := pathmatch.ResolveRoot(cfg.Root, "Config.Root")
 	if err != nil {
 		return nil, err
 	}
-	m, err := newPathMatcher(append(append([]string(nil), cfg.Policy.DeniedPaths...), CredentialStores()...))
+	m, err := pathmatch.New(append(append([]string(nil), cfg.Policy.DeniedPaths...), CredentialStores()...))
 	if err != nil {
 		return nil, err
 	}
-	h := &Hardened{cfg: cfg, root: root, match: m}
+	h := &Sandbox{cfg: cfg, root: root, match: m}
 	if uid, gid, ok := fileOwner(root); ok {
 		h.ownerUID, h.ownerGID = uid, gid
 	}
 	h.cfg.Policy.AllowedPaths = append([]string(nil), cfg.Policy.AllowedPaths...)
 	h.cfg.Policy.DeniedPaths = append([]string(nil), cfg.Policy.DeniedPaths...)
-	h.cfg.SimulateMissing = append([]Layer(nil), cfg.SimulateMissing...)
+	h.cfg.SimulateMissing = append([]sandbox.Layer(nil), cfg.SimulateMissing...)
 	h.writable = []string{root}
 	for i, p := range cfg.Policy.AllowedPaths {
 		if p != "" && filepath.IsAbs(p) {
@@ -149,17 +149,17 @@ func NewHardened(cfg HardenedConfig) (*Hardened, error) {
 				continue
 			}
 		}
-		r, err := resolveRoot(p, fmt.Sprintf("HardenedConfig.Policy.AllowedPaths[%d]", i))
+		r, err := pathmatch.ResolveRoot(p, fmt.Sprintf("Config.Policy.AllowedPaths[%d]", i))
 		if err != nil {
 			return nil, err
 		}
 		if r == "/" {
-			return nil, fmt.Errorf("sandbox: HardenedConfig.Policy.AllowedPaths[%d] is the file-system root", i)
+			return nil, fmt.Errorf("hardened: Config.Policy.AllowedPaths[%d] is the file-system root", i)
 		}
 		h.writable = append(h.writable, r)
 	}
 	if root == "/" {
-		return nil, fmt.Errorf("sandbox: HardenedConfig.Root is the file-system root")
+		return nil, fmt.Errorf("hardened: Config.Root is the file-system root")
 	}
 	ro := cfg.ReadOnlyPaths
 	if ro == nil {
@@ -167,19 +167,19 @@ func NewHardened(cfg HardenedConfig) (*Hardened, error) {
 	}
 	for i, p := range ro {
 		if !filepath.IsAbs(p) {
-			return nil, fmt.Errorf("sandbox: HardenedConfig.ReadOnlyPaths[%d] %q is not absolute", i, p)
+			return nil, fmt.Errorf("hardened: Config.ReadOnlyPaths[%d] %q is not absolute", i, p)
 		}
 		if filepath.Clean(p) == "/" {
-			return nil, fmt.Errorf("sandbox: HardenedConfig.ReadOnlyPaths[%d] is the file-system root", i)
+			return nil, fmt.Errorf("hardened: Config.ReadOnlyPaths[%d] is the file-system root", i)
 		}
 		h.readOnly = append(h.readOnly, readOnlyEntries(filepath.Clean(p))...)
 	}
 	if cfg.MinLandlockABI < 0 {
-		return nil, fmt.Errorf("sandbox: HardenedConfig.MinLandlockABI %d is negative", cfg.MinLandlockABI)
+		return nil, fmt.Errorf("hardened: Config.MinLandlockABI %d is negative", cfg.MinLandlockABI)
 	}
 	h.envAllow = cfg.Policy.EnvAllowlist
 	if len(h.envAllow) == 0 {
-		h.envAllow = DefaultEnvAllowlist()
+		h.envAllow = sandbox.DefaultEnvAllowlist()
 	}
 	switch cfg.Caches {
 	case CachesPrivate:
@@ -187,11 +187,11 @@ func NewHardened(cfg HardenedConfig) (*Hardened, error) {
 		h.shareCaches(cfg.Caches)
 		h.readOnly = append(h.readOnly, h.cacheRO...)
 	default:
-		return nil, fmt.Errorf("sandbox: HardenedConfig.Caches: unknown value %d", cfg.Caches)
+		return nil, fmt.Errorf("hardened: Config.Caches: unknown value %d", cfg.Caches)
 	}
 	for _, l := range cfg.SimulateMissing {
 		if !knownLayer(l) {
-			return nil, fmt.Errorf("sandbox: HardenedConfig.SimulateMissing: unknown layer %q", l)
+			return nil, fmt.Errorf("hardened: Config.SimulateMissing: unknown layer %q", l)
 		}
 	}
 	return h, nil
@@ -199,7 +199,7 @@ func NewHardened(cfg HardenedConfig) (*Hardened, error) {
 
 // shareCaches finds the launcher's cache directories and records how the
 // command sees them.
-func (h *Hardened) shareCaches(mode CacheSharing) {
+func (h *Sandbox) shareCaches(mode CacheSharing) {
 	var dirs []string
 	userCache, _ := os.UserCacheDir()
 	if userCache != "" {
@@ -235,19 +235,19 @@ func (h *Hardened) shareCaches(mode CacheSharing) {
 	}
 }
 
-func knownLayer(l Layer) bool {
+func knownLayer(l sandbox.Layer) bool {
 	switch l {
-	case LayerUserNS, LayerMountNS, LayerPIDNS, LayerNetNS, LayerCaps, LayerNoNewPrivs,
-		LayerLandlock, LayerSeccomp, LayerRlimits, LayerFDs, LayerSession, LayerIdentity:
+	case sandbox.LayerUserNS, sandbox.LayerMountNS, sandbox.LayerPIDNS, sandbox.LayerNetNS, sandbox.LayerCaps, sandbox.LayerNoNewPrivs,
+		sandbox.LayerLandlock, sandbox.LayerSeccomp, sandbox.LayerRlimits, sandbox.LayerFDs, sandbox.LayerSession, sandbox.LayerIdentity:
 		return true
 	}
 	return false
 }
 
 // Root returns the resolved workspace root.
-func (h *Hardened) Root() string { return h.root }
+func (h *Sandbox) Root() string { return h.root }
 
-func (h *Hardened) simulated(l Layer) bool {
+func (h *Sandbox) simulated(l sandbox.Layer) bool {
 	for _, s := range h.cfg.SimulateMissing {
 		if s == l {
 			return true
@@ -256,7 +256,7 @@ func (h *Hardened) simulated(l Layer) bool {
 	return false
 }
 
-func (h *Hardened) minABI() int {
+func (h *Sandbox) minABI() int {
 	if h.cfg.MinLandlockABI == 0 {
 		return DefaultMinLandlockABI
 	}
@@ -264,84 +264,12 @@ func (h *Hardened) minABI() int {
 }
 
 // protectedPaths walks the writable directories and returns, resolved,
-// the existing paths that match a denied entry: masks to hide and .git
-// entries to keep read-only. Absolute denied entries that exist are
-// masks too. It does not descend into a matched directory.
-func (h *Hardened) protectedPaths() (masks, readOnly []string, err error) {
-	return findProtected(h.match, h.writable)
-}
-
-// findProtected walks dirs and returns, resolved, the existing paths
-// that match a denied entry of m: masks to hide and .git entries to keep
-// read-only. Absolute denied entries that exist are masks too. It does
-// not descend into a matched directory.
-func findProtected(m pathMatcher, dirs []string) (masks, readOnly []string, err error) {
-	seen := map[string]bool{}
-	add := func(p string, ro bool) error {
-		r, err := resolvePath(p, nil)
-		if err != nil {
-			return err
-		}
-		if seen[r] {
-			return nil
-		}
-		if _, err := os.Stat(r); err != nil {
-			return nil // dangling: nothing to hide
-		}
-		seen[r] = true
-		if ro {
-			readOnly = append(readOnly, r)
-		} else {
-			masks = append(masks, r)
-		}
-		return nil
-	}
-	for _, w := range dirs {
-		err := filepath.WalkDir(w, func(p string, d os.DirEntry, err error) error {
-			if err != nil {
-				return fmt.Errorf("sandbox: scanning %s for denied paths: %w", w, err)
-			}
-			if p == w {
-				return nil
-			}
-			entry, cls := m.matchClass(p)
-			if cls == fspath.Unprotected {
-				return nil
-			}
-			// Only act on the component that completes the match.
-			if parentEntry, parentOK := m.match(filepath.Dir(p)); parentOK && parentEntry == entry {
-				return filepath.SkipDir
-			}
-			// Secrets are masked; write-protected paths (.git, .envrc,
-			// shell rc files, editor and agent configuration) stay
-			// readable but read-only.
-			if err := add(p, cls == fspath.WriteProtected); err != nil {
-				return err
-			}
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, nil, err
-		}
-	}
-	for i, e := range m.abs {
-		p := string(filepath.Separator) + filepath.Join(e...)
-		if strings.ContainsAny(p, "*?") {
-			continue // a pattern: only the walk finds what it matches
-		}
-		if _, err := os.Lstat(p); err == nil {
-			ro := len(m.rel)+i < len(m.cls) && m.cls[len(m.rel)+i] == fspath.WriteProtected
-			if err := add(p, ro); err != nil {
-				return nil, nil, err
-			}
-		}
-	}
-	sort.Strings(masks)
-	sort.Strings(readOnly)
-	return masks, readOnly, nil
+// the existing paths that match a denied entry: masks to hide and
+// write-protected paths (.git, .envrc, ...) to keep read-only. Absolute
+// denied entries that exist are masks too. It does not descend into a
+// matched directory.
+func (h *Sandbox) protectedPaths() (masks, readOnly []string, err error) {
+	return pathmatch.FindProtected(h.match, h.writable)
 }
 
 // protectedSet indexes the protected paths found before a run.
@@ -359,18 +287,18 @@ func protectedSet(lists ...[]string) map[string]bool {
 // reports every protected path that was not there before: the kernel
 // cannot stop a command from creating a new .git or .envrc in its
 // workspace, so the run reports it for the host to act on.
-func (h *Hardened) createdProtected(before map[string]bool) []Violation {
+func (h *Sandbox) createdProtected(before map[string]bool) []sandbox.Violation {
 	masks, ro, err := h.protectedPaths()
 	if err != nil {
-		return []Violation{{Kind: ViolationProtectedCreated, Subject: h.root,
+		return []sandbox.Violation{{Kind: sandbox.ViolationProtectedCreated, Subject: h.root,
 			Detail: "the workspace could not be scanned for protected paths after the run: " + err.Error()}}
 	}
-	var out []Violation
+	var out []sandbox.Violation
 	for _, p := range append(masks, ro...) {
 		if before[p] {
 			continue
 		}
-		out = append(out, Violation{Kind: ViolationProtectedCreated, Subject: p,
+		out = append(out, sandbox.Violation{Kind: sandbox.ViolationProtectedCreated, Subject: p,
 			Detail: "the command created a protected path; programs that run later (git, shells, editors, agents) may read it"})
 	}
 	return out
@@ -379,14 +307,14 @@ func (h *Hardened) createdProtected(before map[string]bool) []Violation {
 // Probe reports whether every required layer can be set up on this host,
 // by running the sandbox child through all of them up to the point where
 // it would execute a command. A nil error means Run will not fail with
-// [ErrUnavailable] for lack of a layer.
-func (h *Hardened) Probe(ctx context.Context) error {
-	_, err := h.run(ctx, Command{Args: []string{"probe"}}, true)
+// [sandbox.ErrUnavailable] for lack of a layer.
+func (h *Sandbox) Probe(ctx context.Context) error {
+	_, err := h.run(ctx, sandbox.Command{Args: []string{"probe"}}, true)
 	return err
 }
 
-// Run runs cmd inside the sandbox. It implements [Sandbox].
-func (h *Hardened) Run(ctx context.Context, cmd Command) (Result, error) {
+// Run runs cmd inside the sandbox. It implements [sandbox.Sandbox].
+func (h *Sandbox) Run(ctx context.Context, cmd sandbox.Command) (sandbox.Result, error) {
 	return h.run(ctx, cmd, false)
 }
 
@@ -407,3 +335,7 @@ func readOnlyEntries(p string) []string {
 	}
 	return []string{real}
 }
+
+// Close releases what the sandbox holds between runs. It is safe to call
+// more than once; a Run after Close still works.
+func (h *Sandbox) Close() error { return nil }

@@ -1,6 +1,6 @@
 //go:build linux
 
-package sandbox
+package hardened
 
 import (
 	"bufio"
@@ -15,29 +15,28 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/reins-go/reins/sandbox"
+	"github.com/reins-go/reins/sandbox/internal/pathmatch"
+	"github.com/reins-go/reins/sandbox/internal/proc"
 	"github.com/reins-go/reins/sandbox/internal/proto"
 )
 
-func (h *Hardened) run(ctx context.Context, cmd Command, probe bool) (Result, error) {
-	const backend = "local-hardened"
-	conf := Confinement{Backend: backend}
-	if !proto.ChildLinked.Load() {
-		return unavailableResult(conf, &UnavailableError{Backend: backend,
-			Reason: "this program does not hold the sandbox child: import github.com/reins-go/reins/sandbox/hardened to enable local-hardened"})
+func (h *Sandbox) run(ctx context.Context, cmd sandbox.Command, probe bool) (sandbox.Result, error) {
+	const backend = backendName
+	conf := sandbox.Confinement{Backend: backend}
+	if err := cmd.Validate(); err != nil {
+		return sandbox.Result{ExitCode: sandbox.ExitDenied, Stderr: []byte(err.Error() + "\n"), Confinement: conf}, err
 	}
-	if err := cmd.validate(); err != nil {
-		return Result{ExitCode: ExitDenied, Stderr: []byte(err.Error() + "\n"), Confinement: conf}, err
-	}
-	dir, vs := resolveWorkdir(h.root, h.match, cmd.Dir)
-	if len(vs) > 0 {
-		return deniedResult(conf, vs)
+	dir, refusal := pathmatch.Workdir(h.root, h.match, cmd.Dir)
+	if refusal != nil {
+		return deniedResult(conf, []sandbox.Violation{{Kind: sandbox.ViolationKind(refusal.Kind), Subject: refusal.Subject, Detail: refusal.Detail}})
 	}
 
 	// One empty host directory per run: the mount point of the new root's
 	// tmpfs, or, without a mount namespace, the command's TMPDIR.
 	runDir, err := os.MkdirTemp("", "reins-hardened-")
 	if err != nil {
-		return unavailableResult(conf, &UnavailableError{Backend: backend, Reason: "creating the run directory: " + err.Error()})
+		return unavailableResult(conf, &sandbox.UnavailableError{Backend: backend, Reason: "creating the run directory: " + err.Error()})
 	}
 	defer os.RemoveAll(runDir)
 	p := proto.ChildPolicy{
@@ -65,7 +64,7 @@ func (h *Hardened) run(ctx context.Context, cmd Command, probe bool) (Result, er
 	// (the run directory is removed afterwards).
 	for _, d := range []string{p.Home, filepath.Join(p.Home, ".cache"), p.Tmp} {
 		if err := os.Mkdir(d, 0o700); err != nil {
-			return unavailableResult(conf, &UnavailableError{Backend: backend, Reason: "creating the run directory: " + err.Error()})
+			return unavailableResult(conf, &sandbox.UnavailableError{Backend: backend, Reason: "creating the run directory: " + err.Error()})
 		}
 		if p.RunAs {
 			_ = os.Lchown(d, p.RunUID, p.RunGID)
@@ -76,15 +75,15 @@ func (h *Hardened) run(ctx context.Context, cmd Command, probe bool) (Result, er
 	}
 	p.Masks, p.GitReadOnly, err = h.protectedPaths()
 	if err != nil {
-		return unavailableResult(conf, &UnavailableError{Backend: backend, Layer: LayerMountNS, Reason: err.Error()})
+		return unavailableResult(conf, &sandbox.UnavailableError{Backend: backend, Layer: sandbox.LayerMountNS, Reason: err.Error()})
 	}
 	before := protectedSet(p.Masks, p.GitReadOnly)
-	p.Env = buildEnv(os.Environ(), nil, h.envAllow)
+	p.Env = proto.BuildEnv(os.Environ(), nil, h.envAllow)
 
 	// Namespaces are created by clone(2) in the parent: a Go program is
 	// multi-threaded, and unshare(CLONE_NEWUSER) refuses that.
 	attr := &syscall.SysProcAttr{}
-	useUserNS := !h.simulated(LayerUserNS) && !h.noUserNS.Load()
+	useUserNS := !h.simulated(sandbox.LayerUserNS) && !h.noUserNS.Load()
 	setNS := func(user bool) {
 		attr.Cloneflags = 0
 		attr.UidMappings, attr.GidMappings, attr.AmbientCaps = nil, nil, nil
@@ -110,15 +109,15 @@ func (h *Hardened) run(ctx context.Context, cmd Command, probe bool) (Result, er
 			// The child drops every capability before the command runs.
 			attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP}
 		}
-		if !h.simulated(LayerMountNS) {
+		if !h.simulated(sandbox.LayerMountNS) {
 			attr.Cloneflags |= syscall.CLONE_NEWNS
 			p.MountNS = true
 		}
-		if !h.simulated(LayerPIDNS) {
+		if !h.simulated(sandbox.LayerPIDNS) {
 			attr.Cloneflags |= syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC
 			p.PIDNS = true
 		}
-		if p.DenyNetwork && !h.simulated(LayerNetNS) {
+		if p.DenyNetwork && !h.simulated(sandbox.LayerNetNS) {
 			attr.Cloneflags |= syscall.CLONE_NEWNET
 			p.NetNS = true
 		}
@@ -137,28 +136,28 @@ func (h *Hardened) run(ctx context.Context, cmd Command, probe bool) (Result, er
 		pr, statusReport, err = h.spawn(ctx, cmd, p, attr)
 	}
 	if err != nil {
-		return unavailableResult(conf, &UnavailableError{Backend: backend, Reason: "starting the sandbox child: " + err.Error()})
+		return unavailableResult(conf, &sandbox.UnavailableError{Backend: backend, Reason: "starting the sandbox child: " + err.Error()})
 	}
 	rep := statusReport
 	enforced := toLayers(rep.Enforced)
-	conf.Enforced = append([]Layer{LayerWorkdir, LayerEnv, LayerProcessGroup}, enforced...)
+	conf.Enforced = append([]sandbox.Layer{sandbox.LayerWorkdir, sandbox.LayerEnv, sandbox.LayerProcessGroup}, enforced...)
 	conf.Missing = toLayers(rep.Missing)
 	conf.Warnings = rep.Warnings
 	// Name every layer that is actually missing, namespaces included.
 	for _, ns := range []struct {
-		l    Layer
+		l    sandbox.Layer
 		want bool
 		what string
 	}{
-		{LayerUserNS, true, "no user namespace: the command's uid is a host uid"},
-		{LayerPIDNS, true, "no pid namespace: host processes are visible, and processes that leave the command's session may survive it"},
-		{LayerNetNS, p.DenyNetwork, "no network namespace: the network is denied by seccomp and Landlock only"},
-		{LayerMountNS, true, ""},
+		{sandbox.LayerUserNS, true, "no user namespace: the command's uid is a host uid"},
+		{sandbox.LayerPIDNS, true, "no pid namespace: host processes are visible, and processes that leave the command's session may survive it"},
+		{sandbox.LayerNetNS, p.DenyNetwork, "no network namespace: the network is denied by seccomp and Landlock only"},
+		{sandbox.LayerMountNS, true, ""},
 	} {
 		if !ns.want || slices.Contains(enforced, ns.l) || slices.Contains(conf.Missing, ns.l) || rep.FailedLayer != "" {
 			continue
 		}
-		if ns.l == LayerUserNS && os.Geteuid() == 0 && slices.Contains(enforced, LayerMountNS) && !h.simulated(LayerUserNS) {
+		if ns.l == sandbox.LayerUserNS && os.Geteuid() == 0 && slices.Contains(enforced, sandbox.LayerMountNS) && !h.simulated(sandbox.LayerUserNS) {
 			continue // root needs no user namespace for the others
 		}
 		conf.Missing = append(conf.Missing, ns.l)
@@ -170,37 +169,37 @@ func (h *Hardened) run(ctx context.Context, cmd Command, probe bool) (Result, er
 		conf.Warnings = append(conf.Warnings, fmt.Sprintf("AllowedPaths entry %s does not exist: nothing was granted for it", nf))
 	}
 	conf.LandlockABI = rep.LandlockABI
-	if rep.FailedLayer != "" || (rep.Failure != "" && !pr.timedOut) {
+	if rep.FailedLayer != "" || (rep.Failure != "" && !pr.TimedOut) {
 		conf.Enforced = nil
-		res, uerr := unavailableResult(conf, &UnavailableError{Backend: backend, Layer: Layer(rep.FailedLayer), Reason: rep.Failure})
-		res.Stderr = append(pr.stderr.bytes(), res.Stderr...)
+		res, uerr := unavailableResult(conf, &sandbox.UnavailableError{Backend: backend, Layer: sandbox.Layer(rep.FailedLayer), Reason: rep.Failure})
+		res.Stderr = append(pr.Stderr.Bytes(), res.Stderr...)
 		return res, uerr
 	}
 	if probe {
 		if !rep.ProbeOK {
-			return unavailableResult(conf, &UnavailableError{Backend: backend, Reason: fmt.Sprintf("the sandbox child did not complete its set-up (exit code %d): %s", pr.exitCode, pr.stderr.bytes())})
+			return unavailableResult(conf, &sandbox.UnavailableError{Backend: backend, Reason: fmt.Sprintf("the sandbox child did not complete its set-up (exit code %d): %s", pr.ExitCode, pr.Stderr.Bytes())})
 		}
-		return Result{Confinement: conf}, nil
+		return sandbox.Result{Confinement: conf}, nil
 	}
-	res := pr.result(conf, backend)
+	res := procResult(pr, conf)
 	for _, r := range rep.Refused {
-		res.Violations = append(res.Violations, Violation{
-			Kind: ViolationRefusedSyscall, Subject: r,
+		res.Violations = append(res.Violations, sandbox.Violation{
+			Kind: sandbox.ViolationRefusedSyscall, Subject: r,
 			Detail: "the seccomp filter refused this system call (the command got an error and went on)",
 		})
 	}
 	res.Violations = append(res.Violations, h.createdProtected(before)...)
-	if pr.signal == syscall.SIGSYS || rep.CmdSignal == int(syscall.SIGSYS) {
-		res.Violations = append(res.Violations, Violation{
-			Kind: ViolationForbiddenSyscall, Subject: "SIGSYS",
+	if pr.Signal == syscall.SIGSYS || rep.CmdSignal == int(syscall.SIGSYS) {
+		res.Violations = append(res.Violations, sandbox.Violation{
+			Kind: sandbox.ViolationForbiddenSyscall, Subject: "SIGSYS",
 			Detail: "the seccomp filter killed the command for a forbidden system call (another architecture's, or x32)",
 		})
 	}
-	if !rep.Started && rep.ExecError == "" && !pr.timedOut {
+	if !rep.Started && rep.ExecError == "" && !pr.TimedOut {
 		// The child died before it reported: never claim confinement.
 		res.Confinement.Enforced = nil
-		res, uerr := unavailableResult(res.Confinement, &UnavailableError{Backend: backend, Reason: fmt.Sprintf("the sandbox child exited before the command started (exit code %d)", pr.exitCode)})
-		res.Stderr = append(pr.stderr.bytes(), res.Stderr...)
+		res, uerr := unavailableResult(res.Confinement, &sandbox.UnavailableError{Backend: backend, Reason: fmt.Sprintf("the sandbox child exited before the command started (exit code %d)", pr.ExitCode)})
+		res.Stderr = append(pr.Stderr.Bytes(), res.Stderr...)
 		return res, uerr
 	}
 	return res, nil
@@ -214,7 +213,7 @@ func isNamespaceErr(err error) bool {
 }
 
 // spawn starts the child, sends it the policy and collects its report.
-func (h *Hardened) spawn(ctx context.Context, cmd Command, p proto.ChildPolicy, attr *syscall.SysProcAttr) (*procResult, proto.ChildReport, error) {
+func (h *Sandbox) spawn(ctx context.Context, cmd sandbox.Command, p proto.ChildPolicy, attr *syscall.SysProcAttr) (*proc.Result, proto.ChildReport, error) {
 	policyR, policyW, err := os.Pipe()
 	if err != nil {
 		return nil, proto.ChildReport{}, err
@@ -240,17 +239,17 @@ func (h *Hardened) spawn(ctx context.Context, cmd Command, p proto.ChildPolicy, 
 		}
 	}
 	reports := make(chan proto.ChildReport, 1)
-	spec := procSpec{
-		path:       "/proc/self/exe",
-		args:       []string{proto.ChildArg0},
-		dir:        "/",
-		env:        []string{},
-		stdin:      cmd.Stdin,
-		extraFiles: []*os.File{policyR, statusW},
-		attr:       attr,
-		timeout:    cmd.timeout(),
-		maxOutput:  cmd.maxOutput(),
-		started: func() error {
+	spec := proc.Spec{
+		Path:       "/proc/self/exe",
+		Args:       []string{proto.ChildArg0},
+		Dir:        "/",
+		Env:        []string{},
+		Stdin:      cmd.Stdin,
+		ExtraFiles: []*os.File{policyR, statusW},
+		Attr:       attr,
+		Timeout:    timeout(cmd),
+		MaxOutput:  maxOutput(cmd),
+		Started: func() error {
 			policyR.Close()
 			statusW.Close()
 			go func() {
@@ -274,18 +273,18 @@ func (h *Hardened) spawn(ctx context.Context, cmd Command, p proto.ChildPolicy, 
 			return err
 		},
 	}
-	pr := runProcess(ctx, spec)
-	if !pr.didStart {
+	pr := proc.Run(ctx, spec)
+	if !pr.DidStart {
 		policyR.Close()
 		policyW.Close()
 		statusR.Close()
 		statusW.Close()
-		return nil, proto.ChildReport{}, pr.startErr
+		return nil, proto.ChildReport{}, pr.StartErr
 	}
 	return &pr, <-reports, nil
 }
 
-func layerStrings(ls []Layer) []string {
+func layerStrings(ls []sandbox.Layer) []string {
 	out := make([]string, len(ls))
 	for i, l := range ls {
 		out[i] = string(l)
@@ -293,10 +292,10 @@ func layerStrings(ls []Layer) []string {
 	return out
 }
 
-func toLayers(ss []string) []Layer {
-	out := make([]Layer, len(ss))
+func toLayers(ss []string) []sandbox.Layer {
+	out := make([]sandbox.Layer, len(ss))
 	for i, l := range ss {
-		out[i] = Layer(l)
+		out[i] = sandbox.Layer(l)
 	}
 	return out
 }
@@ -311,6 +310,25 @@ func appendIDMap(m []syscall.SysProcIDMap, id int) []syscall.SysProcIDMap {
 	m = append(m, syscall.SysProcIDMap{ContainerID: id, HostID: id, Size: 1})
 	slices.SortFunc(m, func(a, b syscall.SysProcIDMap) int { return a.ContainerID - b.ContainerID })
 	return m
+}
+
+// procResult converts what proc.Run observed into a Result.
+func procResult(pr *proc.Result, conf sandbox.Confinement) sandbox.Result {
+	r := sandbox.Result{
+		ExitCode:        pr.ExitCode,
+		Stdout:          pr.Stdout.Bytes(),
+		Stderr:          pr.Stderr.Bytes(),
+		StdoutTruncated: pr.Stdout.Truncated(),
+		StderrTruncated: pr.Stderr.Truncated(),
+		TimedOut:        pr.TimedOut,
+		Duration:        pr.Duration,
+		Confinement:     conf,
+	}
+	if pr.StartErr != nil {
+		r.ExitCode = sandbox.ExitUnavailable
+		r.Stderr = append(r.Stderr, []byte("sandbox: "+backendName+": "+pr.StartErr.Error()+"\n")...)
+	}
+	return r
 }
 
 // fileOwner returns the owner of path.

@@ -1,4 +1,4 @@
-package sandbox_test
+package hardened_test
 
 import (
 	"fmt"
