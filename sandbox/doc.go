@@ -1,6 +1,7 @@
 /*
 Package sandbox is where a command that the gate allowed actually runs:
-on the host ("local"), in a hardened Linux sandbox ("local-hardened"), in
+on the host ("local"), in a hardened Linux sandbox ("local-hardened",
+package sandbox/hardened), in
 a dedicated git worktree ("worktree") wrapping either of them, in a
 container ("docker", "singularity", "apptainer"), on another machine
 ("ssh"), or in a vendor's sandbox ("modal", "daytona", "vercel-sandbox").
@@ -16,7 +17,7 @@ hard stop. This package imports no other reins package.
 
 # Quick start
 
-	h, err := sandbox.NewHardened(sandbox.HardenedConfig{Root: "/work/project"})
+	h, err := hardened.New(hardened.Config{Root: "/work/project"}) // package sandbox/hardened
 	if err != nil {
 		return err
 	}
@@ -118,104 +119,13 @@ root, reads, the network, or what a program computes at run time
 host leaked without O_CLOEXEC; a process that leaves the process group
 (setsid) survives it. Use it for trusted commands and for tests.
 
-local-hardened ([NewHardened], Linux only) is a security boundary. Its
-child side lives in package sandbox/hardened: a program enables
-local-hardened by importing it (blank import), which links its init
-hook and go-landlock; a program that imports only this package gets
-neither, and its local-hardened runs end with exit code 127 and
-[ErrUnavailable] saying so. The launcher re-executes the running binary
-with a sentinel argv[0] and a parent-death signal, in a session of its
-own; the child reads the policy from an inherited pipe (never from the
-environment or argv) and, on one locked OS thread, in this order:
-
-  - runs in new user, mount, pid, IPC and (network denied) network
-    namespaces created by clone(2) in the parent; a root caller without
-    user namespaces still gets the mount, pid and network namespaces;
-  - builds a new root on a tmpfs: the read-only paths
-    ([DefaultReadOnlyPaths] plus ReadOnlyPaths), the workspace and the
-    AllowedPaths bound writable, a private /tmp (TMPDIR), HOME
-    (/tmp/home, with XDG_CACHE_HOME under it, so go, npm, pip and cargo
-    find writable caches) and /dev/shm on tmpfs that vanish with the
-    run, a minimal /dev, a fresh /proc; the host's /tmp, /run, /var and
-    home directories are not there, so writes to them never reach the
-    host and host UNIX sockets are out of reach; every read-protected
-    path of the shared lists (internal/fspath: .env, .env.*, keys,
-    credential stores; plus DeniedPaths and [CredentialStores] such as
-    /etc/shadow) found in the writable directories, or given as an
-    absolute path, is masked: a file by an empty read-only file (it
-    reads as empty, so grep -r, rg, find and tar go on), a directory by
-    an empty read-only tmpfs (an AllowedPaths entry below it is bound
-    again inside); every write-protected path (.git, .gitmodules, shell
-    rc files, .envrc, .vscode, .idea, .claude, .codex, .mcp.json,
-    .ripgreprc...) stays readable but read-only; then pivot_root, and
-    every mount is made read-only except the writable binds;
-  - for a root launcher, drops the bounding set, then takes the
-    identity of the workspace's owner (files it creates belong to that
-    owner), then drops every other capability (ambient, inheritable,
-    permitted, effective), and arms the parent-death signal again;
-  - sets no_new_privs;
-  - applies Landlock (github.com/landlock-lsm/go-landlock) at the ABI the
-    kernel offers, at least MinLandlockABI ([DefaultMinLandlockABI]):
-    read and execute on the read-only paths, read-write on the writable
-    ones, TCP bind and connect denied when the network is off, and from
-    ABI 6 signals and abstract UNIX sockets scoped to the sandbox;
-  - installs a seccomp filter: system calls of another architecture and
-    x32 kill the process (reported as a [ViolationForbiddenSyscall]);
-    io_uring, ptrace, process_vm_*, mount and the new mount API, bpf,
-    keyctl, perf_event_open, unshare, setns, namespace flags to clone,
-    module and kexec loading, open_by_handle_at and userfaultfd fail
-    with EPERM; ioctl TIOCSTI and TIOCLINUX fail on every descriptor (no
-    typing into the host's terminal); chmod, fchmod, fchmodat,
-    fchmodat2 and the creates that carry a mode (open and openat with
-    O_CREAT or O_TMPFILE, creat, mkdir, mkdirat, mknod, mknodat) fail
-    when the mode has S_ISUID or S_ISGID, and openat2 and clone3, whose
-    arguments sit behind pointers the filter cannot read, fail with
-    ENOSYS so that libc falls back; with the network off, socket(2)
-    with any family but AF_UNIX fails (TCP, UDP, MPTCP, raw, packet,
-    netlink alike). Each refusal is a user notification answered by the
-    child with the error, and reported as a [ViolationRefusedSyscall]:
-    the cost falls on refused calls only (a kernel without the listener
-    falls back to plain errors, with a warning);
-  - sets resource limits ([Limits]; core dumps always off), marks every
-    inherited descriptor above stderr close-on-exec,
-  - and starts the command from the same thread, in a session of its
-    own (no controlling terminal), then stays as pid 1 of the pid
-    namespace: it reaps every process and, when the command ends, exits,
-    which kills everything left in the namespace, setsid or not. The
-    child dies with its launcher (SIGKILL as parent-death signal), so
-    nothing outlives a killed host process.
-
-After the run the writable directories are walked again: a protected
-path the command created (a new sub/.git, .envrc, .vscode) is reported
-as a [ViolationProtectedCreated].
-
-What the kernel prevents outright, and what is only detected: reading a
-masked secret, writing a write-protected path that exists when the run
-starts, writing outside the writable paths, making a set-id file,
-typing into a terminal, leaving processes behind and reaching the
-network are prevented. Creating a new protected path inside a writable
-directory cannot be prevented (the name does not exist to be mounted
-over); it is detected when the run ends. Refused system calls are
-reported. Writes refused by a read-only mount (EROFS) or by Landlock
-(EACCES) are not reported: the mount layer reports nothing, and Landlock
-reports its refusals only through the kernel's audit log (Linux 6.15
-and later), which this package does not read; such a command just sees
-the error. A command that is killed by the seccomp filter's
-architecture check is reported.
-
-local-hardened checks the working directory before the run but not the
-arguments: the kernel enforces the policy on what the command actually
-touches, so "cat .git/config" works (read-only) while "echo x >
-.git/config" fails with EROFS. Only the variables of the env allowlist
-([DefaultEnvAllowlist] when it is empty) of the host environment reach
-the command, then TMPDIR, HOME and XDG_CACHE_HOME pointing at its
-private directories (without a mount namespace, empty directories
-removed after the run), then Command.Env, which wins.
-HardenedConfig.Caches shares the launcher's user cache and Go module
-cache read-only or read-write instead. An AllowedPaths entry that does
-not exist grants nothing and is named in Confinement.Warnings.
-Confinement.Missing names every layer that was not in force, the
-namespaces included.
+local-hardened (package sandbox/hardened, Linux only) is a security
+boundary: namespaces, a private read-only mount tree with the protected
+paths masked or read-only, Landlock, a seccomp filter and no
+capabilities, in a process tree that dies with its launcher. Its package
+documentation says what it enforces, what it only detects and what
+stays invisible. Importing package sandbox alone links none of it: no
+init hook, no go-landlock, no cgo wrapper.
 
 # Performance
 
@@ -232,40 +142,11 @@ with a new connection each time, costs about 500 times a direct
 authentication dominate (a ControlMaster in SSHConfig.Options saves
 them after the first run).
 
-# Build notes
-
-The hardened backend is pure Go and starts no external binary. Its child
-(package sandbox/hardened) uses go-landlock's system-call layer and presets and applies Landlock to the
-one thread that executes the command, so it never needs go-landlock's
-all-threads mechanism. That package still imports libcap's psx, which
-compiles C code and wraps pthread_create when cgo is enabled; building
-with -tags landlocktsync leaves psx out, and the sandbox works the same
-at every Landlock ABI.
-
-# Fail closed, and graceful degradation
-
-local-hardened refuses to run a command when Landlock is missing or
-below the minimum, when seccomp, no_new_privs or the capability drop
-cannot be set up, or when no private mount namespace can be made (for a
-root caller that means neither the read-only mount namespace nor a user
-namespace with a uid mapping is available). The command does not start:
-the [Result] has exit code 127, its stderr names the missing layer, and
-the error matches [ErrUnavailable]. The pid and network namespaces are
-used when they can be created; without them the result carries a
-warning (seccomp and Landlock still deny the network, Landlock scopes
-signals). On other systems it always returns 127 with "local-hardened
-requires Linux". [Hardened.Probe] runs the child through every layer
-without running a command, so a host can check availability up front.
-
-Degradation is opt-in: with HardenedConfig.BestEffort the command runs
-without the missing layers and [Confinement].Missing and Warnings say
-which. Warning: with BestEffort a command may run with no confinement at
-all; check Confinement.Missing.
-
 # Worktrees and the registry
 
 [NewWorktree] runs "git worktree add -B <branch> <parent>/<prefix>-<branch>"
-and wraps local (or, through WorktreeConfig.New, local-hardened) rooted at
+and wraps local (or, through WorktreeConfig.New, any backend such as
+local-hardened) rooted at
 the new worktree; it fails clearly when the directory is not in a git
 repository, and [Worktree.Close] removes the worktree (the branch stays).
 
@@ -389,29 +270,6 @@ prints them base64-encoded.
 
 # Security model and limitations
 
-  - The hardened sandbox keeps an unprivileged caller's uid; a root
-    caller's command runs as the workspace's owner, or, when root owns
-    the workspace, as root without capabilities, which can read what
-    root can read in the read-only paths beyond the masked credential
-    stores; give the workspace to an unprivileged user.
-  - Protected paths are found by walking the writable directories before
-    and after each run, which costs time on very large trees; a
-    protected path created by the command during the run is its own and
-    not masked (it is reported). Hard links that exist before the run are not
-    detected: a hard link inside the workspace to an outside file makes
-    that file writable.
-  - Without a mount namespace (BestEffort), chmod, chown and utimes on
-    files outside the workspace are not stopped (Landlock does not cover
-    them), .git is writable, denied paths inside the workspace are
-    readable, and host UNIX sockets are reachable below Landlock ABI 9.
-  - Network namespaces without an interface mean no network at all;
-    AllowNetwork shares the host's network.
-  - Without a pid namespace, processes that leave the command's session
-    and are not adopted by the child (a double fork whose middle process
-    the child did not see) may survive the run.
-  - local-hardened needs the re-executed binary to reach package
-    sandbox/hardened's init: a binary that cannot be executed again
-    (deleted, or a restricted /proc/self/exe) cannot use it.
   - The container backends bind the workspace and must run on the
     host whose files they bind: docker with a remote daemon (DOCKER_HOST
     to another machine) would bind that machine's paths.

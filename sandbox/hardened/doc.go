@@ -1,0 +1,198 @@
+/*
+Package hardened is the local-hardened sandbox: [New] returns a
+[sandbox.Sandbox] that runs each command on this host inside user,
+mount, pid, IPC and network namespaces, a private read-only mount tree
+with the protected paths masked or read-only, Landlock and a seccomp
+filter, with every capability dropped, in a process tree that dies with
+its launcher. It is a security boundary, and it refuses to run (exit
+code 127, [sandbox.ErrUnavailable]) when a required layer is missing.
+
+# Quick start
+
+	h, err := hardened.New(hardened.Config{Root: "/work/project"})
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	res, err := h.Run(ctx, sandbox.Command{Args: []string{"go", "test", "./..."}, Timeout: 10 * time.Minute})
+	switch {
+	case errors.Is(err, sandbox.ErrUnavailable):
+		// exit code 127: a required layer is missing; nothing ran
+	case errors.Is(err, sandbox.ErrDenied):
+		// exit code 126: the working directory is refused; see res.Violations
+	case res.Escaped():
+		// the command tried something forbidden: stop the agent
+	}
+
+[Register] adds "local-hardened" to a [sandbox.Registry], for profiles
+that name the backend.
+
+# Importing is the opt-in
+
+Package sandbox alone links none of this package: no init hook, no
+go-landlock, no cgo wrapper. This package's init turns a binary started
+with the sandbox's sentinel argv[0] into the sandbox child (see
+[ChildMain]); a program that calls [New] therefore holds the child
+already. It links go-landlock and, with cgo, libcap's psx (see Build
+notes).
+
+# Platforms
+
+local-hardened is Linux-only. On other systems the package builds, [New]
+validates the configuration, and every Run and Probe returns exit code
+127 with an error matching [sandbox.ErrUnavailable] that says
+"local-hardened requires Linux"; [ChildMain] does nothing.
+
+# What a run goes through
+
+The launcher re-executes the running binary
+with a sentinel argv[0] and a parent-death signal, in a session of its
+own; the child reads the policy from an inherited pipe (never from the
+environment or argv) and, on one locked OS thread, in this order:
+
+  - runs in new user, mount, pid, IPC and (network denied) network
+    namespaces created by clone(2) in the parent; a root caller without
+    user namespaces still gets the mount, pid and network namespaces;
+  - builds a new root on a tmpfs: the read-only paths
+    ([DefaultReadOnlyPaths] plus ReadOnlyPaths), the workspace and the
+    AllowedPaths bound writable, a private /tmp (TMPDIR), HOME
+    (/tmp/home, with XDG_CACHE_HOME under it, so go, npm, pip and cargo
+    find writable caches) and /dev/shm on tmpfs that vanish with the
+    run, a minimal /dev, a fresh /proc; the host's /tmp, /run, /var and
+    home directories are not there, so writes to them never reach the
+    host and host UNIX sockets are out of reach; every read-protected
+    path of the shared lists (internal/fspath: .env, .env.*, keys,
+    credential stores; plus DeniedPaths and [CredentialStores] such as
+    /etc/shadow) found in the writable directories, or given as an
+    absolute path, is masked: a file by an empty read-only file (it
+    reads as empty, so grep -r, rg, find and tar go on), a directory by
+    an empty read-only tmpfs (an AllowedPaths entry below it is bound
+    again inside); every write-protected path (.git, .gitmodules, shell
+    rc files, .envrc, .vscode, .idea, .claude, .codex, .mcp.json,
+    .ripgreprc...) stays readable but read-only; then pivot_root, and
+    every mount is made read-only except the writable binds;
+  - for a root launcher, drops the bounding set, then takes the
+    identity of the workspace's owner (files it creates belong to that
+    owner), then drops every other capability (ambient, inheritable,
+    permitted, effective), and arms the parent-death signal again;
+  - sets no_new_privs;
+  - applies Landlock (github.com/landlock-lsm/go-landlock) at the ABI the
+    kernel offers, at least MinLandlockABI ([DefaultMinLandlockABI]):
+    read and execute on the read-only paths, read-write on the writable
+    ones, TCP bind and connect denied when the network is off, and from
+    ABI 6 signals and abstract UNIX sockets scoped to the sandbox;
+  - installs a seccomp filter: system calls of another architecture and
+    x32 kill the process (reported as a [sandbox.ViolationForbiddenSyscall]);
+    io_uring, ptrace, process_vm_*, mount and the new mount API, bpf,
+    keyctl, perf_event_open, unshare, setns, namespace flags to clone,
+    module and kexec loading, open_by_handle_at and userfaultfd fail
+    with EPERM; ioctl TIOCSTI and TIOCLINUX fail on every descriptor (no
+    typing into the host's terminal); chmod, fchmod, fchmodat,
+    fchmodat2 and the creates that carry a mode (open and openat with
+    O_CREAT or O_TMPFILE, creat, mkdir, mkdirat, mknod, mknodat) fail
+    when the mode has S_ISUID or S_ISGID, and openat2 and clone3, whose
+    arguments sit behind pointers the filter cannot read, fail with
+    ENOSYS so that libc falls back; with the network off, socket(2)
+    with any family but AF_UNIX fails (TCP, UDP, MPTCP, raw, packet,
+    netlink alike). Each refusal is a user notification answered by the
+    child with the error, and reported as a [sandbox.ViolationRefusedSyscall]:
+    the cost falls on refused calls only (a kernel without the listener
+    falls back to plain errors, with a warning);
+  - sets resource limits ([Limits]; core dumps always off), marks every
+    inherited descriptor above stderr close-on-exec,
+  - and starts the command from the same thread, in a session of its
+    own (no controlling terminal), then stays as pid 1 of the pid
+    namespace: it reaps every process and, when the command ends, exits,
+    which kills everything left in the namespace, setsid or not. The
+    child dies with its launcher (SIGKILL as parent-death signal), so
+    nothing outlives a killed host process.
+
+After the run the writable directories are walked again: a protected
+path the command created (a new sub/.git, .envrc, .vscode) is reported
+as a [sandbox.ViolationProtectedCreated].
+
+What the kernel prevents outright, and what is only detected: reading a
+masked secret, writing a write-protected path that exists when the run
+starts, writing outside the writable paths, making a set-id file,
+typing into a terminal, leaving processes behind and reaching the
+network are prevented. Creating a new protected path inside a writable
+directory cannot be prevented (the name does not exist to be mounted
+over); it is detected when the run ends. Refused system calls are
+reported. Writes refused by a read-only mount (EROFS) or by Landlock
+(EACCES) are not reported: the mount layer reports nothing, and Landlock
+reports its refusals only through the kernel's audit log (Linux 6.15
+and later), which this package does not read; such a command just sees
+the error. A command that is killed by the seccomp filter's
+architecture check is reported.
+
+local-hardened checks the working directory before the run but not the
+arguments: the kernel enforces the policy on what the command actually
+touches, so "cat .git/config" works (read-only) while "echo x >
+.git/config" fails with EROFS. Only the variables of the env allowlist
+([sandbox.DefaultEnvAllowlist] when it is empty) of the host environment reach
+the command, then TMPDIR, HOME and XDG_CACHE_HOME pointing at its
+private directories (without a mount namespace, empty directories
+removed after the run), then Command.Env, which wins.
+Config.Caches shares the launcher's user cache and Go module
+cache read-only or read-write instead. An AllowedPaths entry that does
+not exist grants nothing and is named in Confinement.Warnings.
+Confinement.Missing names every layer that was not in force, the
+namespaces included.
+
+# Build notes
+
+The hardened backend is pure Go and starts no external binary. Its child
+(package sandbox/hardened) uses go-landlock's system-call layer and presets and applies Landlock to the
+one thread that executes the command, so it never needs go-landlock's
+all-threads mechanism. That package still imports libcap's psx, which
+compiles C code and wraps pthread_create when cgo is enabled; building
+with -tags landlocktsync leaves psx out, and the sandbox works the same
+at every Landlock ABI.
+
+# Fail closed, and graceful degradation
+
+local-hardened refuses to run a command when Landlock is missing or
+below the minimum, when seccomp, no_new_privs or the capability drop
+cannot be set up, or when no private mount namespace can be made (for a
+root caller that means neither the read-only mount namespace nor a user
+namespace with a uid mapping is available). The command does not start:
+the [sandbox.Result] has exit code 127, its stderr names the missing layer, and
+the error matches [sandbox.ErrUnavailable]. The pid and network namespaces are
+used when they can be created; without them the result carries a
+warning (seccomp and Landlock still deny the network, Landlock scopes
+signals). On other systems it always returns 127 with "local-hardened
+requires Linux". [Sandbox.Probe] runs the child through every layer
+without running a command, so a host can check availability up front.
+
+Degradation is opt-in: with Config.BestEffort the command runs
+without the missing layers and [sandbox.Confinement].Missing and Warnings say
+which. Warning: with BestEffort a command may run with no confinement at
+all; check Confinement.Missing.
+
+# Security model and limitations
+
+  - The hardened sandbox keeps an unprivileged caller's uid; a root
+    caller's command runs as the workspace's owner, or, when root owns
+    the workspace, as root without capabilities, which can read what
+    root can read in the read-only paths beyond the masked credential
+    stores; give the workspace to an unprivileged user.
+  - Protected paths are found by walking the writable directories before
+    and after each run, which costs time on very large trees; a
+    protected path created by the command during the run is its own and
+    not masked (it is reported). Hard links that exist before the run are not
+    detected: a hard link inside the workspace to an outside file makes
+    that file writable.
+  - Without a mount namespace (BestEffort), chmod, chown and utimes on
+    files outside the workspace are not stopped (Landlock does not cover
+    them), .git is writable, denied paths inside the workspace are
+    readable, and host UNIX sockets are reachable below Landlock ABI 9.
+  - Network namespaces without an interface mean no network at all;
+    AllowNetwork shares the host's network.
+  - Without a pid namespace, processes that leave the command's session
+    and are not adopted by the child (a double fork whose middle process
+    the child did not see) may survive the run.
+  - local-hardened needs the re-executed binary to reach package
+    sandbox/hardened's init: a binary that cannot be executed again
+    (deleted, or a restricted /proc/self/exe) cannot use it.
+*/
+package hardened
