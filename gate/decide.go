@@ -79,9 +79,11 @@ var modeDetail = [...]string{
 }
 
 // discipline is the seed's checkpoint discipline: every mutating or destructive action that goes
-// ahead is checkpointed first, whatever layer allowed it.
-func discipline(l risk.Level) policy.Obligations {
-	if l == risk.Mutating || l == risk.Destructive {
+// ahead is checkpointed first, whatever layer allowed it, and so is every exec part unless the
+// profile turned exec checkpoints off (profile.ExecCheckpoints): a program the analysis cannot
+// prove read-only may rewrite the workspace.
+func (st *state) discipline(l risk.Level) policy.Obligations {
+	if l == risk.Mutating || l == risk.Destructive || l == risk.Exec && st.execCkpt {
 		return policy.Checkpoint
 	}
 	return 0
@@ -399,7 +401,7 @@ type partOutcome struct {
 // decidePart runs the rule layer, then the matrix, for one part.
 func (g *Gate) decidePart(st *state, sub *policy.Subject, cmd int, tr *tracer) partOutcome {
 	cell := policy.Matrix(st.band, sub.Level)
-	obl := cell.Obligations | discipline(sub.Level)
+	obl := cell.Obligations | st.discipline(sub.Level)
 	out := partOutcome{cell.Verdict, policy.LayerMatrix, CheckMatrix, matrixReasons[st.band][sub.Level], obl, sub.Severity}
 	if m, ok := st.rules.Evaluate(sub); ok {
 		out = partOutcome{m.Verdict, policy.LayerRule, m.Rule.ID, m.Rule.Reason, obl | m.Obligations, sub.Severity}

@@ -90,7 +90,10 @@
 // A decision that is not a Deny carries the autonomy matrix's obligations for the profile's band
 // and the action's risk levels (whichever layer decided), the deciding rule's own obligations,
 // and the seed's checkpoint discipline: every mutating or destructive action that goes ahead is
-// checkpointed first.
+// checkpointed first, and so is every exec part (a program the analysis cannot prove read-only)
+// unless the profile sets [profile.ExecCheckpoints] off. A command whose every part is read-only
+// ("git status", "ls", "grep -r") carries no checkpoint. The cost is one workspace snapshot per
+// such command; package checkpoint's benchmarks measure it against "git status".
 //
 // # Workspace confinement
 //

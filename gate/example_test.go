@@ -45,7 +45,7 @@ func Example() {
 	// Output:
 	// ALLOW+checkpoint+notify by rule allow-low-med-risk: low- and medium-risk actions run automatically
 	// DENY by boundary protected-path: target ".env" is protected (.env)
-	// ALLOW+notify+sandbox by rule allow-shell-allowlist: the command is on the shell allowlist
+	// ALLOW+checkpoint+notify+sandbox by rule allow-shell-allowlist: the command is on the shell allowlist
 	// DENY by rule deny-dangerous-commands: the command is on the shell blocklist
 	// 4 records
 }
@@ -74,7 +74,7 @@ func ExampleGate_Check() {
 	// Output:
 	// read_only   ALLOW
 	// mutating    ALLOW checkpoint+notify
-	// exec        ALLOW notify+sandbox
+	// exec        ALLOW checkpoint+notify+sandbox
 	// destructive CONFIRM checkpoint
 	// network     ALLOW
 }

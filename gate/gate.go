@@ -95,6 +95,7 @@ type state struct {
 	mode       profile.Mode
 	rules      *policy.RuleSet
 	external   profile.ExternalWrites
+	execCkpt   bool // checkpoint exec parts (profile.ExecCheckpointsOn)
 	ws         *workspace
 	prot       *protector
 	registries map[string][]string
@@ -183,7 +184,7 @@ func (g *Gate) compile(p profile.Profile) (*state, error) {
 	}
 	st := &state{prof: c, name: c.Name(), band: c.Band(), mode: c.Mode(), rules: c.Rules(),
 		external: c.ExternalWrites(), ws: ws, prot: prot, registries: c.Registries(), hash: c.Profile().Hash(),
-		limits: c.Limits()}
+		limits: c.Limits(), execCkpt: c.ExecCheckpoints() == profile.ExecCheckpointsOn}
 	if n := st.limits.MaxConcurrentOps; n > 0 {
 		st.sem = semaphore.NewWeighted(int64(n))
 	}

@@ -19,6 +19,11 @@ func toolAction(l risk.Level) policy.Action {
 // TestAutonomyMatrixSeedTable reproduces the autonomy seed's (autonomy level, risk) table through
 // the gate, using the dial profiles (no rules, so the matrix decides). The checkpoint discipline
 // adds Checkpoint to every mutating or destructive action that goes ahead.
+//
+// With exec checkpoints off, the table is the seed's exactly. With the default (on), every exec
+// cell that goes ahead also carries Checkpoint: the seeds conflict here, and the choice is named
+// in the gate package documentation ("Seed conflicts"): 002-autonomy-levels.txt promises that
+// every run is reversible, while the policy spec's matrix lists no checkpoint for exec.
 func TestAutonomyMatrixSeedTable(t *testing.T) {
 	t.Parallel()
 	type cell struct {
@@ -36,13 +41,20 @@ func TestAutonomyMatrixSeedTable(t *testing.T) {
 		{risk.Destructive, cell{policy.Deny, 0}, cell{policy.Confirm, ck}, cell{policy.Confirm, ck}},
 		{risk.Network, cell{policy.Confirm, 0}, cell{policy.Allow, 0}, cell{policy.Allow, 0}},
 	}
-	for _, row := range table {
-		for name, want := range map[string]cell{profile.ModeSupervised: row.supervised, profile.ModeTrusted: row.trusted, profile.ModeAutonomous: row.autonomous} {
-			f := newFixture(t, builtin(name))
-			d := f.check(t, toolAction(row.level))
-			assert.Equal(t, want.v, d.Verdict, "%s × %s: %s", name, row.level, d)
-			assert.Equal(t, want.o, d.Obligations, "%s × %s obligations: %s", name, row.level, d)
-			assert.Equal(t, policy.LayerMatrix, d.Layer, "%s × %s", name, row.level)
+	for _, exec := range []profile.ExecCheckpoints{profile.ExecCheckpointsOff, profile.ExecCheckpointsOn} {
+		for _, row := range table {
+			for name, want := range map[string]cell{profile.ModeSupervised: row.supervised, profile.ModeTrusted: row.trusted, profile.ModeAutonomous: row.autonomous} {
+				p := builtin(name)
+				p.ExecCheckpoints = exec
+				f := newFixture(t, p)
+				d := f.check(t, toolAction(row.level))
+				if exec == profile.ExecCheckpointsOn && row.level == risk.Exec && want.v != policy.Deny {
+					want.o |= ck
+				}
+				assert.Equal(t, want.v, d.Verdict, "%s × %s (exec checkpoints %s): %s", name, row.level, exec, d)
+				assert.Equal(t, want.o, d.Obligations, "%s × %s obligations (exec checkpoints %s): %s", name, row.level, exec, d)
+				assert.Equal(t, policy.LayerMatrix, d.Layer, "%s × %s", name, row.level)
+			}
 		}
 	}
 }

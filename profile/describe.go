@@ -33,6 +33,7 @@ func (p Profile) Describe() string {
 	row("permission mode", p.Mode.String())
 	row("autonomy", fmt.Sprintf("%s (%s band)", strconv.FormatFloat(p.Autonomy, 'g', -1, 64), band))
 	row("external writes", p.ExternalWrites.String())
+	row("exec checkpoints", p.ExecCheckpoints.String())
 	row("hash", p.Hash())
 	b.WriteString("limits\n")
 	row("max concurrent ops", strconv.Itoa(p.Limits.MaxConcurrentOps))

@@ -98,6 +98,14 @@
 //     the policy spec's default profile is PROFILE-SAFE. With no file naming a profile, reins
 //     starts from PROFILE-SAFE; a user file's approval block without a mode selects safe (a
 //     project file never selects a profile implicitly).
+//   - Commands that execute programs. The autonomy gate table of 000_fb07db2e33b12ef6.txt gives
+//     "Exec | Ask | Notify (sandbox) | Allow (sandbox)", with no checkpoint, while its rollback
+//     model says "Every run is reversible. Autonomous runs are safe *because* every batch is
+//     checkpointed." A command such as "go test" or "npm install" can rewrite the workspace, so
+//     reins follows the promise: [ExecCheckpoints] is on by default and every exec part that
+//     goes ahead is checkpointed too, unless the shell analysis proves the command read-only.
+//     A profile that wants the table exactly sets exec_checkpoints to "off" (a loosening). The
+//     gate's seed-table test runs the table both ways.
 //
 // # Security model and limitations
 //

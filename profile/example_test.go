@@ -56,6 +56,7 @@ func ExampleProfile_Describe() {
 	//   permission mode        default
 	//   autonomy               0.67 (autonomous band)
 	//   external writes        policy
+	//   exec checkpoints       on
 	// limits
 	//   max concurrent ops     5
 	//   max files per plan     200

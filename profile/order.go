@@ -62,6 +62,7 @@ func overlay(p, base Profile) string {
 		Autonomy       *float64
 		Mode           *Mode
 		ExternalWrites *ExternalWrites
+		Exec           *ExecCheckpoints
 		Limits         *Limits
 		Lists          map[string][2][]string
 		Groups         map[string][2][]string
@@ -77,6 +78,9 @@ func overlay(p, base Profile) string {
 	}
 	if p.ExternalWrites != base.ExternalWrites {
 		d.ExternalWrites = &p.ExternalWrites
+	}
+	if p.ExecCheckpoints != base.ExecCheckpoints {
+		d.Exec = &p.ExecCheckpoints
 	}
 	if p.Limits != base.Limits {
 		d.Limits = &p.Limits
@@ -181,6 +185,8 @@ func AtLeastAsRestrictive(to, from Profile) (ok bool, why string) {
 		return false, fmt.Sprintf("autonomy %v is higher than %v", to.Autonomy, from.Autonomy)
 	case to.ExternalWrites > from.ExternalWrites:
 		return false, "external writes are left to the rules instead of halting the run"
+	case to.ExecCheckpoints > from.ExecCheckpoints:
+		return false, "commands that execute programs are no longer checkpointed"
 	}
 	if missing := notIn(from.ProtectedPaths, to.ProtectedPaths, true); missing != "" {
 		return false, "no longer protects " + missing

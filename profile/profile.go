@@ -75,6 +75,37 @@ func (m *Mode) UnmarshalText(text []byte) error {
 	return nil
 }
 
+// ExecCheckpoints says whether a command that executes programs is checkpointed before it runs.
+//
+// The autonomy seed promises that every run is reversible, and the policy spec checkpoints
+// mutating and destructive actions. A command the shell analysis can only classify as exec
+// ("go test", "npm install", "make", a script) may still rewrite files in the workspace, so by
+// default it is checkpointed too, unless the analysis proves every part read-only. The cost is
+// one snapshot of the workspace per such command (see package checkpoint's benchmarks: a
+// snapshot of an unchanged workspace costs about as much as "git status").
+type ExecCheckpoints uint8
+
+const (
+	// ExecCheckpointsOn checkpoints every exec part that goes ahead (the zero value and the
+	// default of every built-in profile).
+	ExecCheckpointsOn ExecCheckpoints = iota
+	// ExecCheckpointsOff checkpoints only mutating and destructive actions, as the policy spec
+	// does; a command that only executes programs is not checkpointed. Switching to it is a
+	// loosening.
+	ExecCheckpointsOff
+)
+
+// String returns "on" or "off", as profile files spell it (key exec_checkpoints).
+func (e ExecCheckpoints) String() string {
+	switch e {
+	case ExecCheckpointsOn:
+		return "on"
+	case ExecCheckpointsOff:
+		return "off"
+	}
+	return fmt.Sprintf("ExecCheckpoints(%d)", uint8(e))
+}
+
 // ExternalWrites says what a write outside every workspace root is.
 type ExternalWrites uint8
 
@@ -164,6 +195,10 @@ type Profile struct {
 	// ExternalWrites says whether a write outside the workspace halts the run (the default) or
 	// is left to the rules.
 	ExternalWrites ExternalWrites
+	// ExecCheckpoints says whether commands that execute programs are checkpointed first (on by
+	// default). JSON: exec_checkpoints. Omitted from [Profile.Hash] when on, so the hash of a profile
+	// that leaves it alone is what it was before the setting existed.
+	ExecCheckpoints ExecCheckpoints `json:",omitempty"`
 	// Limits are the resource limits.
 	Limits Limits
 }
@@ -260,6 +295,9 @@ func (p Profile) Compile() (*Compiled, error) {
 	if p.ExternalWrites > ExternalWritesByPolicy {
 		fail("external_writes", "invalid value %d", uint8(p.ExternalWrites))
 	}
+	if p.ExecCheckpoints > ExecCheckpointsOff {
+		fail("exec_checkpoints", "invalid value %d", uint8(p.ExecCheckpoints))
+	}
 	if p.Limits.MaxConcurrentOps < 0 {
 		fail("resource_limits.max_concurrent_ops", "%d is negative", p.Limits.MaxConcurrentOps)
 	}
@@ -332,6 +370,9 @@ func (c *Compiled) WriteProtectedPaths() []string { return slices.Clone(c.profil
 
 // TrustedPaths returns the profile's trusted path entries (a copy).
 func (c *Compiled) TrustedPaths() []string { return slices.Clone(c.profile.TrustedPaths) }
+
+// ExecCheckpoints returns the profile's exec-checkpoint setting.
+func (c *Compiled) ExecCheckpoints() ExecCheckpoints { return c.profile.ExecCheckpoints }
 
 // ExternalWrites returns the profile's external-write setting.
 func (c *Compiled) ExternalWrites() ExternalWrites { return c.profile.ExternalWrites }

@@ -24,6 +24,7 @@ type fileConfig struct {
 	Autonomy        *float64            `json:"autonomy"`
 	PermissionMode  *string             `json:"permission_mode"`
 	ExternalWrites  *string             `json:"external_writes"`
+	ExecCheckpoints *string             `json:"exec_checkpoints"`
 	CustomRules     []policy.Rule       `json:"custom_rules"`
 	ShellAllowlist  []string            `json:"shell_allowlist"`
 	ShellBlocklist  []string            `json:"shell_blocklist"`

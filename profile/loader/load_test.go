@@ -765,6 +765,7 @@ settings
   permission mode        default
   autonomy               0.4 (trusted band)
   external writes        halt
+  exec checkpoints       on
   hash                   ` + p.Hash() + `
 limits
   max concurrent ops     2

@@ -229,7 +229,7 @@ func activeOf(f *parsedFile) (string, string) {
 func (b *builder) recordBase(p profile.Profile, src Source) {
 	b.prov.set("active_profile", "", src)
 	bs := Source{Origin: OriginBuiltin, Profile: p.Name}
-	for _, f := range []string{"autonomy", "permission_mode", "external_writes",
+	for _, f := range []string{"autonomy", "permission_mode", "external_writes", "exec_checkpoints",
 		"resource_limits.max_concurrent_ops", "resource_limits.max_files_per_plan", "resource_limits.timeout_seconds"} {
 		b.prov.set(f, "", bs)
 	}
@@ -322,6 +322,16 @@ func (b *builder) apply(f *parsedFile) {
 		if b.gate(f, "/external_writes", Setting{Field: "external_writes"}, "leaves writes outside the workspace to the rules instead of halting the run", v > p.ExternalWrites) {
 			p.ExternalWrites = v
 			b.prov.set("external_writes", "", f.src("/external_writes"))
+		}
+	}
+	if c.ExecCheckpoints != nil {
+		v := profile.ExecCheckpointsOn
+		if *c.ExecCheckpoints == "off" {
+			v = profile.ExecCheckpointsOff
+		}
+		if b.gate(f, "/exec_checkpoints", Setting{Field: "exec_checkpoints"}, "stops checkpointing commands that execute programs", v > p.ExecCheckpoints) {
+			p.ExecCheckpoints = v
+			b.prov.set("exec_checkpoints", "", f.src("/exec_checkpoints"))
 		}
 	}
 	if l := c.ResourceLimits; l != nil {

@@ -211,7 +211,7 @@ func lookup(v any, ptr string) (any, bool) {
 // knownKeys lists the keys the schema allows in each object, by the pointer of the object with
 // array indexes and free-form names replaced by "*", for "did you mean" hints.
 var knownKeys = map[string][]string{
-	"": {"$schema", "$comment", "active_profile", "autonomy", "permission_mode", "external_writes", "custom_rules",
+	"": {"$schema", "$comment", "active_profile", "autonomy", "permission_mode", "external_writes", "exec_checkpoints", "custom_rules",
 		"shell_allowlist", "shell_blocklist", "network_allowlist", "denied_paths", "write_protected_paths", "unprotected_paths", "trusted_paths", "allowed_tools",
 		"auto_approve_patterns", "host_groups", "registries", "resource_limits", "trusted_projects", "approval"},
 	"/resource_limits":          {"max_concurrent_ops", "max_files_per_plan", "timeout_seconds"},

@@ -40,6 +40,25 @@ func TestSeedConflicts(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, profile.ApprovalSafe, l.Profile.Name)
 	})
+	t.Run("exec commands are checkpointed unless a file turns it off (the 000 rollback model, not its table)", func(t *testing.T) {
+		for _, p := range profile.Presets() {
+			assert.Equal(t, profile.ExecCheckpointsOn, p.Profile().ExecCheckpoints, p.Name())
+		}
+		off := profile.MustBuiltin(profile.ProfileDev)
+		off.ExecCheckpoints = profile.ExecCheckpointsOff
+		ok, why := profile.AtLeastAsRestrictive(off, profile.MustBuiltin(profile.ProfileDev))
+		assert.False(t, ok, "turning exec checkpoints off is a loosening")
+		assert.Contains(t, why, "checkpointed")
+		cfg := filepath.Join(t.TempDir(), "reins")
+		require.NoError(t, os.MkdirAll(cfg, 0o700))
+		require.NoError(t, os.WriteFile(filepath.Join(cfg, "profile.json"), []byte(`{"active_profile":"PROFILE-DEV","exec_checkpoints":"off"}`), 0o600))
+		l, err := loader.Load(context.Background(), &loader.Options{ProjectDir: t.TempDir(), UserDir: cfg, UserFile: "profile.json"})
+		require.NoError(t, err)
+		assert.Equal(t, profile.ExecCheckpointsOff, l.Profile.ExecCheckpoints, "the user file may turn it off")
+		require.NoError(t, os.WriteFile(filepath.Join(cfg, "profile.json"), []byte(`{"exec_checkpoints":"sometimes"}`), 0o600))
+		_, err = loader.Load(context.Background(), &loader.Options{ProjectDir: t.TempDir(), UserDir: cfg, UserFile: "profile.json"})
+		require.ErrorContains(t, err, "exec_checkpoints")
+	})
 	t.Run("no file: PROFILE-SAFE", func(t *testing.T) {
 		l, err := loader.Load(context.Background(), &loader.Options{ProjectDir: t.TempDir(), UserDir: t.TempDir()})
 		require.NoError(t, err)
