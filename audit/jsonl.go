@@ -101,13 +101,13 @@ type JSONLOptions struct {
 	// Shared lets several processes append to the log at once: every Write takes an flock on
 	// "<path>.lock", picks up the records and rotations other processes made, and appends.
 	// Without it the sink holds that lock from Open to Close, and a second writer's Open fails
-	// with ErrLocked. A Shared writer waits (up to LockTimeout) while a non-shared one holds
+	// with ErrInUse. A Shared writer waits (up to LockTimeout) while a non-shared one holds
 	// the lock.
 	// Shared writes are slower (a lock, two stats, and rereading the last line when another
 	// process appended) and are never buffered in memory. Default: false.
 	Shared bool
 	// LockTimeout bounds how long a Shared writer waits for the lock (in OpenJSONL and in
-	// each Write, besides the Write's context) before it fails with ErrLocked.
+	// each Write, besides the Write's context) before it fails with ErrInUse.
 	// Default: DefaultLockTimeout (10 s).
 	LockTimeout time.Duration
 	// Redact rewrites each record before it is encoded. Default: RedactSecrets.
@@ -131,8 +131,9 @@ type JSONLOptions struct {
 var (
 	// ErrClosed is returned by Write on a closed sink.
 	ErrClosed = errors.New("audit: sink is closed")
-	// ErrLocked is returned by OpenJSONL when another writer holds the log.
-	ErrLocked = errors.New("audit: log is in use by another writer")
+	// ErrInUse is returned by OpenJSONL when another writer holds the log (named apart from
+	// checkpoint.ErrLocked, a workspace lock).
+	ErrInUse = errors.New("audit: log is in use by another writer")
 )
 
 // JSONL is a [Sink] that appends records to a file, one JSON object per line, with a SHA-256
@@ -239,7 +240,7 @@ func OpenJSONL(path string, opts *JSONLOptions) (*JSONL, error) {
 		var ok bool
 		ok, err = tryLock(lf)
 		if err == nil && !ok {
-			err = fmt.Errorf("%w: %s is locked (lock file %s); open every writer with Shared to append from several processes", ErrLocked, path, lf.Name())
+			err = fmt.Errorf("%w: %s is locked (lock file %s); open every writer with Shared to append from several processes", ErrInUse, path, lf.Name())
 		}
 	}
 	if err != nil {

@@ -48,7 +48,7 @@ func lock(ctx context.Context, f *os.File, timeout time.Duration) error {
 			return err
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("%w: the lock %s was held for more than %v", ErrLocked, f.Name(), timeout)
+			return fmt.Errorf("%w: the lock %s was held for more than %v", ErrInUse, f.Name(), timeout)
 		}
 		backoff = min(2*backoff, 2*time.Millisecond)
 		t.Reset(backoff)

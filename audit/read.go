@@ -24,15 +24,15 @@ var (
 	// ErrTorn: the last line of the log has no newline: a write was interrupted (a crash, a
 	// full disk). It is never an acknowledged record, and not a sign of tampering on its own
 	// (but see "Security model and limitations" in the package documentation).
-	ErrTorn = errors.New("torn last line (an interrupted write)")
+	ErrTorn = errors.New("audit: torn last line (an interrupted write)")
 	// ErrMalformed: the line is not a record in canonical form (edited by hand, truncated,
 	// not JSON, longer than MaxLineSize, an unterminated line that is not the log's last).
-	ErrMalformed = errors.New("malformed record")
+	ErrMalformed = errors.New("audit: malformed record")
 	// ErrAltered: the record's hash does not match its content: it was edited.
-	ErrAltered = errors.New("record altered")
+	ErrAltered = errors.New("audit: record altered")
 	// ErrBrokenChain: the record does not follow the one before it (its prev is not that
 	// record's hash, or its seq is not the next): a record was deleted, inserted or moved.
-	ErrBrokenChain = errors.New("hash chain broken")
+	ErrBrokenChain = errors.New("audit: hash chain broken")
 )
 
 // LineError locates a problem in a log: the file and the 1-based line number in that file.
@@ -43,7 +43,9 @@ type LineError struct {
 }
 
 // Error implements error.
-func (e *LineError) Error() string { return fmt.Sprintf("audit: %s:%d: %v", e.File, e.Line, e.Err) }
+func (e *LineError) Error() string {
+	return fmt.Sprintf("audit: %s:%d: %s", e.File, e.Line, strings.TrimPrefix(fmt.Sprint(e.Err), "audit: "))
+}
 
 // Unwrap returns the cause, one of ErrTorn, ErrMalformed, ErrAltered, ErrBrokenChain.
 func (e *LineError) Unwrap() error { return e.Err }
