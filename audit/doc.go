@@ -134,4 +134,13 @@
 // Redaction is a best effort over text: [MaskSecrets] recognizes common shapes of secrets, not
 // all of them, and a secret the agent computes at run time never appears in the command line.
 // Hosts with stricter needs install their own [Redactor].
+//
+// # Platforms
+//
+// Encoding, verification ([Verify], [Scan]) and the in-memory and slog sinks work everywhere.
+// The JSONL sink ([OpenJSONL]) needs advisory file locks (flock) to keep two writers from
+// interleaving a chain: on Unix systems it locks; on other platforms (Windows) OpenJSONL fails
+// with an error that says file locking is not supported, rather than writing an unprotected
+// log. fdatasync and the no-replace rename of rotation are Linux system calls; elsewhere they
+// fall back to fsync and a link-then-remove rename with the same guarantees.
 package audit

@@ -203,6 +203,14 @@
 // wall-clock and CPU ratios.
 //
 // The shadow repository of a workspace is keyed by its absolute path: a
-// moved workspace starts a new history. Lock files need a POSIX
-// filesystem with flock; other platforms return [errors.ErrUnsupported].
+// moved workspace starts a new history.
+//
+// # Platforms
+//
+// Checkpoints need git and a cross-process workspace lock. The lock uses
+// flock, so on Unix systems (Linux, macOS, the BSDs) everything works;
+// on other platforms (Windows) every operation that takes the lock fails
+// with an error matching [errors.ErrUnsupported] instead of risking two
+// interleaved restores. Where there are no inode numbers, a file's
+// signature is its size and modification time alone.
 package checkpoint

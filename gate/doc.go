@@ -124,6 +124,15 @@
 // besides the audit sink is the lstat(2) of each target path component needed for symlink-safe
 // resolution; see the benchmarks for what that costs.
 //
+// # Platforms
+//
+// The decision order is the same everywhere. Path confinement and protected-path matching follow
+// the host's rules: drive letters, UNC volumes and "\\" on Windows, and case-insensitive names
+// on Windows and macOS, where two spellings of one file must not escape a protection. On Linux a
+// target is resolved with one openat2 call (RESOLVE_BENEATH, RESOLVE_NO_SYMLINKS,
+// RESOLVE_NO_MAGICLINKS) relative to the held workspace root; elsewhere, or when a symbolic link
+// lies on the path, it is resolved component by component with the same result.
+//
 // # Security model and limitations
 //
 // The gate decides; only a sandbox enforces. It sees what the action declares and what its paths
