@@ -15,6 +15,7 @@ import (
 	"github.com/reins-go/reins/gate"
 	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
+	"github.com/reins-go/reins/risk"
 )
 
 // TestDefaultProtectedPaths reproduces the seed's default denied path boundaries (.git, .env,
@@ -256,7 +257,7 @@ func TestGateEscapes(t *testing.T) {
 	ws, outside := escapeWorkspace(t)
 	// A rule that names reads outside the workspace shows where the gate thinks a read lands.
 	outsideRead := policy.Rule{ID: "deny-outside-reads", Priority: -1, Action: policy.Deny,
-		Condition: policy.Condition{RiskLevel: []string{"read_only"}, OutsideWorkspace: true}}
+		Condition: policy.Condition{Risk: policy.MatchLevels(risk.ReadOnly), OutsideWorkspace: true}}
 	for _, name := range []string{profile.ProfileDev, profile.ProfileFullAuto, profile.ModeAutonomous, profile.ApprovalYolo} {
 		g, err := gate.New(builtin(name).WithRules(outsideRead), &gate.Options{Workspace: []string{ws}, ConfigDir: filepath.Join(t.TempDir(), "reins")})
 		require.NoError(t, err)

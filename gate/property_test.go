@@ -78,7 +78,7 @@ func TestDenyRuleNeverLoosens(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 5))
 	conds := []policy.Condition{
 		{}, {Tools: []string{"bash"}}, {OperationType: []policy.Operation{policy.OpWrite}},
-		{RiskLevel: []string{"exec"}}, {RiskLevel: []string{"low"}}, {TargetPattern: "src/**"},
+		{Risk: policy.MatchLevels(risk.Exec)}, {Risk: policy.MatchSeverities(risk.Low)}, {TargetPattern: "src/**"},
 		{CommandPattern: `\btest\b`}, {Hosts: []string{"*.example"}}, {OutsideWorkspace: true},
 	}
 	for _, base := range profile.All() {

@@ -25,12 +25,12 @@ func benchPolicy() []policy.Rule {
 		{ID: "deny-curl-sh", Priority: 2, Action: policy.Deny, Condition: policy.Condition{CommandPattern: `\b(curl|wget)\b.*\|\s*(ba|z)?sh\b`}},
 		{ID: "deny-force-push", Priority: 2, Action: policy.Deny, Condition: policy.Condition{CommandPattern: `git\s+push\s+.*(--force|-f)\b`}},
 		{ID: "deny-etc-write", Priority: 3, Action: policy.Deny, Condition: policy.Condition{OperationType: []policy.Operation{policy.OpWrite}, TargetPattern: "/etc/**"}},
-		{ID: "confirm-network", Priority: 4, Action: policy.Confirm, Condition: policy.Condition{RiskLevel: []string{"network"}}},
+		{ID: "confirm-network", Priority: 4, Action: policy.Confirm, Condition: policy.Condition{Risk: policy.MatchLevels(risk.Network)}},
 		{ID: "confirm-mcp", Priority: 4, Action: policy.Confirm, Condition: policy.Condition{Tools: []string{"mcp__*"}}},
-		{ID: "confirm-destructive", Priority: 4, Action: policy.Confirm, Condition: policy.Condition{RiskLevel: []string{"destructive"}}},
+		{ID: "confirm-destructive", Priority: 4, Action: policy.Confirm, Condition: policy.Condition{Risk: policy.MatchLevels(risk.Destructive)}},
 		{ID: "allow-go", Priority: 5, Action: policy.Allow, Condition: policy.Condition{Commands: []string{"go test", "go build", "go vet"}}},
 		{ID: "allow-src-write", Priority: 5, Action: policy.Allow, Condition: policy.Condition{OperationType: []policy.Operation{policy.OpWrite}, TargetPattern: "src/**"}},
-		{ID: "allow-read", Priority: 6, Action: policy.Allow, Condition: policy.Condition{RiskLevel: []string{"read_only"}}},
+		{ID: "allow-read", Priority: 6, Action: policy.Allow, Condition: policy.Condition{Risk: policy.MatchLevels(risk.ReadOnly)}},
 		{ID: "deny-pem", Priority: 7, Action: policy.Deny, Condition: policy.Condition{TargetPattern: "**/*.pem"}},
 	}
 }
@@ -131,7 +131,7 @@ func naiveMatch(n *naiveRule, s *policy.Subject) bool {
 	if len(c.OperationType) > 0 && !slices.Contains(c.OperationType, s.Operation) {
 		return false
 	}
-	if len(c.RiskLevel) > 0 && !slices.Contains(c.RiskLevel, s.Level.String()) && !slices.Contains(c.RiskLevel, s.Severity.String()) {
+	if !c.Risk.Holds(s.Level, s.Severity) {
 		return false
 	}
 	if p := c.TargetPattern; p != "" {

@@ -1,5 +1,7 @@
 package policy
 
+import "github.com/reins-go/reins/risk"
+
 // Names of the lists that rules reference as "@name" and that a profile supplies when it
 // compiles its rules (see [Env]).
 const (
@@ -30,13 +32,13 @@ func DevRules() []Rule {
 			Condition: Condition{Commands: []string{"@" + ListShellBlocklist}},
 			Reason:    "the command is on the shell blocklist"},
 		{ID: "confirm-high-risk", Priority: 3, Action: Confirm,
-			Condition: Condition{RiskLevel: []string{"high"}},
+			Condition: Condition{Risk: MatchSeverities(risk.High)},
 			Reason:    "high-risk actions need confirmation"},
 		{ID: "confirm-delete-ops", Priority: 4, Action: Confirm,
 			Condition: Condition{OperationType: []Operation{OpDelete}},
 			Reason:    "deletions need confirmation"},
 		{ID: "allow-low-med-risk", Priority: 5, Action: Allow,
-			Condition: Condition{RiskLevel: []string{"low", "medium"}},
+			Condition: Condition{Risk: MatchSeverities(risk.Low, risk.Medium)},
 			Reason:    "low- and medium-risk actions run automatically"},
 		{ID: "default-confirm", Priority: 99, Action: Confirm,
 			Reason: "no other rule matched; ask"},

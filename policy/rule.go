@@ -35,10 +35,10 @@ type Condition struct {
 	// OperationType lists operation types, e.g. ["shell", "file_write"] (aliases accepted; see
 	// [Operation.Canonical]).
 	OperationType []Operation `json:"operation_type,omitempty"`
-	// RiskLevel lists risk level names ("read_only", "mutating", "exec", "destructive",
-	// "network") and severity names ("low", "medium", "high"). The condition holds when the
-	// part's level or its severity is listed.
-	RiskLevel []string `json:"risk_level,omitempty"`
+	// Risk lists risk levels and severities: the condition holds when the part's level or its
+	// severity is listed. In JSON it is the "risk_level" array of names, e.g. ["high", "exec"]
+	// (see [RiskMatch]). The zero RiskMatch is unset.
+	Risk RiskMatch `json:"risk_level,omitzero"`
 	// TargetPattern is a doublestar glob over the part's target path. A pattern starting with
 	// "/" or "~/" is matched against the absolute resolved path; any other pattern against the
 	// path relative to the workspace root that holds the target, and never matches a target
@@ -74,7 +74,6 @@ type Condition struct {
 func (r Rule) Clone() Rule {
 	c := &r.Condition
 	c.OperationType = slices.Clone(c.OperationType)
-	c.RiskLevel = slices.Clone(c.RiskLevel)
 	c.Commands = slices.Clone(c.Commands)
 	c.Tools = slices.Clone(c.Tools)
 	c.Hosts = slices.Clone(c.Hosts)

@@ -151,8 +151,8 @@ func (x *strIndex) get(key string) []int32 {
 
 // Compile checks and compiles rules. Every problem is reported, each naming its rule: an empty
 // or duplicate id, an invalid verdict, an unknown operation spelling is not an error (operations
-// are an open set) but an unknown risk level or severity is, as are invalid globs and regular
-// expressions and references to unknown lists.
+// are an open set) but a risk condition with bits that are no level or severity is, as are
+// invalid globs and regular expressions and references to unknown lists.
 func Compile(rules []Rule, env *Env) (*RuleSet, error) {
 	if env == nil {
 		env = &Env{}
@@ -220,15 +220,11 @@ func compileCondition(cr *crule, r *Rule, env *Env, home string) []error {
 		}
 		cr.ops = append(cr.ops, op.Canonical())
 	}
-	for _, name := range c.RiskLevel {
-		if l, err := risk.ParseLevel(name); err == nil {
-			cr.levels = cr.levels.With(l)
-		} else if s, err := risk.ParseSeverity(name); err == nil {
-			cr.sevs |= 1 << s
-		} else {
-			fail("risk_level", fmt.Errorf("unknown risk level or severity %q", name))
-		}
+	if !c.Risk.Valid() {
+		fail("risk_level", fmt.Errorf("invalid risk levels or severities (bits %#x, %#x)",
+			uint8(c.Risk.Levels&^validLevels), uint8(c.Risk.Severities&^validSeverities)))
 	}
+	cr.levels, cr.sevs = c.Risk.Levels&validLevels, uint8(c.Risk.Severities&validSeverities)
 	if p := c.TargetPattern; p != "" {
 		if p == "~" || strings.HasPrefix(p, "~/") {
 			if home == "" {

@@ -76,7 +76,8 @@ func TestCompileErrorsNameTheRule(t *testing.T) {
 		{"empty id", policy.Rule{Priority: 1}, `rule "" (#1): id is empty`},
 		{"bad glob", policy.Rule{ID: "g", Condition: policy.Condition{TargetPattern: "src/[a"}}, `rule "g" (#1): condition.target_pattern`},
 		{"bad regex", policy.Rule{ID: "r", Condition: policy.Condition{CommandPattern: "rm (-rf"}}, `rule "r" (#1): condition.command_pattern`},
-		{"bad risk", policy.Rule{ID: "k", Condition: policy.Condition{RiskLevel: []string{"critical"}}}, `rule "k" (#1): condition.risk_level: unknown risk level or severity "critical"`},
+		{"bad risk", policy.Rule{ID: "k", Condition: policy.Condition{Risk: policy.RiskMatch{Levels: 1 << 7}}}, `rule "k" (#1): condition.risk_level: invalid risk levels or severities`},
+		{"bad severity", policy.Rule{ID: "k", Condition: policy.Condition{Risk: policy.RiskMatch{Severities: 1}}}, `rule "k" (#1): condition.risk_level: invalid risk levels or severities`},
 		{"unknown list", policy.Rule{ID: "l", Condition: policy.Condition{Commands: []string{"@nope"}}}, `rule "l" (#1): condition.commands: unknown list "@nope"`},
 		{"bad tool glob", policy.Rule{ID: "t", Condition: policy.Condition{Tools: []string{"mcp_{a"}}}, `rule "t" (#1): condition.tools`},
 		{"bad verdict", policy.Rule{ID: "v", Action: policy.Verdict(5)}, `rule "v" (#1): action: invalid verdict 5`},
@@ -160,9 +161,9 @@ func TestConditionFields(t *testing.T) {
 		{"empty command list matches nothing", policy.Condition{Commands: []string{"@empty"}}, policy.Subject{Argv: []string{"ls"}}, false},
 		{"provider", policy.Condition{Providers: []string{"anthropic"}}, policy.Subject{Provider: "anthropic"}, true},
 		{"surface", policy.Condition{Surfaces: []string{"ci", "ide"}}, policy.Subject{Surface: "cli"}, false},
-		{"risk by level", policy.Condition{RiskLevel: []string{"destructive"}}, policy.Subject{Level: risk.Destructive, Severity: risk.Medium}, true},
-		{"risk by severity", policy.Condition{RiskLevel: []string{"HIGH"}}, policy.Subject{Level: risk.Mutating, Severity: risk.High}, true},
-		{"risk miss", policy.Condition{RiskLevel: []string{"high", "network"}}, policy.Subject{Level: risk.Mutating, Severity: risk.Medium}, false},
+		{"risk by level", policy.Condition{Risk: policy.MatchLevels(risk.Destructive)}, policy.Subject{Level: risk.Destructive, Severity: risk.Medium}, true},
+		{"risk by severity", policy.Condition{Risk: mustRisk("HIGH")}, policy.Subject{Level: risk.Mutating, Severity: risk.High}, true},
+		{"risk miss", policy.Condition{Risk: mustRisk("high", "network")}, policy.Subject{Level: risk.Mutating, Severity: risk.Medium}, false},
 		{"operation alias", policy.Condition{OperationType: []policy.Operation{"file_write"}}, policy.Subject{Operation: policy.OpWrite}, true},
 		{"relative pattern, inside", policy.Condition{TargetPattern: "src/**"}, policy.Subject{Root: "/w", Target: "src/a.go"}, true},
 		{"relative pattern never matches outside", policy.Condition{TargetPattern: "**"}, policy.Subject{Target: "/etc/passwd"}, false},
@@ -199,7 +200,7 @@ func TestRuleJSONUsesSeedNames(t *testing.T) {
 	assert.Equal(t, "shell-allowlist", r.ID)
 	assert.Equal(t, 3, r.Priority)
 	assert.Equal(t, []policy.Operation{"shell", "file_write"}, r.Condition.OperationType)
-	assert.Equal(t, []string{"high"}, r.Condition.RiskLevel)
+	assert.Equal(t, policy.MatchSeverities(risk.High), r.Condition.Risk)
 	assert.Equal(t, "src/**", r.Condition.TargetPattern)
 	assert.Equal(t, "^go test", r.Condition.CommandPattern)
 	assert.Equal(t, policy.Confirm, r.Action)
@@ -238,6 +239,15 @@ func TestIndexAgreesWithLinearScan(t *testing.T) {
 	}
 }
 
+// mustRisk parses risk condition names; the names are the test's own, so an error is a bug.
+func mustRisk(names ...string) policy.RiskMatch {
+	m, err := policy.ParseRiskMatch(names...)
+	if err != nil {
+		panic(err)
+	}
+	return m
+}
+
 func pick[T any](rng *rand.Rand, xs ...T) T { return xs[rng.IntN(len(xs))] }
 
 func randomRule(rng *rand.Rand, i int) policy.Rule {
@@ -247,7 +257,7 @@ func randomRule(rng *rand.Rand, i int) policy.Rule {
 		case 0:
 			c.OperationType = append(c.OperationType, pick(rng, policy.OpRead, policy.OpWrite, policy.OpShell, policy.OpDelete))
 		case 1:
-			c.RiskLevel = append(c.RiskLevel, pick(rng, "read_only", "mutating", "exec", "high", "low"))
+			c.Risk = c.Risk.Union(mustRisk(pick(rng, "read_only", "mutating", "exec", "high", "low")))
 		case 2:
 			c.TargetPattern = pick(rng, "src/**", "**/*.go", "src/a.go", "docs/*", "/etc/**", "**/secret.txt", "{src,lib}/**", "/w/src/**", "*")
 		case 3:

@@ -174,7 +174,7 @@ var (
 	onShell       = []policy.Operation{policy.OpShell}
 	onSelfUpgrade = []policy.Operation{policy.OpSelfUpgrade}
 	onPlan        = []policy.Operation{policy.OpPlan}
-	networkRisk   = []string{risk.Network.String()}
+	networkRisk   = policy.MatchLevels(risk.Network)
 )
 
 func policySpecBase(name, desc string, autonomy float64, limits Limits) Profile {
@@ -198,13 +198,13 @@ func policySafe() Profile {
 		dev[0], dev[1],
 		rule("deny-shell", 2, policy.Deny, "shell execution is blocked in PROFILE-SAFE", policy.Condition{OperationType: onShell}),
 		rule("deny-self-upgrade", 2, policy.Deny, "self-upgrade is blocked in PROFILE-SAFE", policy.Condition{OperationType: onSelfUpgrade}),
-		rule("allow-ai-apis", 3, policy.Allow, "AI API hosts are reachable", policy.Condition{RiskLevel: networkRisk, Hosts: []string{"@" + GroupAIAPIs, "@" + policy.ListNetworkAllowlist}}),
-		rule("deny-network", 3, policy.Deny, "PROFILE-SAFE reaches AI APIs only", policy.Condition{RiskLevel: networkRisk}),
+		rule("allow-ai-apis", 3, policy.Allow, "AI API hosts are reachable", policy.Condition{Risk: networkRisk, Hosts: []string{"@" + GroupAIAPIs, "@" + policy.ListNetworkAllowlist}}),
+		rule("deny-network", 3, policy.Deny, "PROFILE-SAFE reaches AI APIs only", policy.Condition{Risk: networkRisk}),
 		rule("confirm-plans", 3, policy.Confirm, "PROFILE-SAFE never auto-approves a plan", policy.Condition{OperationType: onPlan}),
 		// PROFILE-DEV's confirm-high-risk: a high-severity read asks here too, so that
 		// PROFILE-SAFE is at least as strict as PROFILE-DEV for every action (the family order).
 		dev[2],
-		rule("allow-reads", 4, policy.Allow, "reading inside the project is allowed", policy.Condition{RiskLevel: []string{risk.ReadOnly.String()}}),
+		rule("allow-reads", 4, policy.Allow, "reading inside the project is allowed", policy.Condition{Risk: policy.MatchLevels(risk.ReadOnly)}),
 		dev[5],
 	}
 	return p
@@ -223,11 +223,11 @@ func policyDev() Profile {
 		dev[0], dev[1],
 		rule("deny-self-upgrade", 2, policy.Deny, "self-upgrade is blocked in PROFILE-DEV", policy.Condition{OperationType: onSelfUpgrade}),
 		rule("allow-network-hosts", 2, policy.Allow, "AI API and package-manager hosts are reachable",
-			policy.Condition{RiskLevel: networkRisk, Hosts: []string{"@" + GroupAIAPIs, "@" + GroupPackageManagers, "@" + policy.ListNetworkAllowlist}}),
-		rule("deny-network", 2, policy.Deny, "PROFILE-DEV reaches AI APIs and package managers only", policy.Condition{RiskLevel: networkRisk}),
+			policy.Condition{Risk: networkRisk, Hosts: []string{"@" + GroupAIAPIs, "@" + GroupPackageManagers, "@" + policy.ListNetworkAllowlist}}),
+		rule("deny-network", 2, policy.Deny, "PROFILE-DEV reaches AI APIs and package managers only", policy.Condition{Risk: networkRisk}),
 		dev[2], dev[3],
 		rule("allow-read-only-shell", 4, policy.Allow, "the shell analysis proves this part read-only",
-			policy.Condition{OperationType: onShell, RiskLevel: []string{risk.ReadOnly.String()}}),
+			policy.Condition{OperationType: onShell, Risk: policy.MatchLevels(risk.ReadOnly)}),
 		rule("allow-shell-allowlist", 4, policy.Allow, "the command is on the shell allowlist",
 			policy.Condition{OperationType: onShell, Commands: []string{"@" + policy.ListShellAllowlist}}),
 		rule("confirm-shell", 4, policy.Confirm, "PROFILE-DEV runs only allowlisted commands without asking", policy.Condition{OperationType: onShell}),
@@ -247,8 +247,8 @@ func policyFullAuto() Profile {
 	p.Rules = []policy.Rule{
 		dev[0], dev[1],
 		rule("allow-network-hosts", 3, policy.Allow, "AI API, package-manager and configured hosts are reachable",
-			policy.Condition{RiskLevel: networkRisk, Hosts: []string{"@" + GroupAIAPIs, "@" + GroupPackageManagers, "@" + GroupConfiguredHosts, "@" + policy.ListNetworkAllowlist}}),
-		rule("deny-network", 3, policy.Deny, "PROFILE-FULL-AUTO reaches AI APIs, package managers and configured hosts only", policy.Condition{RiskLevel: networkRisk}),
+			policy.Condition{Risk: networkRisk, Hosts: []string{"@" + GroupAIAPIs, "@" + GroupPackageManagers, "@" + GroupConfiguredHosts, "@" + policy.ListNetworkAllowlist}}),
+		rule("deny-network", 3, policy.Deny, "PROFILE-FULL-AUTO reaches AI APIs, package managers and configured hosts only", policy.Condition{Risk: networkRisk}),
 		selfUpgrade,
 		rule("default-allow", 99, policy.Allow, "policy-compliant actions run without prompting", policy.Condition{}),
 	}
@@ -311,14 +311,14 @@ func approval(name string) Profile {
 		p.Rules = rules
 		return p
 	}
-	rules = append(rules, rule("allow-reads", 10, policy.Allow, "reads are always allowed", policy.Condition{RiskLevel: []string{risk.ReadOnly.String()}}))
+	rules = append(rules, rule("allow-reads", 10, policy.Allow, "reads are always allowed", policy.Condition{Risk: policy.MatchLevels(risk.ReadOnly)}))
 	if name != ApprovalAsk {
 		rules = append(rules, rule("allow-workspace-writes", 20, policy.Allow, name+": writes inside the workspace are allowed",
-			policy.Condition{RiskLevel: []string{risk.Mutating.String(), risk.Destructive.String()}, TargetPattern: "**"}))
+			policy.Condition{Risk: policy.MatchLevels(risk.Mutating, risk.Destructive), TargetPattern: "**"}))
 	}
 	if name == ApprovalAuto {
 		rules = append(rules, rule("allow-shell", 30, policy.Allow, "auto: shell commands are allowed",
-			policy.Condition{RiskLevel: []string{risk.Exec.String()}}))
+			policy.Condition{Risk: policy.MatchLevels(risk.Exec)}))
 	}
 	rules = append(rules, rule("default-confirm", 99, policy.Confirm, name+": everything else asks", policy.Condition{}))
 	p.Rules = rules

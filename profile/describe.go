@@ -124,7 +124,7 @@ func describeCondition(c policy.Condition) string {
 		ops[i] = string(op)
 	}
 	list("operation", ops)
-	list("risk", c.RiskLevel)
+	list("risk", c.Risk.Names())
 	if c.TargetPattern != "" {
 		t = append(t, "target="+strconv.Quote(c.TargetPattern))
 	}

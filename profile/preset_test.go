@@ -9,6 +9,7 @@ import (
 
 	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
+	"github.com/reins-go/reins/risk"
 )
 
 // TestPresetsMatchBuiltins: every built-in name has exactly one preset, each preset's profile is
@@ -82,7 +83,8 @@ func TestPresetProfileIsADeepCopy(t *testing.T) {
 		for i := range p.Rules {
 			r := &p.Rules[i]
 			r.Action = policy.Allow
-			for _, l := range []*[]string{&r.Condition.RiskLevel, &r.Condition.Commands, &r.Condition.Hosts, &r.Condition.Tools} {
+			r.Condition.Risk = r.Condition.Risk.Union(policy.MatchSeverities(risk.Low)) // a value: the copy's own
+			for _, l := range []*[]string{&r.Condition.Commands, &r.Condition.Hosts, &r.Condition.Tools} {
 				for j := range *l {
 					(*l)[j] = "changed"
 				}

@@ -244,7 +244,7 @@ func when(c policy.Condition) string {
 		}
 	}
 	add("op", strs(c.OperationType))
-	add("risk", strs(c.RiskLevel))
+	add("risk", c.Risk.Names())
 	add("tool", c.Tools)
 	add("host", c.Hosts)
 	add("command", c.Commands)

@@ -484,8 +484,8 @@ func describeRules(rs []policy.Rule) string {
 		if len(c.Hosts) > 0 {
 			b = append(b, "host "+strings.Join(c.Hosts, ","))
 		}
-		if len(c.RiskLevel) > 0 {
-			b = append(b, "risk "+strings.Join(c.RiskLevel, ","))
+		if !c.Risk.IsZero() {
+			b = append(b, "risk "+c.Risk.String())
 		}
 		parts = append(parts, strings.Join(b, " "))
 	}
@@ -534,7 +534,7 @@ func NarrowestRules(a policy.Action, exp gate.Explanation) ([]policy.Rule, error
 		cond := cloneCond(base)
 		cond.Commands = []string{e}
 		cond.CommandPattern = "^" + regexp.QuoteMeta(c.Text) + "$"
-		cond.RiskLevel = levelNames(c.Risk)
+		cond.Risk = policy.RiskMatch{Levels: c.Risk}
 		rules = append(rules, policy.Rule{Condition: cond})
 	}
 	// The action's own parts asked about: per target (and host), with their level.
@@ -556,7 +556,7 @@ func NarrowestRules(a policy.Action, exp gate.Explanation) ([]policy.Rule, error
 	}
 	for _, k := range order {
 		c := cloneCond(base)
-		c.RiskLevel = levelNames(own[k])
+		c.Risk = policy.RiskMatch{Levels: own[k]}
 		if k.target != "" {
 			c.TargetPattern = escapeGlob(k.target)
 			if !k.inside {
@@ -583,14 +583,6 @@ func NarrowestRules(a policy.Action, exp gate.Explanation) ([]policy.Rule, error
 
 func cloneCond(c policy.Condition) policy.Condition {
 	return policy.Rule{Condition: c}.Clone().Condition
-}
-
-func levelNames(s risk.Set) []string {
-	var out []string
-	for l := range s.All() {
-		out = append(out, l.String())
-	}
-	return out
 }
 
 func escapeGlob(s string) string {

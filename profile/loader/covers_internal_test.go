@@ -35,7 +35,11 @@ func randomRule(rng *rand.Rand, id string) policy.Rule {
 				c.OperationType = append(c.OperationType, policy.Operation(op))
 			}
 		case 1:
-			c.RiskLevel = some("read_only", "mutating", "exec", "destructive", "network", "low", "medium", "high")
+			m, err := policy.ParseRiskMatch(some("read_only", "mutating", "exec", "destructive", "network", "low", "medium", "high")...)
+			if err != nil {
+				panic(err) // the pool's names are valid
+			}
+			c.Risk = m
 		case 2:
 			c.TargetPattern = pick("**", "src/**", "/etc/**", "~/x/**")
 		case 3:
@@ -142,7 +146,7 @@ func TestCoversIsSound(t *testing.T) {
 			case 0:
 				a.Condition.Commands = nil
 			case 1:
-				a.Condition.RiskLevel = append(a.Condition.RiskLevel, "high")
+				a.Condition.Risk = a.Condition.Risk.Union(policy.MatchSeverities(risk.High))
 			}
 		}
 		if covers(a, b) {

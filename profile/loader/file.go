@@ -380,7 +380,7 @@ func normalizeCondition(c *policy.Condition) {
 	if len(c.OperationType) == 0 {
 		c.OperationType = nil
 	}
-	for _, l := range []*[]string{&c.RiskLevel, &c.Commands, &c.Tools, &c.Hosts, &c.Providers, &c.Surfaces} {
+	for _, l := range []*[]string{&c.Commands, &c.Tools, &c.Hosts, &c.Providers, &c.Surfaces} {
 		if len(*l) == 0 {
 			*l = nil
 		}

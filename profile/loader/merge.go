@@ -140,11 +140,7 @@ func ruleMayDecide(rules []policy.Rule, l risk.Level) bool {
 		if r.Action == policy.Deny {
 			continue
 		}
-		if len(r.Condition.RiskLevel) == 0 {
-			return true
-		}
-		levels, sevs, ok := riskSets(r.Condition.RiskLevel)
-		if !ok || levels.Has(l) || sevs != 0 {
+		if m := r.Condition.Risk; m.IsZero() || m.Levels.Has(l) || !m.Severities.Empty() {
 			return true
 		}
 	}
@@ -634,12 +630,8 @@ func covers(a, b policy.Rule) bool {
 	if !listCovers(canon(ca.OperationType), canon(cb.OperationType)) {
 		return false
 	}
-	if len(ca.RiskLevel) > 0 {
-		la, sa, okA := riskSets(ca.RiskLevel)
-		lb, sb, okB := riskSets(cb.RiskLevel)
-		if !okA || !okB || len(cb.RiskLevel) == 0 || la.Union(lb) != la || sa&sb != sb {
-			return false
-		}
+	if !ca.Risk.IsZero() && (cb.Risk.IsZero() || !ca.Risk.Contains(cb.Risk)) {
+		return false
 	}
 	for _, l := range [][2][]string{{ca.Commands, cb.Commands}, {ca.Tools, cb.Tools}, {ca.Hosts, cb.Hosts},
 		{ca.Providers, cb.Providers}, {ca.Surfaces, cb.Surfaces}} {
@@ -665,21 +657,6 @@ func listCovers(a, b []string) bool {
 		}
 	}
 	return true
-}
-
-// riskSets parses a risk_level list into its levels and severities (as a bit set); ok is false
-// if a name is neither.
-func riskSets(names []string) (levels risk.Set, sevs uint8, ok bool) {
-	for _, n := range names {
-		if l, err := risk.ParseLevel(n); err == nil {
-			levels = levels.With(l)
-		} else if s, err := risk.ParseSeverity(n); err == nil {
-			sevs |= 1 << s
-		} else {
-			return 0, 0, false
-		}
-	}
-	return levels, sevs, true
 }
 
 // profileLoosens compares two profiles, from and to, by their effect on decisions, for an
