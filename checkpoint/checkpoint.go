@@ -104,7 +104,6 @@ type Checkpointer struct {
 
 	zeroOID   string
 	emptyTree string
-	base      string // see loadBase; guarded by the workspace lock
 
 	secrets secretMatcher               // read-protected names: never stored, never touched by a restore
 	purged  bool                        // the private index was checked for secrets (guarded by the lock)

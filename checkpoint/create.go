@@ -81,12 +81,19 @@ func (c *Checkpointer) prepare(ctx context.Context, paths []string) (prepared, e
 		p.entries, p.skipped, p.uncovered, err = c.scopedEntries(paths)
 		return p, err
 	}
+	b := c.loadBase()
+	if !c.opts.IncludeIgnored && (b.commit != "" || b.tree == c.emptyTree) {
+		p, err := c.scan(ctx, b)
+		if !errors.Is(err, errStatusFailed) || ctx.Err() != nil {
+			return p, err
+		}
+		// The base commit may have been pruned and collected: the
+		// index-based path below starts over from the empty tree if so.
+	}
 	if p.skipped, p.uncovered, err = c.refreshIndex(ctx); err != nil {
 		return p, err
 	}
-	if p.base = c.base; p.base == "" {
-		p.base = c.loadBase()
-	}
+	p.base = b.tree
 	p.entries, err = c.diffIndex(ctx, p.base)
 	if err != nil && p.base != c.emptyTree {
 		// The base tree may have been pruned and collected: start over.
@@ -117,11 +124,7 @@ func (c *Checkpointer) store(ctx context.Context, label, corr, reason string, pa
 		return Checkpoint{}, err
 	}
 	c.records.put(recordOID, record)
-	if paths == nil {
-		c.setBase(tree)
-	}
-	c.maybeRepack(ctx)
-	return Checkpoint{
+	cp := Checkpoint{
 		ID:            id,
 		Label:         label,
 		CorrelationID: corr,
@@ -133,7 +136,12 @@ func (c *Checkpointer) store(ctx context.Context, label, corr, reason string, pa
 		Commit:        commit,
 		Tree:          tree,
 		record:        recordOID,
-	}, nil
+	}
+	if paths == nil {
+		c.setBase(cp)
+	}
+	c.maybeRepack(ctx)
+	return cp, nil
 }
 
 func (c *Checkpointer) privEnvCopy() []string {
@@ -154,38 +162,12 @@ func (c *Checkpointer) refreshIndex(ctx context.Context) (skipped, uncov []strin
 	}
 	// The scans and the look at the user's index are independent; run
 	// them side by side.
-	type tracked struct {
-		paths []string
-		done  func()
-		err   error
-	}
-	tch := make(chan tracked, 1)
-	go func() {
-		p, d, err := c.trackedIgnored(ctx)
-		tch <- tracked{p, d, err}
-	}()
+	side := c.startSide(ctx)
 	type result struct {
 		out []byte
 		err error
 	}
-	var excludes []string
-	if !c.opts.IncludeIgnored {
-		excludes = append(excludes, "--exclude-standard")
-	}
-	if c.exclude != "" {
-		excludes = append(excludes, "--exclude-from="+c.exclude)
-	}
-	// Directories that became repositories of their own (c.dirs is only
-	// used by this goroutine until it reports).
-	type nestedResult struct {
-		dirs []string
-		err  error
-	}
-	nch := make(chan nestedResult, 1)
-	go func() {
-		d, err := c.nestedRepos(ctx)
-		nch <- nestedResult{d, err}
-	}()
+	excludes := c.excludeArgs()
 	// What ignore rules leave out, with wholly ignored directories
 	// collapsed to "dir/": recorded so that a restore to this snapshot
 	// leaves them alone even after the rules change.
@@ -204,16 +186,12 @@ func (c *Checkpointer) refreshIndex(ctx context.Context) (skipped, uncov []strin
 	// and one process instead of two.
 	args := append([]string{"ls-files", "-z", "-t", "--modified", "--deleted", "--others"}, excludes...)
 	listed, lerr := c.git.Run(ctx, gitx.Cmd{Dir: c.workDir, Env: c.privEnv, Args: append(args, c.pathspec()...)})
-	ti := <-tch
+	sd, serr := side()
 	ir := <-ich
-	nr := <-nch
-	if nr.err != nil {
-		return nil, nil, nr.err
+	if serr != nil {
+		return nil, nil, serr
 	}
-	if ti.err != nil {
-		return nil, nil, ti.err
-	}
-	forced, done := ti.paths, ti.done
+	forced, done := sd.forced, sd.done
 	if lerr != nil {
 		return nil, nil, fmt.Errorf("checkpoint: scanning the work tree: %w", lerr)
 	}
@@ -229,132 +207,49 @@ func (c *Checkpointer) refreshIndex(ctx context.Context) (skipped, uncov []strin
 		return nil, nil, fmt.Errorf("checkpoint: ls-files: %w", err)
 	}
 
-	var (
-		update, remove []string
-		becameDir      []string // recorded files that are directories now
-		seen           = make(map[string]bool, len(changed)+len(others)+len(forced))
-	)
 	uncov = ignored
-	nested := nr.dirs
+	nested := sd.nested
 	if len(nested) > 0 {
 		// Files recorded before their directory became a repository of its
 		// own: left out from now on, like the rest of that repository.
-		out, err := c.git.Run(ctx, gitx.Cmd{Dir: c.workDir, Env: c.privEnv,
-			Args: append([]string{"ls-files", "-z", "--cached", "--"}, nested...)})
+		inside, err := c.filesIn(ctx, nested)
 		if err != nil {
-			return nil, nil, fmt.Errorf("checkpoint: listing files in nested repositories: %w", err)
-		}
-		inside, err := gitx.SplitNUL(out)
-		if err != nil {
-			return nil, nil, fmt.Errorf("checkpoint: ls-files: %w", err)
+			return nil, nil, err
 		}
 		changed = append(inside, changed...)
 		for _, d := range nested {
 			uncov = append(uncov, d+"/")
 		}
 	}
-	inNested := func(p string) bool {
-		for _, d := range nested {
-			if strings.HasPrefix(p, d+"/") {
-				return true
-			}
-		}
-		return false
-	}
-	limit := c.opts.maxFileSize()
-	realDirs := map[string]bool{".": true}
-	// realDir reports whether d is a directory reached without following a
-	// symbolic link (memoized: most candidates share parents).
-	var realDir func(d string) bool
-	realDir = func(d string) bool {
-		if ok, seen := realDirs[d]; seen {
-			return ok
-		}
-		ok := realDir(path.Dir(d))
-		if ok {
-			st, err := os.Lstat(filepath.Join(c.workDir, filepath.FromSlash(d)))
-			ok = err == nil && st.IsDir()
-		}
-		realDirs[d] = ok
-		return ok
-	}
-	consider := func(p string, tracked bool) error {
-		if seen[p] {
-			return nil
-		}
-		seen[p] = true
-		if strings.HasSuffix(p, "/") {
-			// A nested repository (or submodule): never part of a snapshot.
-			uncov = append(uncov, p)
-			return nil
-		}
-		if rel, ok := c.wsPath(p); !ok || c.secrets.match(rel) || inNested(p) {
-			// Read-protected: never stored, whether ignored or not.
-			if tracked {
-				remove = append(remove, p)
-			}
-			uncov = append(uncov, p)
-			return nil
-		}
-		if !realDir(path.Dir(p)) {
-			// A parent became a file or a symbolic link: the path is gone.
-			if tracked {
-				remove = append(remove, p)
-			}
-			return nil
-		}
-		st, err := os.Lstat(filepath.Join(c.workDir, filepath.FromSlash(p)))
-		switch {
+	cl := c.newClassifier(nested, len(changed)+len(others)+len(forced))
+	var update, remove []string
+	add := func(p string, tracked bool) error {
+		switch act, err := cl.consider(p, tracked); {
 		case err != nil:
-			// Gone (or a parent replaced by a file): update-index removes it.
+			return err
+		case act == actAdd:
 			update = append(update, p)
-			return nil
-		case st.Mode().IsRegular():
-			if limit >= 0 && st.Size() > limit {
-				rel, _ := c.wsPath(p)
-				if c.opts.Oversize == OversizeFail {
-					return &FileTooLargeError{Path: rel, Size: st.Size(), Limit: limit}
-				}
-				skipped = append(skipped, rel)
-				uncov = append(uncov, p)
-				if tracked {
-					remove = append(remove, p)
-				}
-				return nil
-			}
-		case st.IsDir():
-			if tracked {
-				becameDir = append(becameDir, p)
-			}
-		case st.Mode()&fs.ModeSymlink != 0:
-		default:
-			// FIFO, socket or device: git cannot store it.
-			rel, _ := c.wsPath(p)
-			skipped = append(skipped, rel)
-			uncov = append(uncov, p)
-			if tracked {
-				remove = append(remove, p)
-			}
-			return nil
+		case act == actRemove:
+			remove = append(remove, p)
 		}
-		update = append(update, p)
 		return nil
 	}
 	for _, p := range changed {
-		if err := consider(p, true); err != nil {
+		if err := add(p, true); err != nil {
 			return nil, nil, err
 		}
 	}
 	for _, p := range others {
-		if err := consider(p, false); err != nil {
+		if err := add(p, false); err != nil {
 			return nil, nil, err
 		}
 	}
 	for _, p := range forced {
-		if err := consider(p, false); err != nil {
+		if err := add(p, false); err != nil {
 			return nil, nil, err
 		}
 	}
+	skipped, uncov, becameDir := cl.skipped, append(uncov, cl.uncov...), cl.becameDir
 	if len(remove) > 0 {
 		if err := c.updateIndex(ctx, c.privEnv, []string{"--force-remove"}, remove); err != nil {
 			return nil, nil, err
@@ -369,19 +264,211 @@ func (c *Checkpointer) refreshIndex(ctx context.Context) (skipped, uncov []strin
 	if len(becameDir) > 0 && len(excludes) > 0 {
 		// While the index still held a file where there is now a
 		// directory, "--directory" hid what is ignored in it: list it again.
-		args := append([]string{"ls-files", "-z", "--others", "--ignored", "--directory"}, excludes...)
-		out, err := c.git.Run(ctx, gitx.Cmd{Dir: c.workDir, Env: c.privEnv, Args: append(append(args, "--"), becameDir...)})
+		more, err := c.ignoredIn(ctx, becameDir)
 		if err != nil {
-			return nil, nil, fmt.Errorf("checkpoint: scanning ignored files: %w", err)
-		}
-		more, err := gitx.SplitNUL(out)
-		if err != nil {
-			return nil, nil, fmt.Errorf("checkpoint: ls-files: %w", err)
+			return nil, nil, err
 		}
 		uncov = append(uncov, more...)
 	}
 	done()
 	return skipped, uncov, nil
+}
+
+// sideResult is what a full snapshot learns besides the scan of the work
+// tree: the files the user's repository tracks although they are ignored
+// (with done, to call once they are recorded) and the directories that
+// became repositories of their own.
+type sideResult struct {
+	forced []string
+	done   func()
+	nested []string
+}
+
+// startSide starts the look at the user's index and the search for nested
+// repositories, side by side with the caller's scan; the returned function
+// waits for both. c.dirs is used only by the search until it reports.
+func (c *Checkpointer) startSide(ctx context.Context) func() (sideResult, error) {
+	type tracked struct {
+		paths []string
+		done  func()
+		err   error
+	}
+	tch := make(chan tracked, 1)
+	go func() {
+		p, d, err := c.trackedIgnored(ctx)
+		tch <- tracked{p, d, err}
+	}()
+	type nestedResult struct {
+		dirs []string
+		err  error
+	}
+	nch := make(chan nestedResult, 1)
+	go func() {
+		d, err := c.nestedRepos(ctx)
+		nch <- nestedResult{d, err}
+	}()
+	return func() (sideResult, error) {
+		ti, nr := <-tch, <-nch
+		if nr.err != nil {
+			return sideResult{}, nr.err
+		}
+		if ti.err != nil {
+			return sideResult{}, ti.err
+		}
+		return sideResult{forced: ti.paths, done: ti.done, nested: nr.dirs}, nil
+	}
+}
+
+// action is what a full snapshot does with one path a scan reported.
+type action uint8
+
+const (
+	actNone   action = iota // not recorded (left out, or nothing to do)
+	actAdd                  // recorded as it is on disk (gone: removed)
+	actRemove               // tracked but left out: removed from the index and the snapshot
+)
+
+// classifier decides, path by path, what a full snapshot records, and
+// collects what it leaves out.
+type classifier struct {
+	c        *Checkpointer
+	nested   []string // nested repositories (work-tree paths)
+	limit    int64
+	seen     map[string]bool
+	realDirs map[string]bool
+
+	skipped   []string // workspace-relative: oversized and special files
+	uncov     []string // work-tree paths left out; directories end in "/"
+	becameDir []string // recorded files that are directories now
+}
+
+func (c *Checkpointer) newClassifier(nested []string, n int) *classifier {
+	return &classifier{c: c, nested: nested, limit: c.opts.maxFileSize(),
+		seen: make(map[string]bool, n), realDirs: map[string]bool{".": true}}
+}
+
+func (cl *classifier) inNested(p string) bool {
+	for _, d := range cl.nested {
+		if strings.HasPrefix(p, d+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// realDir reports whether d is a directory reached without following a
+// symbolic link (memoized: most candidates share parents).
+func (cl *classifier) realDir(d string) bool {
+	if ok, seen := cl.realDirs[d]; seen {
+		return ok
+	}
+	ok := cl.realDir(path.Dir(d))
+	if ok {
+		st, err := os.Lstat(filepath.Join(cl.c.workDir, filepath.FromSlash(d)))
+		ok = err == nil && st.IsDir()
+	}
+	cl.realDirs[d] = ok
+	return ok
+}
+
+// consider classifies the work-tree path p; tracked says whether the
+// private index holds it. A path seen before is actNone.
+func (cl *classifier) consider(p string, tracked bool) (action, error) {
+	c := cl.c
+	if cl.seen[p] {
+		return actNone, nil
+	}
+	cl.seen[p] = true
+	leftOut := func() action {
+		if tracked {
+			return actRemove
+		}
+		return actNone
+	}
+	if strings.HasSuffix(p, "/") {
+		// A nested repository (or submodule): never part of a snapshot.
+		cl.uncov = append(cl.uncov, p)
+		return actNone, nil
+	}
+	if rel, ok := c.wsPath(p); !ok || c.secrets.match(rel) || cl.inNested(p) {
+		// Read-protected: never stored, whether ignored or not.
+		cl.uncov = append(cl.uncov, p)
+		return leftOut(), nil
+	}
+	if !cl.realDir(path.Dir(p)) {
+		// A parent became a file or a symbolic link: the path is gone.
+		return leftOut(), nil
+	}
+	st, err := os.Lstat(filepath.Join(c.workDir, filepath.FromSlash(p)))
+	switch {
+	case err != nil:
+		// Gone (or a parent replaced by a file): update-index removes it.
+		return actAdd, nil
+	case st.Mode().IsRegular():
+		if cl.limit >= 0 && st.Size() > cl.limit {
+			rel, _ := c.wsPath(p)
+			if c.opts.Oversize == OversizeFail {
+				return actNone, &FileTooLargeError{Path: rel, Size: st.Size(), Limit: cl.limit}
+			}
+			cl.skipped = append(cl.skipped, rel)
+			cl.uncov = append(cl.uncov, p)
+			return leftOut(), nil
+		}
+	case st.IsDir():
+		if tracked {
+			cl.becameDir = append(cl.becameDir, p)
+		}
+	case st.Mode()&fs.ModeSymlink != 0:
+	default:
+		// FIFO, socket or device: git cannot store it.
+		rel, _ := c.wsPath(p)
+		cl.skipped = append(cl.skipped, rel)
+		cl.uncov = append(cl.uncov, p)
+		return leftOut(), nil
+	}
+	return actAdd, nil
+}
+
+// filesIn lists the files of the private index under the given
+// directories (work-tree paths).
+func (c *Checkpointer) filesIn(ctx context.Context, dirs []string) ([]string, error) {
+	out, err := c.git.Run(ctx, gitx.Cmd{Dir: c.workDir, Env: c.privEnv,
+		Args: append([]string{"ls-files", "-z", "--cached", "--"}, dirs...)})
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: listing files in nested repositories: %w", err)
+	}
+	inside, err := gitx.SplitNUL(out)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: ls-files: %w", err)
+	}
+	return inside, nil
+}
+
+// excludeArgs are the ls-files options that apply the ignore rules.
+func (c *Checkpointer) excludeArgs() []string {
+	var excludes []string
+	if !c.opts.IncludeIgnored {
+		excludes = append(excludes, "--exclude-standard")
+	}
+	if c.exclude != "" {
+		excludes = append(excludes, "--exclude-from="+c.exclude)
+	}
+	return excludes
+}
+
+// ignoredIn lists what ignore rules leave out below the given work-tree
+// directories, wholly ignored directories as "dir/".
+func (c *Checkpointer) ignoredIn(ctx context.Context, dirs []string) ([]string, error) {
+	args := append([]string{"ls-files", "-z", "--others", "--ignored", "--directory"}, c.excludeArgs()...)
+	out, err := c.git.Run(ctx, gitx.Cmd{Dir: c.workDir, Env: c.privEnv, Args: append(append(args, "--"), dirs...)})
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: scanning ignored files: %w", err)
+	}
+	more, err := gitx.SplitNUL(out)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: ls-files: %w", err)
+	}
+	return more, nil
 }
 
 // splitTagged splits the output of "ls-files -z -t --modified --deleted
@@ -418,10 +505,7 @@ func splitTagged(out []byte) (tracked, others []string, err error) {
 func (c *Checkpointer) nestedRepos(ctx context.Context) ([]string, error) {
 	if c.dirs == nil {
 		c.dirs = make(map[string]bool)
-		base := c.base
-		if base == "" {
-			base = c.loadBase()
-		}
+		base := c.loadBase().tree
 		if base != c.emptyTree {
 			out, err := c.git.Run(ctx, gitx.Cmd{Dir: c.workDir, Env: c.privEnv,
 				Args: []string{"ls-tree", "-r", "-d", "-z", "--name-only", base}})

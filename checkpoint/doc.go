@@ -44,11 +44,17 @@
 // The work is done by plumbing commands run against a private git
 // directory of the package's own (in .git/reins/ or the shadow
 // repository), with a private index file that is kept between snapshots.
-// The private index caches each file's stat data, so a snapshot hashes
-// only the files git reports as changed since the previous one (two
-// "ls-files" scans run in parallel, then "update-index --info-only"), and
-// "git fast-import" stores the changed files, the new trees, the commit
-// and the ref in a single pack built on the previous snapshot's tree. The
+// The private index caches each file's stat data, and the private
+// repository's HEAD is detached at the previous full snapshot, so a single
+// "git status" on the private index reports, in one walk of the tree, what
+// differs from that snapshot (unchanged files are compared by their stat
+// data and never read), the untracked files and the ignored ones. Only the
+// changed files are hashed ("update-index --info-only"), and "git
+// fast-import" stores them, the new trees, the commit and the ref in a
+// single pack built on the previous snapshot's tree. A restore takes its
+// safety snapshot with that same walk and finds what to write with
+// "diff-tree" between the two snapshots, which skips every directory they
+// share. The
 // second snapshot of a large workspace costs one scan of the tree plus the
 // changed files, and writes a handful of files instead of one per object.
 // Packs are merged geometrically once there are more than 32.

@@ -244,28 +244,61 @@ func (c *Checkpointer) diffIndex(ctx context.Context, base string) ([]importEntr
 	return entries, nil
 }
 
-// The base tree is the tree of the last full snapshot, the reference the
-// next one is built on. Any existing tree gives a correct snapshot (the
-// difference is computed against it); a close one makes it cheap. It is
-// kept in memory and in the private directory, for the next process.
-func (c *Checkpointer) loadBase() string {
-	b, err := os.ReadFile(filepath.Join(c.private, "base"))
-	if err != nil {
-		return c.emptyTree
-	}
-	t := strings.TrimSpace(string(b))
-	if !gitx.IsOID(t) || len(t) != len(c.emptyTree) {
-		return c.emptyTree
-	}
-	return t
+// baseState is the last full snapshot, the reference the next one is built
+// on: its tree and the commit holding it ("" when unknown, for a state
+// written by an older version). Any existing tree gives a correct snapshot
+// (the difference is computed against it); a close one makes it cheap. It
+// is kept in the private directory, read under the workspace lock each
+// time (another process may have moved it), and the private repository's
+// HEAD is detached at the commit so that "git status" compares the private
+// index with it.
+type baseState struct {
+	tree, commit string
 }
 
-func (c *Checkpointer) setBase(tree string) {
-	if c.base == tree {
+func (c *Checkpointer) loadBase() baseState {
+	empty := baseState{tree: c.emptyTree}
+	b, err := os.ReadFile(filepath.Join(c.private, "base"))
+	if err != nil {
+		return empty
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 || len(f) > 2 || !c.isOID(f[0]) {
+		return empty
+	}
+	st := baseState{tree: f[0]}
+	if len(f) == 2 {
+		if !c.isOID(f[1]) {
+			return empty
+		}
+		st.commit = f[1]
+	}
+	return st
+}
+
+func (c *Checkpointer) isOID(s string) bool { return gitx.IsOID(s) && len(s) == len(c.zeroOID) }
+
+// setBase records the checkpoint whose tree the next snapshot builds on.
+func (c *Checkpointer) setBase(cp Checkpoint) {
+	if c.loadBase() == (baseState{tree: cp.Tree, commit: cp.Commit}) {
 		return
 	}
-	c.base = tree
-	_ = writeFileAtomic(filepath.Join(c.private, "base"), []byte(tree+"\n"))
+	_ = writeFileAtomic(filepath.Join(c.private, "base"), []byte(cp.Tree+" "+cp.Commit+"\n"))
+}
+
+// syncHead detaches the private repository's HEAD at the base commit (or
+// leaves it unborn, for the empty tree), so that "git status" run on the
+// private index reports its differences from the base.
+func (c *Checkpointer) syncHead(b baseState) error {
+	name := filepath.Join(c.private, "repo", "HEAD")
+	want := "ref: refs/heads/reins-unborn\n"
+	if b.tree != c.emptyTree {
+		want = b.commit + "\n"
+	}
+	if cur, err := os.ReadFile(name); err == nil && string(cur) == want {
+		return nil
+	}
+	return writeFileAtomic(name, []byte(want))
 }
 
 // scopedEntries validates the paths of a path-scoped snapshot and lists

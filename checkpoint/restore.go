@@ -141,25 +141,17 @@ func (c *Checkpointer) rewindLocked(ctx context.Context, resolve func(context.Co
 	if err != nil {
 		return RewindResult{}, nil, fail(RestoreSnapshotFailed, "", err)
 	}
-	// The target's record of what it does not cover, and (for a full
-	// restore) the changes to make, which are the difference between the
-	// just-refreshed private index (the current state) and the target,
-	// with the target's objects checked: computed while the current state
-	// is being stored. Nothing is written before that store succeeds.
+	// The target's record of what it does not cover is read while the
+	// current state is stored. Nothing is written before that store
+	// succeeds.
 	type prep struct {
-		entries []gitx.RawEntry
-		unc     uncovered
-		err     error
+		unc uncovered
+		err error
 	}
 	pc := make(chan prep, 1)
 	go func() {
 		var r prep
 		r.unc, r.err = c.loadUncovered(ctx, target.record)
-		if r.err == nil && target.Paths == nil {
-			if r.entries, r.err = c.indexToTree(ctx, target.Tree); r.err == nil {
-				r.err = c.checkObjects(ctx, c.writesOf(r.entries))
-			}
-		}
 		pc <- r
 	}()
 	undo, err := c.store(ctx, label, target.CorrelationID, ReasonBeforeRestore, target.Paths, p)
@@ -171,14 +163,17 @@ func (c *Checkpointer) rewindLocked(ctx context.Context, resolve func(context.Co
 	if pr.err != nil {
 		return RewindResult{}, events, fail(RestoreUnreadable, undo.ID, pr.err)
 	}
-	entries := pr.entries
-	if target.Paths != nil && undo.Tree != target.Tree {
+	// The changes to make are the difference between the state just
+	// stored and the target: two trees that share every directory the
+	// work since did not touch, which diff-tree skips without reading.
+	var entries []gitx.RawEntry
+	if undo.Tree != target.Tree {
 		if entries, err = c.diffTrees(ctx, undo.Tree, target.Tree, nil); err != nil {
 			return RewindResult{}, events, fail(RestoreUnreadable, undo.ID, err)
 		}
 	}
 	full := target.Paths == nil
-	changes, err := c.restoreEntries(ctx, entries, target.Tree, pr.unc, full, full)
+	changes, err := c.restoreEntries(ctx, entries, target, pr.unc, full)
 	if err != nil {
 		var re *RestoreError
 		if errors.As(err, &re) && re.Failure == RestoreInterrupted {
@@ -214,7 +209,7 @@ func (c *Checkpointer) returnTo(ctx context.Context, cp Checkpoint, unc uncovere
 	if err != nil {
 		return err
 	}
-	_, err = c.restoreEntries(ctx, entries, cp.Tree, unc, cp.Paths == nil, false)
+	_, err = c.restoreEntries(ctx, entries, cp, unc, cp.Paths == nil)
 	return err
 }
 
@@ -327,23 +322,6 @@ func (c *Checkpointer) indexToTree(ctx context.Context, target string) ([]gitx.R
 	return entries, nil
 }
 
-// writesOf lists the blobs a restore with these entries writes.
-func (c *Checkpointer) writesOf(entries []gitx.RawEntry) []writeOp {
-	var w []writeOp
-	for _, e := range entries {
-		switch e.NewMode {
-		case gitx.ModeFile, gitx.ModeExec, gitx.ModeSymlink:
-			if e.OldMode == gitx.ModeGitlink {
-				continue
-			}
-			if rel, ok := c.wsPath(e.Path); ok && !c.secrets.match(rel) {
-				w = append(w, writeOp{path: e.Path, rel: rel, mode: e.NewMode, oid: e.NewOID})
-			}
-		}
-	}
-	return w
-}
-
 // restorePlan is a restore checked and ready to apply.
 type restorePlan struct {
 	deletes []string // workspace-relative files and links to remove
@@ -360,7 +338,7 @@ type restorePlan struct {
 // anything when the plan cannot be carried out; then it removes and
 // writes. When applying fails midway the error's Failure is
 // RestoreInterrupted and the caller puts the prior state back.
-func (c *Checkpointer) restoreEntries(ctx context.Context, entries []gitx.RawEntry, target string, unc uncovered, full, objectsChecked bool) ([]Change, error) {
+func (c *Checkpointer) restoreEntries(ctx context.Context, entries []gitx.RawEntry, target Checkpoint, unc uncovered, full bool) ([]Change, error) {
 	if len(entries) == 0 {
 		if full {
 			c.setBase(target)
@@ -372,7 +350,7 @@ func (c *Checkpointer) restoreEntries(ctx context.Context, entries []gitx.RawEnt
 		return nil, &RestoreError{Failure: RestoreConflict, Err: fmt.Errorf("checkpoint: %w", err)}
 	}
 	defer root.Close()
-	pl, err := c.plan(ctx, root, entries, unc, objectsChecked)
+	pl, err := c.plan(ctx, root, entries, unc)
 	if err != nil {
 		return nil, err
 	}
@@ -390,7 +368,7 @@ func (c *Checkpointer) restoreEntries(ctx context.Context, entries []gitx.RawEnt
 // path is safe, nothing the target does not cover is deleted, nothing the
 // current state does not cover is overwritten, no symbolic link is
 // followed, and every object exists.
-func (c *Checkpointer) plan(ctx context.Context, root *os.Root, entries []gitx.RawEntry, unc uncovered, objectsChecked bool) (restorePlan, error) {
+func (c *Checkpointer) plan(ctx context.Context, root *os.Root, entries []gitx.RawEntry, unc uncovered) (restorePlan, error) {
 	var (
 		pl     restorePlan
 		inCur  = make(map[string]bool) // workspace-relative paths of the current state
@@ -463,10 +441,8 @@ func (c *Checkpointer) plan(ctx context.Context, root *os.Root, entries []gitx.R
 			return pl, &RestoreError{Failure: RestoreConflict, Path: w.rel, Err: err}
 		}
 	}
-	if !objectsChecked {
-		if err := c.checkObjects(ctx, pl.writes); err != nil {
-			return pl, &RestoreError{Failure: RestoreUnreadable, Err: err}
-		}
+	if err := c.checkObjects(ctx, pl.writes); err != nil {
+		return pl, &RestoreError{Failure: RestoreUnreadable, Err: err}
 	}
 	return pl, nil
 }

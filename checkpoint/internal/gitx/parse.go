@@ -240,3 +240,85 @@ func ParseRefs(b []byte) ([]Ref, error) {
 	}
 	return refs, nil
 }
+
+// StatusEntry is one record of "git status --porcelain=v2 -z" for an
+// ordinary tracked entry ('1'), an untracked path ('?') or an ignored one
+// ('!').
+type StatusEntry struct {
+	Kind byte // '1', '?' or '!'
+	// X and Y are the HEAD-to-index and index-to-work-tree states of a
+	// '1' record ('.', 'M', 'T', 'A' or 'D'); 0 for '?' and '!'.
+	X, Y byte
+	Path string // as git prints it with -z: verbatim, directories end in "/"
+}
+
+// ParseStatusV2 parses the output of "git status --porcelain=v2 -z
+// --no-renames" without --branch or --show-stash. Renamed, copied and
+// unmerged records, headers and any other shape fail closed: the
+// private index that is scanned never holds them.
+func ParseStatusV2(b []byte) ([]StatusEntry, error) {
+	if len(b) == 0 {
+		return nil, nil
+	}
+	if b[len(b)-1] != 0 {
+		return nil, errors.New("status: output is not NUL-terminated")
+	}
+	var out []StatusEntry
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, 0)
+		rec := b[:i]
+		b = b[i+1:]
+		if len(rec) < 3 || rec[1] != ' ' {
+			return nil, fmt.Errorf("status: malformed record %q", truncate(string(rec)))
+		}
+		switch rec[0] {
+		case '?', '!':
+			p := string(rec[2:])
+			if !validStatusPath(p) {
+				return nil, fmt.Errorf("status: malformed path %q", truncate(p))
+			}
+			out = append(out, StatusEntry{Kind: rec[0], Path: p})
+		case '1':
+			e, err := parseStatusOrdinary(rec)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, e)
+		default:
+			return nil, fmt.Errorf("status: unsupported record %q", truncate(string(rec)))
+		}
+	}
+	return out, nil
+}
+
+// parseStatusOrdinary parses "1 XY sub mH mI mW hH hI path".
+func parseStatusOrdinary(rec []byte) (StatusEntry, error) {
+	f := strings.SplitN(string(rec), " ", 9)
+	if len(f) != 9 || len(f[1]) != 2 {
+		return StatusEntry{}, fmt.Errorf("status: malformed record %q", truncate(string(rec)))
+	}
+	e := StatusEntry{Kind: '1', X: f[1][0], Y: f[1][1], Path: f[8]}
+	if !strings.ContainsRune(".MTAD", rune(e.X)) || !strings.ContainsRune(".MTD", rune(e.Y)) || e.X == '.' && e.Y == '.' {
+		return StatusEntry{}, fmt.Errorf("status: unsupported state %q", truncate(f[1]))
+	}
+	if len(f[2]) != 4 || f[2][0] != 'N' && f[2][0] != 'S' {
+		return StatusEntry{}, fmt.Errorf("status: malformed submodule field %q", truncate(f[2]))
+	}
+	for _, m := range f[3:6] {
+		v, err := strconv.ParseUint(m, 8, 32)
+		if len(m) != 6 || err != nil || !validMode(uint32(v)) {
+			return StatusEntry{}, fmt.Errorf("status: malformed mode %q", truncate(m))
+		}
+	}
+	if !IsOID(f[6]) || !IsOID(f[7]) || len(f[6]) != len(f[7]) {
+		return StatusEntry{}, fmt.Errorf("status: malformed object ids in %q", truncate(string(rec)))
+	}
+	if !validStatusPath(e.Path) || strings.HasSuffix(e.Path, "/") {
+		return StatusEntry{}, fmt.Errorf("status: malformed path %q", truncate(e.Path))
+	}
+	return e, nil
+}
+
+func validStatusPath(p string) bool {
+	return p != "" && p != "/" && !strings.HasPrefix(p, "/")
+}

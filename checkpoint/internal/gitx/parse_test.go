@@ -180,3 +180,65 @@ func FuzzParseVersion(f *testing.F) {
 		}
 	})
 }
+
+func TestParseStatusV2(t *testing.T) {
+	one := func(xy, mw, path string) string {
+		return "1 " + xy + " N... 100644 100644 " + mw + " " + oidA + " " + oidA + " " + path + "\x00"
+	}
+	out := one(".M", "100644", "a/f") + one(".D", "000000", "tr") + one("D.", "000000", "gone x") +
+		"? a/link\x00? nest/r/\x00! build/\x00! logs/x.log\x00? -lead \n name\x00"
+	got, err := ParseStatusV2([]byte(out))
+	require.NoError(t, err)
+	assert.Equal(t, []StatusEntry{
+		{Kind: '1', X: '.', Y: 'M', Path: "a/f"},
+		{Kind: '1', X: '.', Y: 'D', Path: "tr"},
+		{Kind: '1', X: 'D', Y: '.', Path: "gone x"},
+		{Kind: '?', Path: "a/link"},
+		{Kind: '?', Path: "nest/r/"},
+		{Kind: '!', Path: "build/"},
+		{Kind: '!', Path: "logs/x.log"},
+		{Kind: '?', Path: "-lead \n name"},
+	}, got)
+	got, err = ParseStatusV2(nil)
+	require.NoError(t, err)
+	assert.Empty(t, got)
+
+	for _, bad := range []string{
+		"? a",                        // not terminated
+		"# branch.oid (initial)\x00", // header
+		"2 R. N... 100644 100644 100644 " + oidA + " " + oidA + " R100 b\x00a\x00", // rename
+		"u UU N... 100644 100644 100644 100644 " + oidA + " " + oidA + " " + oidA + " c\x00",
+		one("..", "100644", "a"),    // nothing changed
+		one(".A", "100644", "a"),    // Y cannot be A
+		one(".M", "100644", "dir/"), // a tracked entry is no directory
+		one(".M", "10064", "a"),     // short mode
+		one(".M", "100644", ""),     // empty path
+		"1 .M N... 100644 100644 100644 " + oidA + " " + oidA[:39] + " a\x00",
+		"1 .M X... 100644 100644 100644 " + oidA + " " + oidA + " a\x00",
+		"? \x00", "?a\x00", "! /abs\x00",
+	} {
+		_, err := ParseStatusV2([]byte(bad))
+		assert.Error(t, err, "%q", bad)
+	}
+}
+
+func FuzzParseStatusV2(f *testing.F) {
+	f.Add([]byte("1 .M N... 100644 100644 100644 " + oidA + " " + oidB + " a b\x00? c/\x00! d\x00"))
+	f.Add([]byte("1 D. N... 100644 000000 000000 " + oidA + " " + oidZ + " x\x00"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		entries, err := ParseStatusV2(b)
+		if err != nil {
+			return
+		}
+		for _, e := range entries {
+			require.NotEmpty(t, e.Path)
+			require.NotContains(t, e.Path, "\x00")
+			require.False(t, strings.HasPrefix(e.Path, "/"))
+			require.Contains(t, []byte{'1', '?', '!'}, e.Kind)
+			if e.Kind == '1' {
+				require.False(t, e.X == '.' && e.Y == '.')
+				require.False(t, strings.HasSuffix(e.Path, "/"))
+			}
+		}
+	})
+}

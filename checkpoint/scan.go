@@ -1,0 +1,193 @@
+package checkpoint
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/reins-go/reins/checkpoint/internal/gitx"
+)
+
+// errStatusFailed reports that "git status" on the private index failed;
+// prepare falls back to the index-based scan.
+var errStatusFailed = errors.New("checkpoint: scanning the work tree with git status failed")
+
+// scan prepares a full snapshot built on base with a single pass over the
+// work tree: "git status" on the private index, with the private HEAD
+// detached at the base commit, reports in one walk what differs from the
+// base (the index against HEAD), the files whose stat data no longer
+// matches the index (refreshed in memory, so unchanged files are never
+// read), the untracked files and the ignored ones. Only the changed files
+// are then hashed into the index ("update-index --info-only"), and the
+// snapshot replaces or removes just the reported paths in the base tree.
+//
+// The ignored paths are recorded the way "--ignored=matching" lists them:
+// a directory that an ignore pattern matches as "dir/", other ignored
+// files one by one.
+func (c *Checkpointer) scan(ctx context.Context, b baseState) (prepared, error) {
+	p := prepared{base: b.tree}
+	if err := c.purgeSecrets(ctx); err != nil {
+		return p, err
+	}
+	if err := c.syncHead(b); err != nil {
+		return p, err
+	}
+	if err := c.syncExcludes(); err != nil {
+		return p, err
+	}
+	side := c.startSide(ctx)
+	args := []string{"status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignored=matching",
+		"--no-renames", "--ignore-submodules=all"}
+	out, serr := c.git.Run(ctx, gitx.Cmd{Dir: c.workDir, Env: c.privEnv, Args: append(args, c.pathspec()...)})
+	sd, err := side()
+	if err != nil {
+		return p, err
+	}
+	if serr != nil {
+		return p, fmt.Errorf("%w: %w", errStatusFailed, serr)
+	}
+	records, err := gitx.ParseStatusV2(out)
+	if err != nil {
+		return p, fmt.Errorf("checkpoint: %w", err)
+	}
+
+	var (
+		changed  []string // in the index, stat data changed or gone
+		indexNew []string // in the index and as on disk, but not as in the base
+		dropped  []string // in the base, not in the index
+		others   []string // untracked
+		ignored  []string
+	)
+	for _, r := range records {
+		switch {
+		case r.Kind == '?':
+			others = append(others, r.Path)
+		case r.Kind == '!':
+			ignored = append(ignored, r.Path)
+		case r.X == 'D':
+			dropped = append(dropped, r.Path)
+		case r.Y != '.':
+			changed = append(changed, r.Path)
+		default:
+			indexNew = append(indexNew, r.Path)
+		}
+	}
+	var uncov []string
+	if len(sd.nested) > 0 {
+		// Files recorded before their directory became a repository of its
+		// own: left out from now on, like the rest of that repository.
+		inside, err := c.filesIn(ctx, sd.nested)
+		if err != nil {
+			return p, err
+		}
+		changed = append(inside, changed...)
+		for _, d := range sd.nested {
+			uncov = append(uncov, d+"/")
+		}
+	}
+
+	cl := c.newClassifier(sd.nested, len(records)+len(sd.forced))
+	var update, remove []string
+	entries := make(map[string]bool) // path -> recorded (false: removed from the base tree)
+	visit := func(paths []string, tracked, hash bool) error {
+		for _, q := range paths {
+			act, err := cl.consider(q, tracked)
+			switch {
+			case err != nil:
+				return err
+			case act == actAdd:
+				if hash {
+					update = append(update, q)
+				}
+				entries[q] = true
+			case act == actRemove:
+				remove = append(remove, q)
+				entries[q] = false
+			}
+		}
+		return nil
+	}
+	if err := visit(changed, true, true); err != nil {
+		return p, err
+	}
+	// The index already holds these as they are on disk: recorded from
+	// disk without hashing them again.
+	if err := visit(indexNew, true, false); err != nil {
+		return p, err
+	}
+	if err := visit(others, false, true); err != nil {
+		return p, err
+	}
+	if err := visit(sd.forced, false, true); err != nil {
+		return p, err
+	}
+	for _, q := range dropped {
+		if _, ok := entries[q]; !ok {
+			entries[q] = false
+		}
+	}
+	if len(remove) > 0 {
+		if err := c.updateIndex(ctx, c.privEnv, []string{"--force-remove"}, remove); err != nil {
+			return p, err
+		}
+	}
+	if len(update) > 0 {
+		if err := c.updateIndex(ctx, c.privEnv, []string{"--add", "--remove", "--replace", "--info-only"}, update); err != nil {
+			return p, err
+		}
+		c.noteDirs(update)
+	}
+	if len(cl.becameDir) > 0 {
+		// While the index still held a file where there is now a
+		// directory, status did not look for ignored files in it.
+		more, err := c.ignoredIn(ctx, cl.becameDir)
+		if err != nil {
+			return p, err
+		}
+		ignored = append(ignored, more...)
+	}
+	sd.done()
+
+	// What is recorded is not left out (a file the user's repository
+	// tracks although it is ignored is listed as ignored too).
+	for _, q := range ignored {
+		if !entries[q] {
+			uncov = append(uncov, q)
+		}
+	}
+	p.skipped, p.uncovered = cl.skipped, append(uncov, cl.uncov...)
+	p.entries = make([]importEntry, 0, len(entries))
+	for q, keep := range entries {
+		p.entries = append(p.entries, importEntry{path: q, delete: !keep})
+	}
+	slices.SortFunc(p.entries, func(a, b importEntry) int {
+		switch {
+		case a.path < b.path:
+			return -1
+		case a.path > b.path:
+			return 1
+		}
+		return 0
+	})
+	return p, nil
+}
+
+// syncExcludes makes Options.Exclude the private repository's
+// info/exclude, which "git status" reads after core.excludesFile (the
+// user's .git/info/exclude) and so with higher precedence, as
+// --exclude-from has for ls-files.
+func (c *Checkpointer) syncExcludes() error {
+	name := filepath.Join(c.private, "repo", "info", "exclude")
+	if len(c.opts.Exclude) == 0 {
+		if err := os.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("checkpoint: %w", err)
+		}
+		return nil
+	}
+	return writeIfChanged(name, []byte(strings.Join(c.opts.Exclude, "\n")+"\n"))
+}
