@@ -85,70 +85,187 @@ func MaskSecrets(s string) string {
 }
 
 // maySecret is the single-pass pre-scan of [MaskSecrets]: it reports false only for text in
-// which no rule of maskSecrets can fire, so most text (paths, reasons, plain commands) costs one
-// table lookup per byte. Every rule needs one of these triggers, checked byte by byte:
-//   - a '=' (key=value pairs) or a ':' (URL credentials, headers, user:pw after -u);
-//   - a '-' that starts a word or follows a quote that does (a flag whose value is the next
-//     word, -u/--user, a PEM "-----BEGIN");
-//   - "bearer" in any case (a bare "Bearer x");
-//   - a run of at least minToken bytes of [A-Za-z0-9_.-] (every well-known token format and a
-//     JSON web token lies in such a run; a '/' or a space ends it).
+// which no rule of maskSecrets can fire, so that ordinary text (paths, reasons, commands with
+// flags and key=value options) is never handed to the full scanner. It walks the bytes once,
+// with one table lookup per byte, and tests each rule's trigger where it can start, on the
+// same whitespace-separated words maskSecrets sees (until maskSecrets masks something, its
+// words are exactly these):
+//   - a '=' whose key (the run of key characters before it) is a secret name;
+//   - a ':' whose header name (the run of [A-Za-z0-9-] before it) is a secret header, or a
+//     "://" with a '@' in the authority after it;
+//   - a word that is a flag (starts with '-', has no '=') named like a secret, followed by a
+//     word that is not a flag; or -u/--user/--proxy-user followed by a word with a ':';
+//   - a word that is "bearer" (any case, quotes around it), followed by a word that is not a
+//     flag;
+//   - a word that starts with "-----BEGIN" (after a quote or not);
+//   - the prefix of a well-known token format where a token can start (not after a letter or
+//     digit).
 //
-// FuzzMaskSecrets checks that whatever maySecret lets through unmasked, maskSecrets leaves
-// unchanged too.
+// Each test is a superset of its rule (it ignores the lengths and the values the rule also
+// requires). FuzzMaySecret checks that whatever maySecret lets through, maskSecrets leaves
+// unchanged.
 func maySecret(s string) bool {
-	run := 0
+	var w wordState
+	ws := 0          // the current word starts at s[ws]
+	key, hdr := 0, 0 // the current runs of key and header-name characters start here
 	for i := 0; i < len(s); i++ {
-		switch c := s[i]; preClass[c] {
-		case preToken:
-			if run++; run >= minToken {
+		c := s[i]
+		k := preClass[c]
+		if k == preAlnum {
+			// A token starts only here, after a byte that is not a letter or digit; skip the
+			// rest of the run in a tight loop.
+			if tokenStart[c] && tokenPrefixAt(s, i) {
 				return true
 			}
-			if c == 'b' || c == 'B' {
-				if len(s)-i >= len("bearer") && equalFold(s[i:i+len("bearer")], "bearer") {
-					return true
-				}
+			for i+1 < len(s) && preClass[s[i+1]] == preAlnum {
+				i++
 			}
-		case preDash:
-			if i == 0 || preClass[s[i-1]] == preSpace || preClass[s[i-1]] == preQuote {
-				return true
-			}
-			if run++; run >= minToken {
-				return true
-			}
-		case preTrigger:
-			return true
-		default: // preSpace, preQuote, preOther
-			run = 0
+			continue
 		}
+		switch k {
+		case preKey: // '_', '.'
+			hdr = i + 1
+		case preDash:
+			if i == ws && strings.HasPrefix(s[i:], "-----BEGIN") {
+				return true
+			}
+		case preQuote:
+			if i == ws && strings.HasPrefix(s[i+1:], "-----BEGIN") {
+				return true
+			}
+			key, hdr = i+1, i+1
+		case preEq:
+			if secretName(strings.TrimLeft(s[key:i], "-")) {
+				return true
+			}
+			w.eq = true
+			key, hdr = i+1, i+1
+		case preColon:
+			if secretHeader(s[hdr:i]) || strings.HasPrefix(s[i:], "://") && urlUserInfo(s, i+3) {
+				return true
+			}
+			w.colon = true
+			key, hdr = i+1, i+1
+		case preSpace:
+			if i > ws && w.special(s[ws:i]) && w.end(s[ws:i]) {
+				return true
+			}
+			w.eq, w.colon = false, false
+			ws, key, hdr = i+1, i+1, i+1
+		default: // preOther
+			key, hdr = i+1, i+1
+		}
+	}
+	return len(s) > ws && w.special(s[ws:]) && w.end(s[ws:])
+}
+
+// wordState is what maySecret knows about the word it is in and the one before it.
+type wordState struct {
+	pend      uint8 // pendWord, pendColon: the word before asks maskSecrets to look at this one
+	eq, colon bool  // the current word has a '=', a ':'
+}
+
+const (
+	pendWord  = 1 + iota // a secret flag or "bearer": a word that is not a flag is masked
+	pendColon            // -u, --user or --proxy-user: a word with a ':' is masked
+)
+
+// special reports whether end has anything to do for the word w: the word before asks for it,
+// or it is a flag or may be "bearer".
+func (st *wordState) special(w string) bool {
+	return st.pend != 0 || w[0] == '-' || len(w) >= len("bearer") && len(w) <= len(`"bearer"`)
+}
+
+// end ends the word w: it reports whether maskSecrets masks w for the word before it, and
+// notes what w asks of the next word.
+func (st *wordState) end(w string) bool {
+	pend, eq, colon := st.pend, st.eq, st.colon
+	*st = wordState{}
+	if pend != 0 && w[0] != '-' {
+		// maskSecrets masks w (a word after -u only if it has a ':') and looks no further at it.
+		return pend == pendWord || colon
+	}
+	if w[0] == '-' && !eq {
+		name := strings.TrimLeft(w, "-")
+		switch {
+		case name == "u" || name == "user" || name == "proxy-user":
+			st.pend = pendColon
+		case secretName(name) && !strings.HasSuffix(name, "stdin"):
+			st.pend = pendWord
+		}
+	}
+	if len(w) >= len("bearer") && len(w) <= len(`"bearer"`) && (lower(w[0]) == 'b' || w[0] == '"' || w[0] == '\'') &&
+		equalFold(trimQuotes(w), "bearer") {
+		st.pend = pendWord
 	}
 	return false
 }
 
 // The byte classes of maySecret.
 const (
-	preOther   = iota
-	preToken   // [A-Za-z0-9_.]: may be part of a token
-	preDash    // '-': part of a token, or a flag when it starts a word
-	preSpace   // what ends a word for maskSecrets
-	preQuote   // a quote, which may open a word
-	preTrigger // '=' or ':'
+	preOther = iota
+	preAlnum // [A-Za-z0-9]
+	preKey   // '_' or '.': part of a key, not of a header name
+	preDash  // '-': part of a key and of a header name; a flag when it starts a word
+	preQuote // a quote
+	preEq    // '='
+	preColon // ':'
+	preSpace // what ends a word for maskSecrets
 )
 
 var preClass = func() (t [256]uint8) {
 	for c := 0; c < 256; c++ {
 		switch {
-		case isAlnum(byte(c)) || c == '_' || c == '.':
-			t[c] = preToken
+		case isAlnum(byte(c)):
+			t[c] = preAlnum
 		case spaceTab[c]:
 			t[c] = preSpace
 		}
 	}
+	t['_'], t['.'] = preKey, preKey
 	t['-'] = preDash
 	t['"'], t['\''] = preQuote, preQuote
-	t['='], t[':'] = preTrigger, preTrigger
+	t['='], t[':'] = preEq, preColon
 	return t
 }()
+
+// tokenPrefixAt reports whether the prefix of a well-known token format starts at s[i].
+func tokenPrefixAt(s string, i int) bool {
+	if len(s)-i < 3 {
+		return false // the shortest prefixes are "sk-" and "eyJ"
+	}
+	if c, d := s[i], s[i+1]; tokenSecond[c][d>>6]&(1<<(d&63)) == 0 {
+		return false
+	}
+	if s[i] == 'e' {
+		return strings.HasPrefix(s[i:], "eyJ")
+	}
+	for _, t := range tokenPrefixesBy[s[i]] {
+		if strings.HasPrefix(s[i:], t.prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// secretHeader reports whether name is a header whose value maskSecrets masks.
+func secretHeader(name string) bool {
+	return equalFold(name, "authorization") || equalFold(name, "proxy-authorization") || isSecretHeader(name)
+}
+
+// urlUserInfo reports whether the authority of a URL starting at s[a] (after "://") holds a
+// '@', as maskSecrets reads it: up to a '/', '?', '#', a quote or the end of the word.
+func urlUserInfo(s string, a int) bool {
+	for ; a < len(s); a++ {
+		switch s[a] {
+		case '@':
+			return true
+		case '/', '?', '#', '"', '\'', ' ', '\t', '\n', '\r':
+			return false
+		}
+	}
+	return false
+}
 
 // maskSecrets is MaskSecrets without the pre-scan.
 func maskSecrets(s string) string {
@@ -519,6 +636,17 @@ var tokenStart, minToken = func() (t [256]bool, n int) {
 		n = min(n, len(p.prefix)+p.min)
 	}
 	return t, n
+}()
+
+// tokenSecond[c] is the set of second bytes of the well-known token formats whose prefix starts
+// with c.
+var tokenSecond = func() (t [256][4]uint64) {
+	add := func(p string) { t[p[0]][p[1]>>6] |= 1 << (p[1] & 63) }
+	add("eyJ")
+	for _, p := range tokenPrefixes {
+		add(p.prefix)
+	}
+	return t
 }()
 
 // tokenPrefixesBy lists the token formats by the first byte of their prefix.
