@@ -31,10 +31,13 @@ import (
 //
 // It fails, leaving dst's contents unspecified beyond its original length, for a time outside
 // the years 0 to 9999, an invalid verdict, and obligations or risk sets with unknown bits.
-func AppendJSON(dst []byte, r *Record) ([]byte, error) {
+func AppendJSON(dst []byte, r *Record) ([]byte, error) { return appendJSON(dst, r, nil) }
+
+// appendJSON is AppendJSON with a cache of the last formatted second (nil: none).
+func appendJSON(dst []byte, r *Record, tc *timeCache) ([]byte, error) {
 	dst = append(dst, `{"timestamp":"`...)
 	var err error
-	if dst, err = appendTime(dst, r.Time); err != nil {
+	if dst, err = tc.appendTime(dst, r.Time); err != nil {
 		return dst, fmt.Errorf("audit: timestamp: %w", err)
 	}
 	dst = append(dst, `","correlation_id":"`...)
@@ -254,15 +257,26 @@ func appendOptional(dst []byte, key, s string) []byte {
 
 const hexDigits = "0123456789abcdef"
 
-func appendUUID(dst []byte, u uuid.UUID) []byte {
-	for i, b := range u {
-		if i == 4 || i == 6 || i == 8 || i == 10 {
-			dst = append(dst, '-')
-		}
-		dst = append(dst, hexDigits[b>>4], hexDigits[b&0xf])
+// hexPairs[b] is b as two lower-case hex digits.
+var hexPairs = func() (t [256][2]byte) {
+	for b := range t {
+		t[b] = [2]byte{hexDigits[b>>4], hexDigits[b&0xf]}
 	}
-	return dst
+	return t
+}()
+
+// appendUUID appends u in its canonical text form (8-4-4-4-12 lower-case hex digits).
+func appendUUID(dst []byte, u uuid.UUID) []byte {
+	var t [36]byte
+	for i, at := range uuidAt {
+		t[at], t[at+1] = hexPairs[u[i]][0], hexPairs[u[i]][1]
+	}
+	t[8], t[13], t[18], t[23] = '-', '-', '-', '-'
+	return append(dst, t[:]...)
 }
+
+// uuidAt[i] is where the hex digits of a UUID's byte i go in its text form.
+var uuidAt = [16]uint8{0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34}
 
 const (
 	ones  = 0x0101010101010101
@@ -272,15 +286,14 @@ const (
 // special8 reports whether any of the eight bytes in x is one appendString cannot copy as it
 // is: a byte of 0x80 or more (UTF-8 to check, U+2028 and U+2029 to escape), a control byte
 // below 0x20, or one of " \\ < > &. The tests are exact as booleans (the classic has-zero and
-// has-less tricks), so a false answer means all eight bytes are plain.
+// has-less tricks), so a false answer means all eight bytes are plain. '"' (0x22) and '&'
+// (0x26) are the bytes b with b|0x04 == 0x26, '<' (0x3c) and '>' (0x3e) those with
+// b|0x02 == 0x3e.
 func special8(x uint64) bool {
-	v := x & highs            // bytes >= 0x80
-	v |= (x - 0x20*ones) &^ x // bytes < 0x20
-	v |= hasZero(x ^ ('"' * ones))
-	v |= hasZero(x ^ ('\\' * ones))
-	v |= hasZero(x ^ ('<' * ones))
-	v |= hasZero(x ^ ('>' * ones))
-	v |= hasZero(x ^ ('&' * ones))
+	v := x | (x-0x20*ones)&^x // bytes >= 0x80, bytes < 0x20
+	v |= hasZero((x | 0x04*ones) ^ 0x26*ones)
+	v |= hasZero((x | 0x02*ones) ^ 0x3e*ones)
+	v |= hasZero(x ^ '\\'*ones)
 	return v&highs != 0
 }
 
@@ -293,9 +306,42 @@ func load8(s string, i int) uint64 {
 
 func hasZero(x uint64) uint64 { return (x - ones) &^ x }
 
-// plain marks the ASCII bytes a JSON string holds as they are; every other ASCII byte is
-// escaped (controls, the quote, the backslash, and <, > and & as encoding/json does).
-var plain = func() (t [utf8.RuneSelf]bool) {
+// appendString appends s as a quoted JSON string, escaped as encoding/json escapes it except
+// that invalid UTF-8 becomes a literal U+FFFD.
+func appendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	if plainString(s) {
+		dst = append(dst, s...)
+	} else {
+		dst = appendEscaped(dst, s)
+	}
+	return append(dst, '"')
+}
+
+// plainString reports whether appendString copies every byte of s as it is. It tests eight
+// bytes at a time; a tail shorter than eight is tested as the last eight bytes of s, or byte
+// by byte when s is that short.
+func plainString(s string) bool {
+	if len(s) < 8 {
+		for i := 0; i < len(s); i++ {
+			if !plain[s[i]] {
+				return false
+			}
+		}
+		return true
+	}
+	for i := 0; i+8 < len(s); i += 8 {
+		if special8(load8(s, i)) {
+			return false
+		}
+	}
+	return !special8(load8(s, len(s)-8))
+}
+
+// plain marks the bytes a JSON string holds as they are; every other ASCII byte is escaped
+// (controls, the quote, the backslash, and <, > and & as encoding/json does), and bytes of
+// 0x80 and more are UTF-8 to check.
+var plain = func() (t [256]bool) {
 	for c := 0x20; c < utf8.RuneSelf; c++ {
 		t[c] = true
 	}
@@ -305,10 +351,8 @@ var plain = func() (t [utf8.RuneSelf]bool) {
 	return t
 }()
 
-// appendString appends s as a quoted JSON string, escaped as encoding/json escapes it except
-// that invalid UTF-8 becomes a literal U+FFFD.
-func appendString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
+// appendEscaped appends s, without quotes, escaped as appendString escapes it.
+func appendEscaped(dst []byte, s string) []byte {
 	done := 0 // s[:done] is already in dst
 	for i := 0; i < len(s); {
 		// Skip eight plain ASCII bytes at a time; a word holding anything else goes byte by byte.
@@ -360,14 +404,22 @@ func appendString(dst []byte, s string) []byte {
 		i += size
 		done = i
 	}
-	dst = append(dst, s[done:]...)
-	return append(dst, '"')
+	return append(dst, s[done:]...)
+}
+
+// timeCache holds the text of the last second appendTime formatted, "YYYY-MM-DDTHH:MM:SS".
+// A nil *timeCache formats every time.
+type timeCache struct {
+	sec  int64
+	text [19]byte
+	ok   bool
 }
 
 // appendTime appends t as time.Time.AppendText does (RFC 3339 with nanoseconds, trailing zeros
 // dropped). A UTC time of the years 0 to 9999, which is what the JSONL sink writes, is
-// formatted here without the calendar tables; anything else goes to AppendText.
-func appendTime(dst []byte, t time.Time) ([]byte, error) {
+// formatted here without the calendar tables (and its second taken from tc when tc holds it);
+// anything else goes to AppendText.
+func (tc *timeCache) appendTime(dst []byte, t time.Time) ([]byte, error) {
 	const (
 		minUnix = -62167219200 // 0000-01-01T00:00:00Z
 		maxUnix = 253402300800 // 10000-01-01T00:00:00Z
@@ -376,26 +428,24 @@ func appendTime(dst []byte, t time.Time) ([]byte, error) {
 	if t.Location() != time.UTC || sec < minUnix || sec >= maxUnix {
 		return t.AppendText(dst)
 	}
-	days := sec / 86400
-	rem := sec - days*86400
-	if rem < 0 {
-		days--
-		rem += 86400
+	if tc != nil && tc.ok && tc.sec == sec {
+		dst = append(dst, tc.text[:]...)
+	} else {
+		text := formatSecond(sec)
+		if tc != nil {
+			tc.sec, tc.text, tc.ok = sec, text, true
+		}
+		dst = append(dst, text[:]...)
 	}
-	y, m, d := civil(days)
-	dst = append(dst,
-		byte('0'+y/1000), byte('0'+y/100%10), byte('0'+y/10%10), byte('0'+y%10), '-',
-		byte('0'+m/10), byte('0'+m%10), '-', byte('0'+d/10), byte('0'+d%10), 'T',
-		byte('0'+rem/36000), byte('0'+rem/3600%10), ':',
-		byte('0'+rem%3600/600), byte('0'+rem%3600/60%10), ':',
-		byte('0'+rem%60/10), byte('0'+rem%10))
 	if ns := t.Nanosecond(); ns != 0 {
+		// Nine digits, two at a time, then the trailing zeros dropped.
 		var frac [10]byte
 		frac[0] = '.'
-		for i := 9; i >= 1; i-- {
-			frac[i] = byte('0' + ns%10)
-			ns /= 10
+		d := [4]int{ns / 10000000, ns / 100000 % 100, ns / 1000 % 100, ns / 10 % 100}
+		for i, p := range d {
+			frac[1+2*i], frac[2+2*i] = decPairs[p][0], decPairs[p][1]
 		}
+		frac[9] = byte('0' + ns%10)
 		n := 10
 		for frac[n-1] == '0' {
 			n--
@@ -403,6 +453,42 @@ func appendTime(dst []byte, t time.Time) ([]byte, error) {
 		dst = append(dst, frac[:n]...)
 	}
 	return append(dst, 'Z'), nil
+}
+
+// appendTime formats t without a cache.
+func appendTime(dst []byte, t time.Time) ([]byte, error) { return (*timeCache)(nil).appendTime(dst, t) }
+
+// decPairs[n] is n (0 to 99) as two decimal digits.
+var decPairs = func() (t [100][2]byte) {
+	for n := range t {
+		t[n] = [2]byte{byte('0' + n/10), byte('0' + n%10)}
+	}
+	return t
+}()
+
+// formatSecond formats the UTC second sec (of the years 0 to 9999) as "YYYY-MM-DDTHH:MM:SS".
+func formatSecond(sec int64) [19]byte {
+	days := sec / 86400
+	rem := sec - days*86400
+	if rem < 0 {
+		days--
+		rem += 86400
+	}
+	y, m, d := civil(days)
+	var b [19]byte
+	b[0], b[1] = decPairs[y/100][0], decPairs[y/100][1]
+	b[2], b[3] = decPairs[y%100][0], decPairs[y%100][1]
+	b[4] = '-'
+	b[5], b[6] = decPairs[m][0], decPairs[m][1]
+	b[7] = '-'
+	b[8], b[9] = decPairs[d][0], decPairs[d][1]
+	b[10] = 'T'
+	b[11], b[12] = decPairs[rem/3600][0], decPairs[rem/3600][1]
+	b[13] = ':'
+	b[14], b[15] = decPairs[rem%3600/60][0], decPairs[rem%3600/60][1]
+	b[16] = ':'
+	b[17], b[18] = decPairs[rem%60][0], decPairs[rem%60][1]
+	return b
 }
 
 // civil converts days since 1970-01-01 to a proleptic Gregorian date (H. Hinnant's

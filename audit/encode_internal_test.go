@@ -101,3 +101,62 @@ func TestChainEncoder_MatchesAppendChained(t *testing.T) {
 		require.Equal(t, string(line), string(e.appendLine(nil)), "record %d", i)
 	}
 }
+
+// special8 answers exactly "is any of these bytes not plain", for every byte in every position
+// and for random words; plainString agrees with the byte-by-byte answer at every length.
+func TestSpecial8(t *testing.T) {
+	t.Parallel()
+	bytewise := func(b []byte) bool {
+		for _, c := range b {
+			if !plain[c] {
+				return true
+			}
+		}
+		return false
+	}
+	word := []byte("abcdefgh")
+	for p := range 8 {
+		for c := range 256 {
+			w := append([]byte(nil), word...)
+			w[p] = byte(c)
+			require.Equal(t, bytewise(w), special8(load8(string(w), 0)), "byte %#x at %d", c, p)
+		}
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	const some = "az AZ09\"\\<>&\x00\x1f\x20\x7f\x80\xff!#%;=?@[]^`{}~\x21\x25\x27\x3b\x3d\x3f\x5b\x5d"
+	for range 100_000 {
+		n := rng.IntN(40)
+		b := make([]byte, n)
+		for i := range b {
+			if rng.IntN(8) == 0 {
+				b[i] = byte(rng.Uint32())
+			} else {
+				b[i] = some[rng.IntN(len(some))]
+			}
+		}
+		if n >= 8 {
+			require.Equal(t, bytewise(b[:8]), special8(load8(string(b), 0)), "%q", b[:8])
+		}
+		require.Equal(t, !bytewise(b), plainString(string(b)), "%q", b)
+	}
+}
+
+// With a cache of the last second, appendTime writes what it writes without one, for times
+// that share a second and times that do not.
+func TestAppendTime_Cache(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(9, 10))
+	var tc timeCache
+	base := time.Date(2025, 3, 14, 15, 9, 26, 0, time.UTC)
+	for range 10_000 {
+		tm := base.Add(time.Duration(rng.Int64N(int64(3 * time.Second))))
+		if rng.IntN(50) == 0 {
+			tm = time.Unix(rng.Int64N(253402300800), rng.Int64N(1e9)).UTC()
+		}
+		got, err := tc.appendTime(nil, tm)
+		require.NoError(t, err)
+		want, err := tm.AppendText(nil)
+		require.NoError(t, err)
+		require.Equal(t, string(want), string(got))
+	}
+}
