@@ -33,39 +33,6 @@ func TestConformance(t *testing.T) {
 			return w, w.Path()
 		})
 	})
-	// The CLI backends run the kit too. Where their CLI, daemon or
-	// credentials are missing (docker has no engine here; the vendor CLIs
-	// are not installed) the kit checks the honest 127, which is then the
-	// whole test, and says so in the log. ssh runs the whole kit in TestSSH, against
-	// a real sshd.
-	cli := map[string]func(root string, p sandbox.FsNetPolicy) (sandbox.Sandbox, error){
-		"docker": func(root string, p sandbox.FsNetPolicy) (sandbox.Sandbox, error) {
-			return sandbox.NewDocker(sandbox.DockerConfig{Root: root, Image: "debian:stable-slim", Policy: p})
-		},
-		"singularity": func(root string, p sandbox.FsNetPolicy) (sandbox.Sandbox, error) {
-			return sandbox.NewSingularity(sandbox.SingularityConfig{Root: root, Image: "docker://debian:stable-slim", Policy: p})
-		},
-		"apptainer": func(root string, p sandbox.FsNetPolicy) (sandbox.Sandbox, error) {
-			return sandbox.NewApptainer(sandbox.SingularityConfig{Root: root, Image: "docker://debian:stable-slim", Policy: p})
-		},
-		"modal": func(root string, p sandbox.FsNetPolicy) (sandbox.Sandbox, error) {
-			return sandbox.NewModal(sandbox.ModalConfig{Root: root, Policy: p})
-		},
-		"daytona": func(root string, p sandbox.FsNetPolicy) (sandbox.Sandbox, error) {
-			return sandbox.NewDaytona(sandbox.DaytonaConfig{Sandbox: "reins-conformance", RemoteDir: root, Policy: p})
-		},
-		"vercel-sandbox": func(root string, p sandbox.FsNetPolicy) (sandbox.Sandbox, error) {
-			return sandbox.NewVercelSandbox(sandbox.VercelSandboxConfig{RemoteDir: root, Policy: p})
-		},
-	}
-	for _, name := range []string{"docker", "singularity", "apptainer", "modal", "daytona", "vercel-sandbox"} {
-		t.Run(name, func(t *testing.T) {
-			sandboxtest.Run(t, func(t *testing.T, p sandbox.FsNetPolicy) (sandbox.Sandbox, string) {
-				root := t.TempDir()
-				sb, err := cli[name](root, p)
-				require.NoError(t, err)
-				return sb, root
-			})
-		})
-	}
+	// The container, remote and vendor backends run the kit in packages
+	// sandbox/container and sandbox/remote.
 }

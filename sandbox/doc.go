@@ -1,10 +1,11 @@
 /*
-Package sandbox is where a command that the gate allowed actually runs:
-on the host ("local"), in a hardened Linux sandbox ("local-hardened",
-package sandbox/hardened), in
-a dedicated git worktree ("worktree") wrapping either of them, in a
-container ("docker", "singularity", "apptainer"), on another machine
-("ssh"), or in a vendor's sandbox ("modal", "daytona", "vercel-sandbox").
+Package sandbox is where a command that the gate allowed actually runs.
+It holds what every backend shares: the [Sandbox] interface, [Command],
+[Result] with its [Confinement] and [Violation] report, the policy
+([FsNetPolicy]), the [Registry] that maps backend names to backends, and
+the backends that need nothing but this host: "local" ([NewLocal]) and
+the git worktree wrapper ([NewWorktree]). The conformance kit for any
+backend is package sandbox/sandboxtest.
 
 In the decision flow the gate decides and the sandbox enforces. When a
 decision carries the Sandbox obligation, the gate hands the command to a
@@ -13,7 +14,32 @@ satisfies) and reads back a [Result]: exit code, capped output, whether
 the command timed out, what confinement was actually in force
 ([Confinement]) and any escape attempt the backend observed
 ([Result.Violations]). A violation is the gate's "sandbox escape signal"
-hard stop. This package imports no other reins package.
+hard stop. Of the other reins packages it uses only risk/shell (the
+script analysis of local).
+
+# Choosing a backend
+
+Each backend that needs more than this package lives in a sub-package;
+importing one is the opt-in to what it links, and importing package
+sandbox alone links none of them (no init hook, no go-landlock, no cgo
+wrapper):
+
+  - local (this package): the host itself, with path and argument
+    checks. Not a security boundary: for trusted commands and tests.
+  - local-hardened (package sandbox/hardened, Linux only): the host
+    kernel as the boundary (namespaces, Landlock, seccomp); the default
+    for an agent's commands on a Linux host.
+  - worktree (this package): a git worktree of its own around any of
+    them, so that what a command changes lands on a branch.
+  - docker, singularity, apptainer (package sandbox/container): a
+    container engine on this host, with the workspace bound into it.
+  - ssh, modal, daytona, vercel-sandbox (package sandbox/remote): another
+    machine, or a vendor's sandbox, reached through its CLI; the
+    workspace is what is there.
+
+Every backend keeps the same contract ([Sandbox]): a missing backend,
+tool, daemon or layer is exit code 127 and [ErrUnavailable], never a
+fabricated success; a refused command is 126 and [ErrDenied].
 
 # Quick start
 
@@ -107,7 +133,7 @@ opens its arguments (echo, printf, test, [, sleep, kill and a few more).
 Each refusal has exit code 126, an error matching [ErrDenied] and a
 [ViolationUncheckable] or [ViolationDeniedPath] whose Detail, also on
 stderr, says why. LocalConfig.ScriptPaths replaces the analysis with a
-host's own function ([ScriptWords] is a crude word scan). The analysis
+host's own function. The analysis
 sees what the script spells out, not what programs compute at run time
 (python -c 'open(".e"+"nv")' is refused only because its code is
 opaque), and a file a script creates between the check and its use is
@@ -127,6 +153,11 @@ documentation says what it enforces, what it only detects and what
 stays invisible. Importing package sandbox alone links none of it: no
 init hook, no go-landlock, no cgo wrapper.
 
+The container backends (package sandbox/container) and the remote and
+vendor backends (package sandbox/remote) drive the real CLI of a
+container engine, of ssh or of a vendor, with an argument vector built
+from the policy; their package documentation says what each enforces.
+
 # Performance
 
 Measured with go test -bench on the 2-core development machine, under
@@ -135,12 +166,7 @@ invocation: the shell-analysis check of a typical "sh -c" script (a cd,
 a pipeline, a redirection, a glob) costs about 8 times the argument
 check of a plain argument vector, or about three quarters of starting
 /bin/true directly, so it adds about half to a local run of a short
-command. Building the script of a remote or vendor backend costs under
-1% of a direct process start. A run through ssh to a loopback sshd,
-with a new connection each time, costs about 500 times a direct
-/bin/true in wall time and 140 times in CPU time: the key exchange and
-authentication dominate (a ControlMaster in SSHConfig.Options saves
-them after the first run).
+command.
 
 # Worktrees and the registry
 
@@ -150,162 +176,13 @@ local-hardened) rooted at
 the new worktree; it fails clearly when the directory is not in a git
 repository, and [Worktree.Close] removes the worktree (the branch stays).
 
-A profile names its backend; a [Registry], built and passed by the host
-([NewBuiltinRegistry] for every backend above but worktree, with the
-CLI backends' settings as templates in [BuiltinOptions]), maps names to
-backends with an availability probe each. Nothing registers itself
-globally. A third-party backend implements [Sandbox], reports exit code
-127 and [ErrUnavailable] when its tool is missing, and runs the
-conformance kit in package sandboxtest.
-
-# Backends that drive a CLI
-
-reins does not reimplement container engines, ssh or vendors' sandboxes:
-these backends run the real CLI with an argument vector built from the
-policy, and never fabricate success. Each first looks for its CLI in
-PATH (and, for the vendors, for credentials, without ever starting an
-interactive login); when something is missing the command does not run,
-the [Result] has exit code 127, stderr names the CLI and what is
-missing, and the error matches [ErrUnavailable]. Each has a Probe for
-the registry. A failure of the tool itself (docker's exit 125, an
-apptainer FATAL, an ssh connection that fails, a vendor CLI that ends
-without reporting the command's status) is reported the same way, with
-the tool's message, and never as the command's exit status.
-
-docker ([NewDocker]) runs one container per command: docker run --rm
---init, the workspace bound at /workspace ([DockerWorkdir]) and used as
-the working directory, --network=none unless AllowNetwork, --cpus,
---memory with --memory-swap equal to it and --pids-limit
-([DefaultDockerLimits] unless set), --cap-drop=ALL, --security-opt
-no-new-privileges, a read-only root file system with a tmpfs /tmp,
---user of the caller, an optional --runtime (runsc for gVisor), and the
-image of the configuration (pin it by digest). Denied paths found in
-the workspace are masked (an empty inaccessible tmpfs over a directory,
-/dev/null over a file) and .git is bound read-only. Variables of the
-allowlist whose value comes from the host are passed with -e KEY, so
-the value travels through docker's own environment; values from
-Command.Env are passed as -e KEY=VALUE and never enter the docker CLI's
-environment (where HOME, PATH or DOCKER_HOST would reconfigure docker
-itself), at the price of appearing in its argument vector on this
-host. Before each run "docker version" tells a missing CLI from an
-unreachable daemon. A timeout removes the container by name (docker rm
---force), then kills the CLI. docker's exit 125, and 126 when docker
-printed the error, are infrastructure failures; a command that itself
-exits 125 is therefore reported as a docker failure (the safe side).
-
-singularity and apptainer ([NewSingularity], [NewApptainer]) run
-"exec --containall --cleanenv --no-privs --no-home" with the workspace
-bound at /workspace ([SingularityWorkdir]), --pwd inside it, denied paths
-masked by binds of /dev/null or an empty inaccessible directory and .git
-bound read-only, --net --network none unless AllowNetwork, and --cpus,
---memory (--memory-swap equal) and --pids-limit when set. The
-allowlisted variables reach the container as APPTAINERENV_KEY (or
-SINGULARITYENV_KEY) in the CLI's environment, never in its arguments;
-the host's APPTAINER_* and SINGULARITY_* settings are not passed to the
-CLI, so that they cannot add binds. A timeout kills the CLI's process
-group; with --containall the container's processes share its PID
-namespace and end with it.
-
-ssh ([NewSSH]) runs the command on another host with ssh -o
-BatchMode=yes (never a password prompt), -T, the configured port, user,
-identity file (IdentitiesOnly), known-hosts file (StrictHostKeyChecking)
-and extra options, in a remote working root (SSHConfig.RemoteDir).
-
-modal ([NewModal]) runs "modal shell" with the image, --cpu, --memory,
---gpu, --cloud, --region, secrets and volumes of the configuration; the
-workspace is staged without its denied paths (and without links to them
-or out of it) and uploaded with --add-local to /mnt/<base name>, a copy
-whose changes do not come back.
-
-daytona ([NewDaytona]) runs "daytona exec" in an existing sandbox, with
---timeout; the sandbox's image, resources and network are what it was
-created with (daytona create --cpu --memory --network-block-all).
-
-vercel-sandbox ([NewVercelSandbox]) runs "sandbox run --rm" (the Vercel
-Sandbox CLI) with the runtime, image or snapshot, --vcpus, a lifetime of
-the command's timeout plus a minute, and --network-policy deny-all
-unless AllowNetwork; the token travels in the CLI's environment only.
-
-# How the remote and vendor backends run a command
-
-ssh, modal, daytona and vercel-sandbox send one shell script. Every
-argument in it is quoted with syntax.Quote (mvdan.cc/sh/v3) for bash, so
-spaces, quotes, ";", "$( )", globs and newlines reach the program as
-written and are never interpreted; control characters and invalid UTF-8
-use $'...', which the far shell must understand (bash, zsh, ksh, mksh,
-BusyBox ash; for ssh to a host whose login shell is a plain POSIX sh,
-set SSHConfig.Shell to bash; the vendors run bash). The script:
-
-  - enters the root and the working directory and checks, where the
-    files are, that the directory with every link followed is inside the
-    root and names no denied path (Command.Dir is also checked as
-    written before anything runs, and the arguments and "sh -c" scripts
-    are checked against the denied paths as written: local's check,
-    without the far side's links and files);
-  - applies the env allowlist with "env -i" and the allowed variables'
-    values from the far side, then the allowed pairs of Command.Env;
-    without an allowlist the far side's environment is kept and
-    Command.Env added (modal takes [DefaultEnvAllowlist] instead, because
-    modal shell puts the caller's Modal token into the container);
-  - frames its output between marker lines carrying a random nonce, so
-    that what the CLI prints around the command is not taken for the
-    command's output, and reports the exit status in the closing line:
-    a run without that line is unavailable, whatever the CLI's exit code;
-  - kills what the command left in its process group when it ends,
-    as local does (where the script's shell leads the group, as under
-    sshd).
-
-For ssh the script waits, before it starts the command, for a line on
-its standard input that the backend sends only once it has received the
-remote process id, with the time left before the deadline; a watchdog
-on the remote side kills the process group when that time is up, and a
-timeout or a cancelled context kills the remote process group through a
-second connection. So a run that ends before the remote side said who
-it is never starts the command. Stdin follows that line. daytona and
-vercel-sandbox get a remote watchdog with the whole timeout; modal's
-container ends with modal shell. The vendor CLIs cannot pass standard
-input: a Command with Stdin is refused there (127). daytona merges the
-command's stdout and stderr, so its script keeps them apart in files and
-prints them base64-encoded.
-
-# Security model and limitations
-
-  - The container backends bind the workspace and must run on the
-    host whose files they bind: docker with a remote daemon (DOCKER_HOST
-    to another machine) would bind that machine's paths.
-  - docker: the container's root is the caller's uid unless User is set;
-    a root caller's command runs as root without capabilities. Denied
-    paths created during the run are not masked. Without a runtime such
-    as runsc, the container shares the host kernel.
-  - singularity and apptainer: whether --net --network none and the
-    cgroup limits are allowed to an unprivileged user depends on the
-    release and the site's apptainer.conf; reins relies on the CLI to
-    refuse what it cannot apply, so try a first run on the target host.
-    The image's files are read-only, but the container runs as the
-    caller's user.
-  - ssh confines nothing on the remote host beyond the working
-    directory, the argument check and the environment: AllowedPaths,
-    AllowNetwork and the denied paths as the command uses them are not
-    enforced there. The leftover and timeout kills reach the remote
-    process group, which a command that calls setsid leaves. The denied
-    path and argument checks see paths as written (the remote links are
-    followed only for the working directory).
-  - modal shell has no network switch and uploads a copy: AllowNetwork
-    and AllowedPaths are not enforced, and writes stay in the container.
-  - The script of the remote and vendor backends, with the values of
-    Command.Env in it, is an argument of the local CLI process and of
-    the far shell: users of either machine who can list processes can
-    read it.
-  - daytona: network, resources and isolation are the sandbox's own
-    settings, not checked by this backend; the workspace must already
-    be in the sandbox. Quoting of the base64 script relies on the
-    command-line splitting of the daytona CLI and daemon as of this
-    writing.
-  - vercel-sandbox: the sandbox does not see this host's files; start it
-    from a snapshot that holds the workspace.
-  - The vendor CLIs change: the flags used here were read from each
-    CLI's reference and source when this was written; a CLI that no
-    longer accepts them fails, and the failure is reported, never taken
-    for the command's success.
+A profile names its backend; a [Registry], built and passed by the host,
+maps names to backends with an availability probe each.
+[NewBuiltinRegistry] holds this package's "local"; each sub-package's
+Register adds its own backends, from configuration templates, to the
+same registry (hardened.Register, container.Register, remote.Register).
+Nothing registers itself globally. A third-party backend implements
+[Sandbox], reports exit code 127 and [ErrUnavailable] when its tool is
+missing, and runs the conformance kit in package sandboxtest.
 */
 package sandbox

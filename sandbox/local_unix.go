@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/reins-go/reins/sandbox/internal/envlist"
 	"github.com/reins-go/reins/sandbox/internal/proc"
 )
 
@@ -51,7 +52,7 @@ func lookPath(file, dir string, env []string) (string, error) {
 		}
 		return file, nil
 	}
-	pathEnv, _ := lookupEnv(env, "PATH")
+	pathEnv, _ := envlist.Lookup(env, "PATH")
 	if pathEnv == "" {
 		pathEnv = "/usr/local/bin:/usr/bin:/bin"
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"sort"
 	"sync"
 )
@@ -119,56 +118,26 @@ func (r *Registry) lookup(name string) (Backend, error) {
 
 // BuiltinOptions configure [NewBuiltinRegistry].
 type BuiltinOptions struct {
-	// Policy is used by every built-in backend.
+	// Policy is the policy of "local".
 	Policy FsNetPolicy
-	// The templates of the CLI backends. Each Open overwrites the
-	// template's Policy with Policy and its root with the root passed
-	// to Open: Root for docker, singularity, apptainer and modal (a
-	// directory on this host), RemoteDir for ssh, daytona and
-	// vercel-sandbox (a directory on the far side). A backend whose
-	// template lacks a required setting (an image, a host, a sandbox)
-	// reports it from its probe, as unavailable.
-	Docker      DockerConfig
-	SSH         SSHConfig
-	Singularity SingularityConfig // for "singularity" and "apptainer"
-	Modal       ModalConfig
-	Daytona     DaytonaConfig
-	Vercel      VercelSandboxConfig
 }
 
-// prober is a backend with an availability probe.
-type prober interface {
-	Probe(ctx context.Context) error
-}
-
-// probeBuilt builds a backend from its template and probes it; a
-// template that cannot build a backend makes it unavailable.
-func probeBuilt(backend string, needsRoot bool, build func(root string) (prober, error)) func(ctx context.Context) error {
-	return func(ctx context.Context) error {
-		root := "/"
-		if needsRoot {
-			dir, err := os.MkdirTemp("", "reins-probe-")
-			if err != nil {
-				return &UnavailableError{Backend: backend, Reason: "probe: " + err.Error()}
-			}
-			defer os.RemoveAll(dir)
-			root = dir
-		}
-		p, err := build(root)
-		if err != nil {
-			return &UnavailableError{Backend: backend, Reason: "not configured: " + err.Error()}
-		}
-		return p.Probe(ctx)
-	}
-}
-
-// NewBuiltinRegistry returns a registry with every built-in backend:
-// "local", "docker", "ssh", "singularity", "apptainer", "modal",
-// "daytona" and "vercel-sandbox", each with an availability probe (local
-// has none: it is always available). "local-hardened" lives in package
-// sandbox/hardened, whose Register adds it. The
+// NewBuiltinRegistry returns a registry with the backends of this
+// package: "local", which has no probe (it is always available). The
+// other backends live in sub-packages, each with a Register function
+// that adds them to a registry: package sandbox/hardened adds
+// "local-hardened", sandbox/container "docker", "singularity" and
+// "apptainer", sandbox/remote "ssh", "modal", "daytona" and
+// "vercel-sandbox". Importing this package alone links none of them. The
 // worktree backend needs a repository, a parent directory and a branch,
 // so the host registers it itself when it wants one.
+//
+//	r := sandbox.NewBuiltinRegistry(sandbox.BuiltinOptions{Policy: p})
+//	err := errors.Join(
+//		hardened.Register(r, hardened.Config{Policy: p}),
+//		container.Register(r, container.Options{Docker: container.DockerConfig{Image: img, Policy: p}}),
+//		remote.Register(r, remote.Options{SSH: remote.SSHConfig{Host: host, Policy: p}}),
+//	)
 func NewBuiltinRegistry(opts BuiltinOptions) *Registry {
 	r := &Registry{}
 	policy := opts.Policy
@@ -176,74 +145,6 @@ func NewBuiltinRegistry(opts BuiltinOptions) *Registry {
 		New: func(root string) (Sandbox, error) {
 			return NewLocal(LocalConfig{Root: root, Policy: policy})
 		},
-	})
-	newDocker := func(root string) (*Docker, error) {
-		c := opts.Docker
-		c.Root, c.Policy = root, policy
-		return NewDocker(c)
-	}
-	_, _ = r.Register("docker", Backend{
-		New:   func(root string) (Sandbox, error) { return newDocker(root) },
-		Probe: probeBuilt("docker", true, func(root string) (prober, error) { return newDocker(root) }),
-	})
-
-	newSSH := func(root string) (*SSH, error) {
-		c := opts.SSH
-		c.RemoteDir, c.Policy = root, policy
-		return NewSSH(c)
-	}
-	sshProbeRoot := opts.SSH.RemoteDir
-	if sshProbeRoot == "" {
-		sshProbeRoot = "/"
-	}
-	_, _ = r.Register("ssh", Backend{
-		New:   func(root string) (Sandbox, error) { return newSSH(root) },
-		Probe: probeBuilt("ssh", false, func(string) (prober, error) { return newSSH(sshProbeRoot) }),
-	})
-
-	for _, name := range []string{"singularity", "apptainer"} {
-		newS := func(root string) (*Singularity, error) {
-			c := opts.Singularity
-			c.Root, c.Policy = root, policy
-			if name == "apptainer" {
-				return NewApptainer(c)
-			}
-			return NewSingularity(c)
-		}
-		_, _ = r.Register(name, Backend{
-			New:   func(root string) (Sandbox, error) { return newS(root) },
-			Probe: probeBuilt(name, true, func(root string) (prober, error) { return newS(root) }),
-		})
-	}
-
-	newModal := func(root string) (*Modal, error) {
-		c := opts.Modal
-		c.Root, c.Policy = root, policy
-		return NewModal(c)
-	}
-	_, _ = r.Register("modal", Backend{
-		New:   func(root string) (Sandbox, error) { return newModal(root) },
-		Probe: probeBuilt("modal", true, func(root string) (prober, error) { return newModal(root) }),
-	})
-
-	newDaytona := func(root string) (*Daytona, error) {
-		c := opts.Daytona
-		c.RemoteDir, c.Policy = root, policy
-		return NewDaytona(c)
-	}
-	_, _ = r.Register("daytona", Backend{
-		New:   func(root string) (Sandbox, error) { return newDaytona(root) },
-		Probe: probeBuilt("daytona", false, func(root string) (prober, error) { return newDaytona(root) }),
-	})
-
-	newVercel := func(root string) (*VercelSandbox, error) {
-		c := opts.Vercel
-		c.RemoteDir, c.Policy = root, policy
-		return NewVercelSandbox(c)
-	}
-	_, _ = r.Register("vercel-sandbox", Backend{
-		New:   func(root string) (Sandbox, error) { return newVercel(root) },
-		Probe: probeBuilt("vercel-sandbox", false, func(string) (prober, error) { return newVercel(opts.Vercel.RemoteDir) }),
 	})
 	return r
 }

@@ -111,8 +111,6 @@ func (c Command) Validate() error {
 	return nil
 }
 
-func (c Command) validate() error { return c.Validate() }
-
 func (c Command) timeout() time.Duration {
 	if c.Timeout == 0 {
 		return DefaultTimeout
@@ -300,15 +298,6 @@ func (e *UnavailableError) Error() string {
 
 // Is reports whether target is [ErrUnavailable].
 func (e *UnavailableError) Is(target error) bool { return target == ErrUnavailable }
-
-// unavailableResult is the honest result of a command that did not run.
-func unavailableResult(conf Confinement, err *UnavailableError) (Result, error) {
-	return Result{
-		ExitCode:    ExitUnavailable,
-		Stderr:      []byte(err.Error() + "; the command did not run\n"),
-		Confinement: conf,
-	}, err
-}
 
 // deniedResult is the result of a command the policy refused.
 func deniedResult(conf Confinement, vs []Violation) (Result, error) {

@@ -8,14 +8,22 @@ import (
 	"time"
 
 	"github.com/reins-go/reins/sandbox"
+	"github.com/reins-go/reins/sandbox/container"
 	// The opt-in to local-hardened: its child entry point, go-landlock and seccomp.
 	"github.com/reins-go/reins/sandbox/hardened"
+	"github.com/reins-go/reins/sandbox/remote"
 )
 
-// backends is the built-in registry plus local-hardened.
+// backends is every backend reins has: the built-in registry (local),
+// local-hardened, the containers, ssh and the vendors' sandboxes. The CLI
+// has no settings for them (no image, no host), so those report, when
+// asked for, that they are not configured (127).
 func backends() *sandbox.Registry {
 	r := sandbox.NewBuiltinRegistry(sandbox.BuiltinOptions{})
-	_ = hardened.Register(r, hardened.Config{}) // a fresh registry: the name is free
+	// A fresh registry: every name is free, so none of these fails.
+	_ = hardened.Register(r, hardened.Config{})
+	_ = container.Register(r, container.Options{})
+	_ = remote.Register(r, remote.Options{})
 	return r
 }
 

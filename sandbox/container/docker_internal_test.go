@@ -1,4 +1,4 @@
-package sandbox
+package container
 
 import (
 	"os"
@@ -9,6 +9,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/reins-go/reins/sandbox"
+	"github.com/reins-go/reins/sandbox/internal/backend"
+	"github.com/reins-go/reins/sandbox/internal/pathmatch"
 )
 
 // TestDockerRunArgsGolden checks the exact "docker run" argument vector
@@ -37,13 +41,13 @@ func TestDockerRunArgsGolden(t *testing.T) {
 	tests := []struct {
 		name string
 		cfg  DockerConfig
-		cmd  Command
+		cmd  sandbox.Command
 		want []string
 	}{
 		{
 			name: "defaults in an empty workspace",
 			cfg:  DockerConfig{Root: extra, Image: "debian@sha256:0123"},
-			cmd:  Command{Args: []string{"ls", "-la", "a b"}},
+			cmd:  sandbox.Command{Args: []string{"ls", "-la", "a b"}},
 			want: join(base, []string{"--network=none", "--cpus=2", "--memory=2147483648", "--memory-swap=2147483648", "--pids-limit=512"},
 				hardening, []string{"--user=" + me, "--mount=type=bind,source=" + extra + ",target=/workspace", "--workdir=/workspace",
 					"debian@sha256:0123", "ls", "-la", "a b"}),
@@ -51,8 +55,8 @@ func TestDockerRunArgsGolden(t *testing.T) {
 		{
 			name: "network allowed, custom limits, runtime, user, stdin, subdirectory",
 			cfg: DockerConfig{Root: root, Image: "alpine:3", Runtime: "runsc", User: "1000:1000",
-				Policy: FsNetPolicy{AllowNetwork: true}, Limits: DockerLimits{CPUs: 0.5, MemoryBytes: 256 << 20, PIDs: 64}},
-			cmd: Command{Args: []string{"cat"}, Dir: "sub", Stdin: strings.NewReader("x")},
+				Policy: sandbox.FsNetPolicy{AllowNetwork: true}, Limits: DockerLimits{CPUs: 0.5, MemoryBytes: 256 << 20, PIDs: 64}},
+			cmd: sandbox.Command{Args: []string{"cat"}, Dir: "sub", Stdin: strings.NewReader("x")},
 			want: join([]string{"run", "--rm", "--name=NAME", "--init", "--interactive", "--cpus=0.5", "--memory=268435456", "--memory-swap=268435456", "--pids-limit=64"},
 				hardening, []string{"--user=1000:1000", "--runtime=runsc",
 					"--mount=type=bind,source=" + root + ",target=/workspace",
@@ -64,8 +68,8 @@ func TestDockerRunArgsGolden(t *testing.T) {
 		{
 			name: "no limits, allowed paths with CSV quoting, env allowlist",
 			cfg: DockerConfig{Root: root, Image: "img", Limits: DockerLimits{CPUs: -1, MemoryBytes: -1, PIDs: -1},
-				Policy: FsNetPolicy{AllowedPaths: []string{comma}, EnvAllowlist: []string{"PATH_NOT_SET_ANYWHERE", "REINS_HOST_VAR", "REINS_OVERRIDDEN", "REINS_CMD"}}},
-			cmd: Command{Args: []string{"env"}, Env: []string{"REINS_OVERRIDDEN=from-cmd", "REINS_CMD=x y", "REINS_NOT_ALLOWED=z"}},
+				Policy: sandbox.FsNetPolicy{AllowedPaths: []string{comma}, EnvAllowlist: []string{"PATH_NOT_SET_ANYWHERE", "REINS_HOST_VAR", "REINS_OVERRIDDEN", "REINS_CMD"}}},
+			cmd: sandbox.Command{Args: []string{"env"}, Env: []string{"REINS_OVERRIDDEN=from-cmd", "REINS_CMD=x y", "REINS_NOT_ALLOWED=z"}},
 			want: join(base, []string{"--network=none"}, hardening, []string{"--user=" + me,
 				"--mount=type=bind,source=" + root + ",target=/workspace",
 				`--mount=type=bind,"source=` + strings.ReplaceAll(comma, `"`, `""`) + `","target=` + strings.ReplaceAll(comma, `"`, `""`) + `"`,
@@ -77,7 +81,7 @@ func TestDockerRunArgsGolden(t *testing.T) {
 		{
 			name: "without an allowlist only Command.Env is forwarded",
 			cfg:  DockerConfig{Root: extra, Image: "img", Limits: DockerLimits{CPUs: -1, MemoryBytes: -1, PIDs: -1}},
-			cmd:  Command{Args: []string{"--version"}, Env: []string{"A=1", "A=2", "B=3"}},
+			cmd:  sandbox.Command{Args: []string{"--version"}, Env: []string{"A=1", "A=2", "B=3"}},
 			want: join(base, []string{"--network=none"}, hardening, []string{"--user=" + me,
 				"--mount=type=bind,source=" + extra + ",target=/workspace", "--workdir=/workspace",
 				"-e", "A=2", "-e", "B=3", "img", "--version"}),
@@ -87,9 +91,9 @@ func TestDockerRunArgsGolden(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			d, err := NewDocker(tt.cfg)
 			require.NoError(t, err)
-			dir, vs := resolveWorkdir(d.root, d.match, tt.cmd.Dir)
+			dir, vs := backend.Workdir(d.root, d.match, tt.cmd.Dir)
 			require.Empty(t, vs)
-			masks, ro, err := findProtected(d.match, append([]string{d.root}, d.extra...))
+			masks, ro, err := pathmatch.FindProtected(d.match, append([]string{d.root}, d.extra...))
 			require.NoError(t, err)
 			hostKeys, pairs := containerEnv(d.cfg.Policy.EnvAllowlist, tt.cmd.Env)
 			got, err := d.runArgs(tt.cmd, dir, "NAME", hostKeys, pairs, masks, ro)
@@ -107,8 +111,8 @@ func TestNewDockerErrors(t *testing.T) {
 		{Root: root},
 		{Root: root, Image: "--privileged"},
 		{Root: root, Image: "img", Runtime: "--x"},
-		{Root: root, Image: "img", Policy: FsNetPolicy{AllowedPaths: []string{"/does/not/exist"}}},
-		{Root: root, Image: "img", Policy: FsNetPolicy{DeniedPaths: []string{""}}},
+		{Root: root, Image: "img", Policy: sandbox.FsNetPolicy{AllowedPaths: []string{"/does/not/exist"}}},
+		{Root: root, Image: "img", Policy: sandbox.FsNetPolicy{DeniedPaths: []string{""}}},
 	} {
 		_, err := NewDocker(cfg)
 		assert.Error(t, err, "NewDocker(%+v)", cfg)

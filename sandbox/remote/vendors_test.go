@@ -1,6 +1,6 @@
 //go:build unix
 
-package sandbox_test
+package remote_test
 
 import (
 	"context"
@@ -14,9 +14,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reins-go/reins/sandbox"
+	"github.com/reins-go/reins/sandbox/remote"
 )
 
-// vendorCase builds one CLI backend for the tests below.
+// vendorCase builds one vendor backend for the tests below.
 type vendorCase struct {
 	name string // backend name
 	cli  string // the CLI's name on PATH
@@ -38,22 +39,6 @@ func clearEnv(t *testing.T, keys ...string) {
 func vendorCases() []vendorCase {
 	return []vendorCase{
 		{
-			name: "singularity", cli: "singularity",
-			build: func(t *testing.T, root string) sandbox.Sandbox {
-				s, err := sandbox.NewSingularity(sandbox.SingularityConfig{Root: root, Image: "docker://debian@sha256:00"})
-				require.NoError(t, err)
-				return s
-			},
-		},
-		{
-			name: "apptainer", cli: "apptainer",
-			build: func(t *testing.T, root string) sandbox.Sandbox {
-				s, err := sandbox.NewApptainer(sandbox.SingularityConfig{Root: root, Image: "img.sif"})
-				require.NoError(t, err)
-				return s
-			},
-		},
-		{
 			name: "modal", cli: "modal",
 			auth: func(t *testing.T) { t.Setenv("MODAL_TOKEN_ID", "ak-test"); t.Setenv("MODAL_TOKEN_SECRET", "as-test") },
 			noAuth: func(t *testing.T) {
@@ -61,7 +46,7 @@ func vendorCases() []vendorCase {
 				t.Setenv("MODAL_CONFIG_PATH", "/nonexistent/modal.toml")
 			},
 			build: func(t *testing.T, root string) sandbox.Sandbox {
-				m, err := sandbox.NewModal(sandbox.ModalConfig{Root: root, Image: "debian@sha256:00"})
+				m, err := remote.NewModal(remote.ModalConfig{Root: root, Image: "debian@sha256:00"})
 				require.NoError(t, err)
 				return m
 			},
@@ -71,7 +56,7 @@ func vendorCases() []vendorCase {
 			auth:   func(t *testing.T) { t.Setenv("DAYTONA_API_KEY", "dtn-test") },
 			noAuth: func(t *testing.T) { clearEnv(t, "DAYTONA_API_KEY"); t.Setenv("DAYTONA_CONFIG_DIR", t.TempDir()) },
 			build: func(t *testing.T, root string) sandbox.Sandbox {
-				d, err := sandbox.NewDaytona(sandbox.DaytonaConfig{Sandbox: "sb-1", RemoteDir: root})
+				d, err := remote.NewDaytona(remote.DaytonaConfig{Sandbox: "sb-1", RemoteDir: root})
 				require.NoError(t, err)
 				return d
 			},
@@ -81,7 +66,7 @@ func vendorCases() []vendorCase {
 			auth:   func(t *testing.T) { t.Setenv("VERCEL_AUTH_TOKEN", "vt-test") },
 			noAuth: func(t *testing.T) { clearEnv(t, "VERCEL_AUTH_TOKEN", "VERCEL_OIDC_TOKEN") },
 			build: func(t *testing.T, root string) sandbox.Sandbox {
-				v, err := sandbox.NewVercelSandbox(sandbox.VercelSandboxConfig{RemoteDir: root})
+				v, err := remote.NewVercelSandbox(remote.VercelSandboxConfig{RemoteDir: root})
 				require.NoError(t, err)
 				return v
 			},
@@ -95,9 +80,7 @@ func TestVendorCLIMissing(t *testing.T) {
 	for _, vc := range vendorCases() {
 		t.Run(vc.name, func(t *testing.T) {
 			t.Setenv("PATH", t.TempDir())
-			if vc.auth != nil {
-				vc.auth(t)
-			}
+			vc.auth(t)
 			sb := vc.build(t, t.TempDir())
 			res, err := runCmd(t, sb, sandbox.Command{Args: []string{"true"}})
 			require.ErrorIs(t, err, sandbox.ErrUnavailable)
@@ -116,9 +99,6 @@ func TestVendorCLIMissing(t *testing.T) {
 // is never called.
 func TestVendorNotAuthenticated(t *testing.T) {
 	for _, vc := range vendorCases() {
-		if vc.noAuth == nil {
-			continue
-		}
 		t.Run(vc.name, func(t *testing.T) {
 			bin := t.TempDir()
 			_, calls := standIn(t, bin, vc.cli, "exit 0")
@@ -139,9 +119,6 @@ func TestVendorNotAuthenticated(t *testing.T) {
 // the command's success.
 func TestVendorNeverFakesSuccess(t *testing.T) {
 	for _, vc := range vendorCases() {
-		if vc.auth == nil {
-			continue // the container CLIs report the command's own exit status
-		}
 		t.Run(vc.name, func(t *testing.T) {
 			bin := t.TempDir()
 			_, calls := standIn(t, bin, vc.cli, "echo 'all good'; exit 0")
@@ -160,9 +137,6 @@ func TestVendorNeverFakesSuccess(t *testing.T) {
 // so a command with Stdin is refused rather than run without it.
 func TestVendorStdinRefused(t *testing.T) {
 	for _, vc := range vendorCases() {
-		if vc.auth == nil {
-			continue
-		}
 		t.Run(vc.name, func(t *testing.T) {
 			res, err := runCmd(t, vc.build(t, t.TempDir()), sandbox.Command{Args: []string{"cat"}, Stdin: strings.NewReader("x")})
 			require.ErrorIs(t, err, sandbox.ErrUnavailable)
@@ -174,58 +148,6 @@ func TestVendorStdinRefused(t *testing.T) {
 // The golden tests below use a stand-in executable placed first on
 // PATH that records its arguments. They only check how each backend
 // builds the CLI's argument vector, not what the vendor does with it.
-
-func TestSingularityArgvGolden(t *testing.T) {
-	root := t.TempDir()
-	require.NoError(t, os.MkdirAll(filepath.Join(root, ".git"), 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(root, ".env"), nil, 0o644))
-	require.NoError(t, os.Mkdir(filepath.Join(root, "sub"), 0o755))
-	extra := t.TempDir()
-	bin := t.TempDir()
-	envOut := filepath.Join(bin, "env")
-	_, calls := standIn(t, bin, "apptainer", "env > '"+envOut+"'; echo out; echo err >&2; exit 4")
-	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	t.Setenv("REINS_ALLOWED", "host value")
-	t.Setenv("APPTAINER_BIND", "/etc:/host-etc")
-	s, err := sandbox.NewApptainer(sandbox.SingularityConfig{
-		Root: root, Image: "docker://debian@sha256:00", CPUs: 1.5, MemoryBytes: 1 << 30, PIDs: 100,
-		Policy: sandbox.FsNetPolicy{AllowedPaths: []string{extra}, EnvAllowlist: []string{"REINS_ALLOWED", "REINS_CMD"}},
-	})
-	require.NoError(t, err)
-	res, err := runCmd(t, s, sandbox.Command{Args: []string{"ls", "-la", "a b"}, Dir: "sub", Env: []string{"REINS_CMD=x=y", "REINS_OTHER=no"}})
-	require.NoError(t, err)
-	assert.Equal(t, 4, res.ExitCode, "the command's exit status")
-	assert.Equal(t, "out\n", string(res.Stdout))
-	assert.Equal(t, "apptainer", res.Confinement.Backend)
-	require.Len(t, calls(), 1)
-	argv := calls()[0][1:]
-	maskIdx := -1
-	for i, a := range argv {
-		if strings.HasSuffix(a, ":/workspace/.env:ro") {
-			maskIdx = i
-		}
-	}
-	require.GreaterOrEqual(t, maskIdx, 0, "%q", argv)
-	want := []string{"exec", "--containall", "--cleanenv", "--no-privs", "--no-home", "--net", "--network", "none",
-		"--cpus", "1.5", "--memory", "1073741824", "--memory-swap", "1073741824", "--pids-limit", "100",
-		"--bind", root + ":/workspace", "--bind", extra + ":" + extra,
-		"--bind", root + "/.git:/workspace/.git:ro", "--bind", "/dev/null:/workspace/.env:ro",
-		"--pwd", "/workspace/sub", "docker://debian@sha256:00", "ls", "-la", "a b"}
-	assert.Equal(t, want, argv)
-	env, err := os.ReadFile(envOut)
-	require.NoError(t, err)
-	assert.Contains(t, string(env), "APPTAINERENV_REINS_ALLOWED=host value\n")
-	assert.Contains(t, string(env), "APPTAINERENV_REINS_CMD=x=y\n")
-	assert.Contains(t, string(env), "APPTAINERENV_REINS_OTHER=no", "Command.Env is honoured, allowlisted or not")
-	assert.NotContains(t, string(env), "APPTAINER_BIND", "the host cannot add binds behind the backend's back")
-
-	// The CLI's own failure is not the command's exit status.
-	standIn(t, bin, "apptainer", "echo 'FATAL:   could not open image img.sif: no such file' >&2; exit 255")
-	res, err = runCmd(t, s, sandbox.Command{Args: []string{"true"}})
-	require.ErrorIs(t, err, sandbox.ErrUnavailable)
-	assert.Equal(t, sandbox.ExitUnavailable, res.ExitCode)
-	assert.Contains(t, string(res.Stderr), "could not open image")
-}
 
 // scriptOf replaces the script argument at index i of argv by a
 // placeholder and returns it.
@@ -249,7 +171,7 @@ func TestModalArgvGolden(t *testing.T) {
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	t.Setenv("MODAL_TOKEN_ID", "ak")
 	t.Setenv("MODAL_TOKEN_SECRET", "as")
-	m, err := sandbox.NewModal(sandbox.ModalConfig{Root: root, Image: "python:3.12@sha256:00", CPU: 2, MemoryMiB: 1024, GPU: "t4",
+	m, err := remote.NewModal(remote.ModalConfig{Root: root, Image: "python:3.12@sha256:00", CPU: 2, MemoryMiB: 1024, GPU: "t4",
 		Secrets: []string{"s1"}, Volumes: []string{"v1"}, Region: "us-east", Environment: "dev"})
 	require.NoError(t, err)
 	_, err = runCmd(t, m, sandbox.Command{Args: []string{"printf", "%s", `a "quoted" \ arg`}})
@@ -277,7 +199,7 @@ func TestDaytonaArgvGolden(t *testing.T) {
 	_, calls := standIn(t, bin, "daytona", "exit 0")
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	t.Setenv("DAYTONA_API_KEY", "k")
-	d, err := sandbox.NewDaytona(sandbox.DaytonaConfig{Sandbox: "my-sandbox", RemoteDir: "/home/daytona/project"})
+	d, err := remote.NewDaytona(remote.DaytonaConfig{Sandbox: "my-sandbox", RemoteDir: "/home/daytona/project"})
 	require.NoError(t, err)
 	_, err = runCmd(t, d, sandbox.Command{Args: []string{"go", "test", "./..."}, Dir: "pkg"})
 	require.ErrorIs(t, err, sandbox.ErrUnavailable)
@@ -303,7 +225,7 @@ func TestVercelSandboxArgvGolden(t *testing.T) {
 	_, calls := standIn(t, bin, "sandbox", "env > '"+envOut+"'")
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	clearEnv(t, "VERCEL_AUTH_TOKEN", "VERCEL_OIDC_TOKEN")
-	v, err := sandbox.NewVercelSandbox(sandbox.VercelSandboxConfig{Runtime: "node24", VCPUs: 4, Project: "p", Team: "t", Token: "secret-token",
+	v, err := remote.NewVercelSandbox(remote.VercelSandboxConfig{Runtime: "node24", VCPUs: 4, Project: "p", Team: "t", Token: "secret-token",
 		Policy: sandbox.FsNetPolicy{EnvAllowlist: []string{"PATH", "NODE_ENV"}}})
 	require.NoError(t, err)
 	_, err = runCmd(t, v, sandbox.Command{Args: []string{"npm", "test"}, Env: []string{"NODE_ENV=test"}})
@@ -320,7 +242,7 @@ func TestVercelSandboxArgvGolden(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(env), "VERCEL_AUTH_TOKEN=secret-token\n")
 
-	allow, err := sandbox.NewVercelSandbox(sandbox.VercelSandboxConfig{Snapshot: "snap_1", Token: "x", Policy: sandbox.FsNetPolicy{AllowNetwork: true}})
+	allow, err := remote.NewVercelSandbox(remote.VercelSandboxConfig{Snapshot: "snap_1", Token: "x", Policy: sandbox.FsNetPolicy{AllowNetwork: true}})
 	require.NoError(t, err)
 	_, _ = runCmd(t, allow, sandbox.Command{Args: []string{"true"}})
 	argv = calls()[1][1:]
@@ -349,16 +271,16 @@ func TestVendorTransportEmulated(t *testing.T) {
 			var sb sandbox.Sandbox
 			var err error
 			if name == "daytona" {
-				sb, err = sandbox.NewDaytona(sandbox.DaytonaConfig{Sandbox: "s", RemoteDir: root})
+				sb, err = remote.NewDaytona(remote.DaytonaConfig{Sandbox: "s", RemoteDir: root})
 			} else {
-				sb, err = sandbox.NewVercelSandbox(sandbox.VercelSandboxConfig{RemoteDir: root, Token: "t"})
+				sb, err = remote.NewVercelSandbox(remote.VercelSandboxConfig{RemoteDir: root, Token: "t"})
 			}
 			require.NoError(t, err)
-			res, err := runCmd(t, sb, sandbox.Command{Args: append([]string{rec, filepath.Join(root, "argv")}, sandbox.HostileArgs...)})
+			res, err := runCmd(t, sb, sandbox.Command{Args: append([]string{rec, filepath.Join(root, "argv")}, remote.HostileArgs...)})
 			require.NoError(t, err, "%s", res.Stderr)
 			got, err := os.ReadFile(filepath.Join(root, "argv"))
 			require.NoError(t, err)
-			assert.Equal(t, sandbox.HostileArgs, sandbox.SplitNUL(got))
+			assert.Equal(t, remote.HostileArgs, remote.SplitNUL(got))
 
 			res, err = runCmd(t, sb, sandbox.Command{Args: []string{"sh", "-c", "printf out; printf err >&2; exit 5"}})
 			require.NoError(t, err)

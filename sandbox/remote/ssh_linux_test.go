@@ -1,6 +1,6 @@
 //go:build linux
 
-package sandbox_test
+package remote_test
 
 import (
 	"bytes"
@@ -23,6 +23,7 @@ import (
 
 	"github.com/reins-go/reins/sandbox"
 	"github.com/reins-go/reins/sandbox/internal/testenv"
+	"github.com/reins-go/reins/sandbox/remote"
 	"github.com/reins-go/reins/sandbox/sandboxtest"
 )
 
@@ -168,21 +169,21 @@ func waitListening(port int, exited <-chan struct{}) bool {
 	return false
 }
 
-func (s *sshd) config(remoteDir string, p sandbox.FsNetPolicy) sandbox.SSHConfig {
-	return sandbox.SSHConfig{
+func (s *sshd) config(remoteDir string, p sandbox.FsNetPolicy) remote.SSHConfig {
+	return remote.SSHConfig{
 		Host: "127.0.0.1", Port: s.port, User: s.user,
 		IdentityFile: s.userKey, KnownHostsFile: s.knownHosts,
 		RemoteDir: remoteDir, Policy: p,
 	}
 }
 
-func (s *sshd) backend(t testing.TB, remoteDir string, p sandbox.FsNetPolicy, mods ...func(*sandbox.SSHConfig)) *sandbox.SSH {
+func (s *sshd) backend(t testing.TB, remoteDir string, p sandbox.FsNetPolicy, mods ...func(*remote.SSHConfig)) *remote.SSH {
 	t.Helper()
 	cfg := s.config(remoteDir, p)
 	for _, m := range mods {
 		m(&cfg)
 	}
-	b, err := sandbox.NewSSH(cfg)
+	b, err := remote.NewSSH(cfg)
 	require.NoError(t, err)
 	return b
 }
@@ -202,7 +203,8 @@ func TestSSH(t *testing.T) {
 
 	t.Run("Registry", func(t *testing.T) {
 		t.Parallel()
-		r := sandbox.NewBuiltinRegistry(sandbox.BuiltinOptions{SSH: srv.config("", sandbox.FsNetPolicy{})})
+		r := &sandbox.Registry{}
+		require.NoError(t, remote.Register(r, remote.Options{SSH: srv.config("", sandbox.FsNetPolicy{})}))
 		require.NoError(t, r.Probe(context.Background(), "ssh"))
 		root := t.TempDir()
 		sb, err := r.Open(context.Background(), "ssh", root)
@@ -228,8 +230,8 @@ func TestSSH(t *testing.T) {
 				t.Parallel()
 				root := t.TempDir()
 				rec := writeArgvRecorder(t, root, "record-argv")
-				b := srv.backend(t, root, sandbox.FsNetPolicy{}, func(c *sandbox.SSHConfig) { c.Shell = shell })
-				args := sandbox.HostileArgs
+				b := srv.backend(t, root, sandbox.FsNetPolicy{}, func(c *remote.SSHConfig) { c.Shell = shell })
+				args := remote.HostileArgs
 				if shell == "sh" {
 					args = printableHostileArgs() // dash has no $'...'
 				}
@@ -238,7 +240,7 @@ func TestSSH(t *testing.T) {
 				require.NoError(t, err, "%s", res.Stderr)
 				got, err := os.ReadFile(out)
 				require.NoError(t, err)
-				received := sandbox.SplitNUL(got)
+				received := remote.SplitNUL(got)
 				require.Len(t, received, len(args), "%q", received)
 				for i, a := range args {
 					assert.Equal(t, a, received[i], "argument %d", i)
@@ -255,7 +257,7 @@ func TestSSH(t *testing.T) {
 		require.NoError(t, err, "%s", res.Stderr)
 		got, err := os.ReadFile(filepath.Join(root, "out"))
 		require.NoError(t, err)
-		assert.Equal(t, []string{"a=b"}, sandbox.SplitNUL(got))
+		assert.Equal(t, []string{"a=b"}, remote.SplitNUL(got))
 	})
 
 	t.Run("ExitCodesAndOutput", func(t *testing.T) {
@@ -365,21 +367,21 @@ func TestSSH(t *testing.T) {
 		require.NoError(t, err)
 		port := l.Addr().(*net.TCPAddr).Port
 		require.NoError(t, l.Close())
-		b := srv.backend(t, t.TempDir(), sandbox.FsNetPolicy{}, func(c *sandbox.SSHConfig) { c.Port = port })
+		b := srv.backend(t, t.TempDir(), sandbox.FsNetPolicy{}, func(c *remote.SSHConfig) { c.Port = port })
 		res, err := runCmd(t, b, sandbox.Command{Args: []string{"true"}})
 		require.ErrorIs(t, err, sandbox.ErrUnavailable)
 		assert.Equal(t, sandbox.ExitUnavailable, res.ExitCode)
 		assert.Contains(t, string(res.Stderr), "refused")
 		require.ErrorIs(t, b.Probe(context.Background()), sandbox.ErrUnavailable)
 
-		bad := srv.backend(t, t.TempDir(), sandbox.FsNetPolicy{}, func(c *sandbox.SSHConfig) { c.IdentityFile = filepath.Join(t.TempDir(), "missing") })
+		bad := srv.backend(t, t.TempDir(), sandbox.FsNetPolicy{}, func(c *remote.SSHConfig) { c.IdentityFile = filepath.Join(t.TempDir(), "missing") })
 		res, err = runCmd(t, bad, sandbox.Command{Args: []string{"true"}})
 		require.ErrorIs(t, err, sandbox.ErrUnavailable, "an authentication failure never looks like success")
 		assert.Equal(t, sandbox.ExitUnavailable, res.ExitCode)
 	})
 
 	t.Run("CLIMissing", func(t *testing.T) {
-		b := srv.backend(t, t.TempDir(), sandbox.FsNetPolicy{}, func(c *sandbox.SSHConfig) { c.CLI = filepath.Join(t.TempDir(), "ssh") })
+		b := srv.backend(t, t.TempDir(), sandbox.FsNetPolicy{}, func(c *remote.SSHConfig) { c.CLI = filepath.Join(t.TempDir(), "ssh") })
 		res, err := runCmd(t, b, sandbox.Command{Args: []string{"true"}})
 		require.ErrorIs(t, err, sandbox.ErrUnavailable)
 		assert.Equal(t, sandbox.ExitUnavailable, res.ExitCode)
@@ -389,7 +391,7 @@ func TestSSH(t *testing.T) {
 
 func TestNewSSHErrors(t *testing.T) {
 	t.Parallel()
-	for _, cfg := range []sandbox.SSHConfig{
+	for _, cfg := range []remote.SSHConfig{
 		{RemoteDir: "/w"},
 		{Host: "-oProxyCommand=x", RemoteDir: "/w"},
 		{Host: "user@host", RemoteDir: "/w"},
@@ -400,14 +402,14 @@ func TestNewSSHErrors(t *testing.T) {
 		{Host: "h", RemoteDir: "/w", Shell: "bash -x"},
 		{Host: "h", RemoteDir: "/w", Policy: sandbox.FsNetPolicy{DeniedPaths: []string{"a\nb"}}},
 	} {
-		_, err := sandbox.NewSSH(cfg)
+		_, err := remote.NewSSH(cfg)
 		assert.Error(t, err, "NewSSH(%+v)", cfg)
 	}
 }
 
 // BenchmarkRunSSH measures the ssh backend on /bin/true through the
 // loopback sshd (a new connection per run). Compare it with
-// BenchmarkRunLocal and BenchmarkExecDirect in the same invocation.
+// BenchmarkExecDirect in the same invocation.
 func BenchmarkRunSSH(b *testing.B) {
 	srv := startSSHD(b)
 	benchRun(b, srv.backend(b, b.TempDir(), sandbox.FsNetPolicy{}))

@@ -1,4 +1,4 @@
-package sandbox
+package remote
 
 import (
 	"context"
@@ -7,6 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/reins-go/reins/sandbox"
+	"github.com/reins-go/reins/sandbox/internal/backend"
+	"github.com/reins-go/reins/sandbox/internal/pathmatch"
 )
 
 // DaytonaConfig configures [NewDaytona].
@@ -25,7 +29,7 @@ type DaytonaConfig struct {
 	// command and keeps the listed variables. AllowedPaths and
 	// AllowNetwork are not enforced by this backend: daytona exec has no
 	// such switches, the sandbox's creation settings decide.
-	Policy FsNetPolicy
+	Policy sandbox.FsNetPolicy
 	// Shell runs the script in the sandbox; empty means "bash".
 	Shell string
 	// CLI is the daytona binary; empty means "daytona" from PATH.
@@ -37,11 +41,11 @@ type DaytonaConfig struct {
 type Daytona struct {
 	cfg    DaytonaConfig
 	root   string
-	match  pathMatcher
+	match  pathmatch.Matcher
 	denied []string
 }
 
-var _ Sandbox = (*Daytona)(nil)
+var _ sandbox.Sandbox = (*Daytona)(nil)
 
 // NewDaytona validates cfg and returns the daytona backend.
 func NewDaytona(cfg DaytonaConfig) (*Daytona, error) {
@@ -78,8 +82,8 @@ func (d *Daytona) Probe(ctx context.Context) error {
 	return nil
 }
 
-func (d *Daytona) preflight() (string, *UnavailableError) {
-	cli, uerr := findCLI("daytona", d.cfg.CLI, "daytona", "install the Daytona CLI, or set DaytonaConfig.CLI")
+func (d *Daytona) preflight() (string, *sandbox.UnavailableError) {
+	cli, uerr := backend.FindCLI("daytona", d.cfg.CLI, "daytona", "install the Daytona CLI, or set DaytonaConfig.CLI")
 	if uerr != nil {
 		return "", uerr
 	}
@@ -99,7 +103,7 @@ func (d *Daytona) preflight() (string, *UnavailableError) {
 			return cli, nil
 		}
 	}
-	return "", &UnavailableError{Backend: "daytona", Reason: "the daytona CLI is not authenticated: run \"daytona login\" or set DAYTONA_API_KEY (no config.json in the Daytona configuration directory)"}
+	return "", &sandbox.UnavailableError{Backend: "daytona", Reason: "the daytona CLI is not authenticated: run \"daytona login\" or set DAYTONA_API_KEY (no config.json in the Daytona configuration directory)"}
 }
 
 // execArgs builds the "daytona exec" argument vector (argv[0]
@@ -108,19 +112,19 @@ func (d *Daytona) preflight() (string, *UnavailableError) {
 // with its own quoting rules, and a base64 string in double quotes inside
 // single quotes survives every such rule seen (daytona's
 // apps/cli/cmd/sandbox/exec.go and its daemon's parseCommand).
-func (d *Daytona) execArgs(cli, script string, cmd Command) []string {
+func (d *Daytona) execArgs(cli, script string, cmd sandbox.Command) []string {
 	enc := base64.StdEncoding.EncodeToString([]byte(script))
-	return []string{cli, "exec", d.cfg.Sandbox, "--timeout", durationSeconds(cmd.timeout()), "--",
+	return []string{cli, "exec", d.cfg.Sandbox, "--timeout", backend.Seconds(backend.Timeout(cmd)), "--",
 		d.cfg.Shell, "-c", `eval "$(printf %s ` + enc + ` | base64 -d)"`}
 }
 
-// Run runs cmd in the sandbox. It implements [Sandbox].
-func (d *Daytona) Run(ctx context.Context, cmd Command) (Result, error) {
+// Run runs cmd in the sandbox. It implements [sandbox.Sandbox].
+func (d *Daytona) Run(ctx context.Context, cmd sandbox.Command) (sandbox.Result, error) {
 	// daytona exec returns stdout and stderr as one stream: the script
 	// keeps them apart in files and prints them base64-encoded.
 	return runVendor(ctx, vendorRun{
-		conf: Confinement{Backend: "daytona"}, cmd: cmd, root: d.root, match: d.match, denied: d.denied,
-		allow: d.cfg.Policy.EnvAllowlist, files: true, watchdog: true, layers: []Layer{LayerContainer},
+		conf: sandbox.Confinement{Backend: "daytona"}, cmd: cmd, root: d.root, match: d.match, denied: d.denied,
+		allow: d.cfg.Policy.EnvAllowlist, files: true, watchdog: true, layers: []sandbox.Layer{sandbox.LayerContainer},
 		preflight: d.preflight,
 		argv:      func(cli, script string) []string { return d.execArgs(cli, script, cmd) },
 		describe:  "daytona exec " + d.cfg.Sandbox,

@@ -1,13 +1,16 @@
-package sandbox
+package remote
 
 import (
 	"context"
 	"fmt"
 	"os"
-	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/reins-go/reins/sandbox"
+	"github.com/reins-go/reins/sandbox/internal/backend"
+	"github.com/reins-go/reins/sandbox/internal/pathmatch"
 )
 
 // ModalConfig configures [NewModal].
@@ -38,10 +41,10 @@ type ModalConfig struct {
 	Environment string
 	// Policy: DeniedPaths are checked in the arguments and the working
 	// directory; EnvAllowlist is applied in the container (empty means
-	// [DefaultEnvAllowlist], because modal shell puts the caller's Modal
+	// [sandbox.DefaultEnvAllowlist], because modal shell puts the caller's Modal
 	// token into the container's environment). AllowedPaths and
 	// AllowNetwork are not enforced: modal shell has no network switch.
-	Policy FsNetPolicy
+	Policy sandbox.FsNetPolicy
 	// CLI is the modal binary; empty means "modal" from PATH.
 	CLI string
 }
@@ -52,15 +55,15 @@ type Modal struct {
 	cfg    ModalConfig
 	root   string
 	remote string
-	match  pathMatcher
+	match  pathmatch.Matcher
 	denied []string
 }
 
-var _ Sandbox = (*Modal)(nil)
+var _ sandbox.Sandbox = (*Modal)(nil)
 
 // NewModal validates cfg and returns the modal backend.
 func NewModal(cfg ModalConfig) (*Modal, error) {
-	root, err := resolveRoot(cfg.Root, "ModalConfig.Root")
+	root, err := pathmatch.ResolveRoot(cfg.Root, "ModalConfig.Root")
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +87,7 @@ func NewModal(cfg ModalConfig) (*Modal, error) {
 	mo := &Modal{cfg: cfg, root: root, remote: "/mnt/" + filepath.Base(root), match: m, denied: denied}
 	mo.cfg.Policy.EnvAllowlist = append([]string(nil), cfg.Policy.EnvAllowlist...)
 	if len(mo.cfg.Policy.EnvAllowlist) == 0 {
-		mo.cfg.Policy.EnvAllowlist = DefaultEnvAllowlist()
+		mo.cfg.Policy.EnvAllowlist = sandbox.DefaultEnvAllowlist()
 	}
 	return mo, nil
 }
@@ -101,8 +104,8 @@ func (mo *Modal) Probe(ctx context.Context) error {
 	return nil
 }
 
-func (mo *Modal) preflight() (string, *UnavailableError) {
-	cli, uerr := findCLI("modal", mo.cfg.CLI, "modal", "pip install modal, or set ModalConfig.CLI")
+func (mo *Modal) preflight() (string, *sandbox.UnavailableError) {
+	cli, uerr := backend.FindCLI("modal", mo.cfg.CLI, "modal", "pip install modal, or set ModalConfig.CLI")
 	if uerr != nil {
 		return "", uerr
 	}
@@ -121,7 +124,7 @@ func (mo *Modal) preflight() (string, *UnavailableError) {
 			return cli, nil
 		}
 	}
-	return "", &UnavailableError{Backend: "modal", Reason: "the modal CLI is not authenticated: set MODAL_TOKEN_ID and MODAL_TOKEN_SECRET, or run \"modal token new\" (no ~/.modal.toml or MODAL_CONFIG_PATH file)"}
+	return "", &sandbox.UnavailableError{Backend: "modal", Reason: "the modal CLI is not authenticated: set MODAL_TOKEN_ID and MODAL_TOKEN_SECRET, or run \"modal token new\" (no ~/.modal.toml or MODAL_CONFIG_PATH file)"}
 }
 
 // shellArgs builds the "modal shell" argument vector (argv[0] included);
@@ -169,17 +172,17 @@ func (mo *Modal) shellArgs(cli, local, script string) []string {
 	return append(args, "--cmd", esc)
 }
 
-// Run runs cmd in a new Modal container. It implements [Sandbox].
-func (mo *Modal) Run(ctx context.Context, cmd Command) (Result, error) {
+// Run runs cmd in a new Modal container. It implements [sandbox.Sandbox].
+func (mo *Modal) Run(ctx context.Context, cmd sandbox.Command) (sandbox.Result, error) {
 	var staged string
 	return runVendor(ctx, vendorRun{
-		conf: Confinement{Backend: "modal"}, cmd: cmd, root: mo.remote, match: mo.match, denied: mo.denied,
-		allow: mo.cfg.Policy.EnvAllowlist, files: true, layers: []Layer{LayerContainer, LayerMasks},
+		conf: sandbox.Confinement{Backend: "modal"}, cmd: cmd, root: mo.remote, match: mo.match, denied: mo.denied,
+		allow: mo.cfg.Policy.EnvAllowlist, files: true, layers: []sandbox.Layer{sandbox.LayerContainer, sandbox.LayerMasks},
 		preflight: mo.preflight,
-		prepare: func() (func(), *UnavailableError) {
+		prepare: func() (func(), *sandbox.UnavailableError) {
 			dir, cleanup, err := stageWorkspace(mo.root, mo.match)
 			if err != nil {
-				return nil, &UnavailableError{Backend: "modal", Layer: LayerMasks, Reason: "staging the workspace: " + err.Error()}
+				return nil, &sandbox.UnavailableError{Backend: "modal", Layer: sandbox.LayerMasks, Reason: "staging the workspace: " + err.Error()}
 			}
 			staged = dir
 			return cleanup, nil
@@ -187,96 +190,4 @@ func (mo *Modal) Run(ctx context.Context, cmd Command) (Result, error) {
 		argv:     func(cli, script string) []string { return mo.shellArgs(cli, staged, script) },
 		describe: "modal shell",
 	})
-}
-
-// vendorRun is one run of a vendor CLI backend (modal, daytona,
-// vercel-sandbox): the shared checks, the script and the framing.
-type vendorRun struct {
-	conf   Confinement
-	cmd    Command
-	root   string // the working root on the vendor's side
-	match  pathMatcher
-	denied []string
-	allow  []string
-	files  bool
-	// layers are enforced beyond the working-directory, argument and env
-	// checks.
-	layers   []Layer
-	watchdog bool
-	// env is the CLI's environment; nil means the host's.
-	env       []string
-	preflight func() (string, *UnavailableError)
-	// prepare, if set, runs after the preflight; the function it returns
-	// runs when the run is over.
-	prepare  func() (func(), *UnavailableError)
-	argv     func(cli, script string) []string
-	describe string
-}
-
-func runVendor(ctx context.Context, v vendorRun) (Result, error) {
-	conf, cmd := v.conf, v.cmd
-	if err := cmd.validate(); err != nil {
-		return Result{ExitCode: ExitDenied, Stderr: []byte(err.Error() + "\n"), Confinement: conf}, err
-	}
-	if cmd.Stdin != nil {
-		return unavailableResult(conf, &UnavailableError{Backend: conf.Backend, Reason: v.describe + " cannot pass standard input to the command; Command.Stdin must be nil"})
-	}
-	dir, vs := lexicalWorkdir(v.root, v.match, cmd.Dir)
-	if len(vs) > 0 {
-		return deniedResult(conf, vs)
-	}
-	if vs := checkArgsLexical(v.match, dir, cmd.Args); len(vs) > 0 {
-		return deniedResult(conf, vs)
-	}
-	cli, uerr := v.preflight()
-	if uerr != nil {
-		return unavailableResult(conf, uerr)
-	}
-	if v.prepare != nil {
-		cleanup, uerr := v.prepare()
-		if uerr != nil {
-			return unavailableResult(conf, uerr)
-		}
-		defer cleanup()
-	}
-	nonce, err := newNonce()
-	if err != nil {
-		return unavailableResult(conf, &UnavailableError{Backend: conf.Backend, Reason: err.Error()})
-	}
-	clear, keep, set := remoteEnv(v.allow, cmd.Env)
-	s := remoteScript{
-		nonce: nonce, root: v.root, dir: dir, denied: v.denied,
-		clearEnv: clear, keep: keep, set: set, args: cmd.Args,
-		files: v.files, maxOutput: cmd.maxOutput(),
-	}
-	if v.watchdog {
-		s.watchdog = cmd.timeout()
-	}
-	script, err := s.build()
-	if err != nil {
-		return Result{ExitCode: ExitDenied, Stderr: []byte(err.Error() + "\n"), Confinement: conf}, fmt.Errorf("%w: %v", ErrInvalidCommand, err)
-	}
-	conf.Enforced = append([]Layer{LayerWorkdir, LayerArgs}, v.layers...)
-	if clear {
-		conf.Enforced = append(conf.Enforced, LayerEnv)
-	}
-	env := v.env
-	if env == nil {
-		env = hostEnv()
-	}
-	return scriptRun{
-		conf: conf, cli: v.describe, path: cli, argv: v.argv(cli, script), env: env,
-		timeout: cmd.timeout(), maxOutput: cmd.maxOutput(), nonce: nonce, files: v.files, dir: cmd.Dir,
-	}.run(ctx)
-}
-
-// vendorDir checks a vendor's working root.
-func vendorDir(field, dir, def string) (string, error) {
-	if dir == "" {
-		dir = def
-	}
-	if !path.IsAbs(dir) {
-		return "", fmt.Errorf("sandbox: %s %q is not absolute", field, dir)
-	}
-	return path.Clean(dir), nil
 }

@@ -1,4 +1,4 @@
-package sandbox
+package remote
 
 import (
 	"bytes"
@@ -9,6 +9,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/reins-go/reins/internal/fspath"
+	"github.com/reins-go/reins/sandbox/internal/pathmatch"
 )
 
 // FuzzQuoteArgRoundTrip checks that a bash parser reads every quoted
@@ -96,7 +99,7 @@ func FuzzLexicalWorkdir(f *testing.F) {
 	for _, s := range []string{"", "sub", "..", "/", "sub/../..", ".git", "a/.GIT/b", "/w/x", "/w/../w/x", "./.", "a//b/", "x/.env.local"} {
 		f.Add(s)
 	}
-	m, err := newPathMatcher([]string{"secrets"})
+	m, err := pathmatch.New([]string{"secrets"})
 	require.NoError(f, err)
 	f.Fuzz(func(t *testing.T, dir string) {
 		got, vs := lexicalWorkdir("/w", m, dir)
@@ -104,8 +107,8 @@ func FuzzLexicalWorkdir(f *testing.F) {
 			assert.Empty(t, got)
 			return
 		}
-		assert.True(t, within(got, "/w"), "lexicalWorkdir(%q) = %q", dir, got)
-		_, denied := m.match(got)
+		assert.True(t, fspath.Within(got, "/w"), "lexicalWorkdir(%q) = %q", dir, got)
+		_, denied := m.Match(got)
 		assert.False(t, denied, "lexicalWorkdir(%q) = %q", dir, got)
 	})
 }

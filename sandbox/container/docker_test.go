@@ -1,6 +1,6 @@
 //go:build unix
 
-package sandbox_test
+package container_test
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reins-go/reins/sandbox"
+	"github.com/reins-go/reins/sandbox/container"
 	"github.com/reins-go/reins/sandbox/internal/testenv"
 )
 
@@ -21,7 +22,7 @@ import (
 // stderr that names the missing CLI, and the registry probe agrees.
 func TestDockerCLIMissing(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
-	d, err := sandbox.NewDocker(sandbox.DockerConfig{Root: t.TempDir(), Image: "debian"})
+	d, err := container.NewDocker(container.DockerConfig{Root: t.TempDir(), Image: "debian"})
 	require.NoError(t, err)
 	res, err := runCmd(t, d, sandbox.Command{Args: []string{"true"}})
 	require.ErrorIs(t, err, sandbox.ErrUnavailable)
@@ -43,7 +44,7 @@ func TestDockerDaemonUnreachable(t *testing.T) {
 	_, calls := standIn(t, bin, "docker", "exec '"+real+"' \"$@\"")
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	root := t.TempDir()
-	d, err := sandbox.NewDocker(sandbox.DockerConfig{Root: root, Image: "debian", Host: "unix://" + filepath.Join(t.TempDir(), "no-daemon.sock")})
+	d, err := container.NewDocker(container.DockerConfig{Root: root, Image: "debian", Host: "unix://" + filepath.Join(t.TempDir(), "no-daemon.sock")})
 	require.NoError(t, err)
 	res, err := runCmd(t, d, sandbox.Command{Args: []string{"touch", "ran"}})
 	require.ErrorIs(t, err, sandbox.ErrUnavailable)
@@ -80,7 +81,7 @@ func TestDockerExitCodes(t *testing.T) {
 			bin := t.TempDir()
 			_, calls := standIn(t, bin, "docker", `case "$1" in version) echo 28.0.0;; rm) exit 0;; run) `+tt.run+`;; esac`)
 			t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-			d, err := sandbox.NewDocker(sandbox.DockerConfig{Root: t.TempDir(), Image: "img"})
+			d, err := container.NewDocker(container.DockerConfig{Root: t.TempDir(), Image: "img"})
 			require.NoError(t, err)
 			res, err := runCmd(t, d, sandbox.Command{Args: []string{"sh", "-c", "exit 3"}})
 			if tt.wantErr != nil {
@@ -104,7 +105,7 @@ func TestDockerTimeoutRemovesTheContainer(t *testing.T) {
 	bin := t.TempDir()
 	_, calls := standIn(t, bin, "docker", `case "$1" in version) echo 28.0.0;; rm) exit 0;; run) exec sleep 30;; esac`)
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	d, err := sandbox.NewDocker(sandbox.DockerConfig{Root: t.TempDir(), Image: "img"})
+	d, err := container.NewDocker(container.DockerConfig{Root: t.TempDir(), Image: "img"})
 	require.NoError(t, err)
 	start := time.Now()
 	res, err := runCmd(t, d, sandbox.Command{Args: []string{"sleep", "30"}, Timeout: 300 * time.Millisecond})

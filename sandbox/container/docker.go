@@ -1,4 +1,4 @@
-package sandbox
+package container
 
 import (
 	"bytes"
@@ -10,6 +10,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/reins-go/reins/internal/fspath"
+	"github.com/reins-go/reins/sandbox"
+	"github.com/reins-go/reins/sandbox/internal/backend"
+	"github.com/reins-go/reins/sandbox/internal/envlist"
+	"github.com/reins-go/reins/sandbox/internal/pathmatch"
 )
 
 // DockerWorkdir is where the docker backend mounts the workspace inside
@@ -30,7 +36,7 @@ type DockerConfig struct {
 	// --network=none), denied paths found in the workspace are masked
 	// (.git is bound read-only), and EnvAllowlist names the variables
 	// forwarded with -e KEY (empty: only Command.Env is forwarded).
-	Policy FsNetPolicy
+	Policy sandbox.FsNetPolicy
 	// Limits are the container's resource limits; zero fields take the
 	// values of [DefaultDockerLimits], negative ones mean no limit.
 	Limits DockerLimits
@@ -70,15 +76,15 @@ type Docker struct {
 	cfg   DockerConfig
 	root  string
 	extra []string // AllowedPaths, resolved
-	match pathMatcher
+	match pathmatch.Matcher
 }
 
-var _ Sandbox = (*Docker)(nil)
+var _ sandbox.Sandbox = (*Docker)(nil)
 
 // NewDocker validates cfg and returns the docker backend. It does not
 // contact docker; [Docker.Probe] does, and so does every Run.
 func NewDocker(cfg DockerConfig) (*Docker, error) {
-	root, err := resolveRoot(cfg.Root, "DockerConfig.Root")
+	root, err := pathmatch.ResolveRoot(cfg.Root, "DockerConfig.Root")
 	if err != nil {
 		return nil, err
 	}
@@ -88,14 +94,14 @@ func NewDocker(cfg DockerConfig) (*Docker, error) {
 	if strings.HasPrefix(cfg.Runtime, "-") || strings.HasPrefix(cfg.User, "-") {
 		return nil, fmt.Errorf("sandbox: DockerConfig.Runtime and User must not start with '-'")
 	}
-	m, err := newPathMatcher(cfg.Policy.DeniedPaths)
+	m, err := pathmatch.New(cfg.Policy.DeniedPaths)
 	if err != nil {
 		return nil, err
 	}
 	d := &Docker{cfg: cfg, root: root, match: m}
 	d.cfg.Policy.EnvAllowlist = append([]string(nil), cfg.Policy.EnvAllowlist...)
 	for i, p := range cfg.Policy.AllowedPaths {
-		r, err := resolveRoot(p, fmt.Sprintf("DockerConfig.Policy.AllowedPaths[%d]", i))
+		r, err := pathmatch.ResolveRoot(p, fmt.Sprintf("DockerConfig.Policy.AllowedPaths[%d]", i))
 		if err != nil {
 			return nil, err
 		}
@@ -131,7 +137,7 @@ func (d *Docker) dockerArgs(path string, args ...string) []string {
 }
 
 // Probe tells a missing docker CLI from an unreachable daemon: both are
-// errors matching [ErrUnavailable] that say which.
+// errors matching [sandbox.ErrUnavailable] that say which.
 func (d *Docker) Probe(ctx context.Context) error {
 	_, uerr := d.preflight(ctx)
 	if uerr != nil {
@@ -140,94 +146,93 @@ func (d *Docker) Probe(ctx context.Context) error {
 	return nil
 }
 
-func (d *Docker) preflight(ctx context.Context) (string, *UnavailableError) {
-	path, uerr := findCLI("docker", d.cfg.CLI, "docker", "install the docker CLI, or set DockerConfig.CLI")
+func (d *Docker) preflight(ctx context.Context) (string, *sandbox.UnavailableError) {
+	path, uerr := backend.FindCLI("docker", d.cfg.CLI, "docker", "install the docker CLI, or set DockerConfig.CLI")
 	if uerr != nil {
 		return "", uerr
 	}
-	ctx, cancel := context.WithTimeout(ctx, preflightTimeout)
+	ctx, cancel := context.WithTimeout(ctx, backend.PreflightTimeout)
 	defer cancel()
 	argv := d.dockerArgs(path, "version", "--format", "{{.Server.Version}}")
 	c := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	c.Env = hostEnv()
+	c.Env = envlist.Host()
 	var out, errOut bytes.Buffer
 	c.Stdout, c.Stderr = &out, &errOut
 	if err := c.Run(); err != nil {
-		msg := lastLines(errOut.Bytes(), 3)
+		msg := backend.LastLines(errOut.Bytes(), 3)
 		if msg == "" {
 			msg = err.Error()
 		}
-		return "", &UnavailableError{Backend: "docker", Reason: "the docker daemon is unreachable (docker version failed): " + msg}
+		return "", &sandbox.UnavailableError{Backend: "docker", Reason: "the docker daemon is unreachable (docker version failed): " + msg}
 	}
 	if strings.TrimSpace(out.String()) == "" {
-		return "", &UnavailableError{Backend: "docker", Reason: "the docker daemon is unreachable: docker version reported no server"}
+		return "", &sandbox.UnavailableError{Backend: "docker", Reason: "the docker daemon is unreachable: docker version reported no server"}
 	}
 	return path, nil
 }
 
-// Run runs cmd in a new container. It implements [Sandbox].
-func (d *Docker) Run(ctx context.Context, cmd Command) (Result, error) {
-	conf := Confinement{Backend: "docker"}
-	if err := cmd.validate(); err != nil {
-		return Result{ExitCode: ExitDenied, Stderr: []byte(err.Error() + "\n"), Confinement: conf}, err
+// Run runs cmd in a new container. It implements [sandbox.Sandbox].
+func (d *Docker) Run(ctx context.Context, cmd sandbox.Command) (sandbox.Result, error) {
+	conf := sandbox.Confinement{Backend: "docker"}
+	if err := cmd.Validate(); err != nil {
+		return backend.Invalid(conf, err)
 	}
-	dir, vs := resolveWorkdir(d.root, d.match, cmd.Dir)
+	dir, vs := backend.Workdir(d.root, d.match, cmd.Dir)
 	if len(vs) > 0 {
-		return deniedResult(conf, vs)
+		return backend.Denied(conf, vs)
 	}
 	path, uerr := d.preflight(ctx)
 	if uerr != nil {
-		return unavailableResult(conf, uerr)
+		return backend.Unavailable(conf, uerr)
 	}
-	masks, readOnly, err := findProtected(d.match, append([]string{d.root}, d.extra...))
+	masks, readOnly, err := pathmatch.FindProtected(d.match, append([]string{d.root}, d.extra...))
 	if err != nil {
-		return unavailableResult(conf, &UnavailableError{Backend: "docker", Layer: LayerMasks, Reason: err.Error()})
+		return backend.Unavailable(conf, &sandbox.UnavailableError{Backend: "docker", Layer: sandbox.LayerMasks, Reason: err.Error()})
 	}
 	hostKeys, pairs := containerEnv(d.cfg.Policy.EnvAllowlist, cmd.Env)
-	nonce, err := newNonce()
+	name, err := containerName()
 	if err != nil {
-		return unavailableResult(conf, &UnavailableError{Backend: "docker", Reason: err.Error()})
+		return backend.Unavailable(conf, &sandbox.UnavailableError{Backend: "docker", Reason: err.Error()})
 	}
-	name := "reins-" + strings.TrimPrefix(nonce, "reins")
 	args, err := d.runArgs(cmd, dir, name, hostKeys, pairs, masks, readOnly)
 	if err != nil {
-		return unavailableResult(conf, &UnavailableError{Backend: "docker", Reason: err.Error()})
+		return backend.Unavailable(conf, &sandbox.UnavailableError{Backend: "docker", Reason: err.Error()})
 	}
 	conf.Enforced = d.layers()
 
 	removeContainer := func() {
-		ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), backend.CleanupTimeout)
 		defer cancel()
 		argv := d.dockerArgs(path, "rm", "--force", name)
 		c := exec.CommandContext(ctx, argv[0], argv[1:]...)
-		c.Env = hostEnv()
+		c.Env = envlist.Host()
 		_ = c.Run()
 	}
-	out := runCLI(ctx, cliProc{
-		path:       path,
-		args:       d.dockerArgs(path, args...),
-		env:        hostEnv(),
-		stdin:      cmd.Stdin,
-		timeout:    cmd.timeout(),
-		maxOutput:  cmd.maxOutput(),
-		beforeKill: removeContainer,
+	out := backend.RunCLI(ctx, backend.Proc{
+		Path:       path,
+		Args:       d.dockerArgs(path, args...),
+		Env:        envlist.Host(),
+		Stdin:      cmd.Stdin,
+		Timeout:    backend.Timeout(cmd),
+		MaxOutput:  backend.MaxOutput(cmd),
+		BeforeKill: removeContainer,
 	})
-	res := Result{
-		ExitCode: out.status.exitCode, Stdout: out.stdout, Stderr: out.stderr,
-		StdoutTruncated: out.stdoutCut, StderrTruncated: out.stderrCut,
-		TimedOut: out.status.timedOut, Duration: out.status.duration, Confinement: conf,
+	res := sandbox.Result{
+		ExitCode: out.Status.ExitCode, Stdout: out.Stdout, Stderr: out.Stderr,
+		StdoutTruncated: out.StdoutCut, StderrTruncated: out.StderrCut,
+		TimedOut: out.Status.TimedOut, Duration: out.Status.Duration, Confinement: conf,
 	}
 	switch {
-	case out.status.timedOut:
+	case out.Status.TimedOut:
 		// The container may have been created after the first removal.
 		removeContainer()
 		return res, nil
-	case out.status.startErr != nil:
-		return unavailableResult(Confinement{Backend: "docker"}, &UnavailableError{Backend: "docker", Reason: "starting docker: " + out.status.startErr.Error()})
-	case out.status.exitCode == 125 || out.status.exitCode == 126 && dockerSaid(out.stderr):
+	case out.Status.StartErr != nil:
+		return backend.Unavailable(sandbox.Confinement{Backend: "docker"}, &sandbox.UnavailableError{Backend: "docker", Reason: "starting docker: " + out.Status.StartErr.Error()})
+	case out.Status.ExitCode == 125 || out.Status.ExitCode == 126 && dockerSaid(out.Stderr):
 		// docker's own failure (125: the container could not be run; 126:
 		// the command could not be invoked): never the command's status.
-		return toolFailed("docker", fmt.Sprintf("docker failed to run the container (docker exit code %d): %s", out.status.exitCode, lastLines(out.stderr, 5)), out)
+		return toolFailed("docker", fmt.Sprintf("docker failed to run the container (docker exit code %d): %s", out.Status.ExitCode, backend.LastLines(out.Stderr, 5)), out)
 	}
 	return res, nil
 }
@@ -237,14 +242,14 @@ func (d *Docker) Run(ctx context.Context, cmd Command) (Result, error) {
 func dockerSaid(stderr []byte) bool { return linePrefixed(stderr, "docker: ") }
 
 // layers lists what a docker run enforces.
-func (d *Docker) layers() []Layer {
-	ls := []Layer{LayerWorkdir, LayerContainer, LayerReadOnlyRoot, LayerMasks, LayerCaps, LayerNoNewPrivs, LayerPIDNS, LayerEnv}
+func (d *Docker) layers() []sandbox.Layer {
+	ls := []sandbox.Layer{sandbox.LayerWorkdir, sandbox.LayerContainer, sandbox.LayerReadOnlyRoot, sandbox.LayerMasks, sandbox.LayerCaps, sandbox.LayerNoNewPrivs, sandbox.LayerPIDNS, sandbox.LayerEnv}
 	l := d.limits()
 	if l.CPUs > 0 || l.MemoryBytes > 0 || l.PIDs > 0 {
-		ls = append(ls, LayerResources)
+		ls = append(ls, sandbox.LayerResources)
 	}
 	if !d.cfg.Policy.AllowNetwork {
-		ls = append(ls, LayerNetworkOff)
+		ls = append(ls, sandbox.LayerNetworkOff)
 	}
 	return ls
 }
@@ -254,9 +259,9 @@ func (d *Docker) layers() []Layer {
 // hostKeys the variables forwarded from the host environment (-e KEY)
 // and pairs those from Command.Env (-e KEY=VALUE); masks and readOnly
 // the protected paths.
-func (d *Docker) runArgs(cmd Command, dir, name string, hostKeys, pairs, masks, readOnly []string) ([]string, error) {
+func (d *Docker) runArgs(cmd sandbox.Command, dir, name string, hostKeys, pairs, masks, readOnly []string) ([]string, error) {
 	toContainer := func(hostPath string) string {
-		if rel, err := filepath.Rel(d.root, hostPath); err == nil && within(hostPath, d.root) {
+		if rel, err := filepath.Rel(d.root, hostPath); err == nil && fspath.Within(hostPath, d.root) {
 			if rel == "." {
 				return DockerWorkdir
 			}
@@ -315,11 +320,11 @@ func (d *Docker) runArgs(cmd Command, dir, name string, hostKeys, pairs, masks, 
 		}
 	}
 	inside := func(p string) bool {
-		if within(p, d.root) {
+		if fspath.Within(p, d.root) {
 			return true
 		}
 		for _, e := range d.extra {
-			if within(p, e) {
+			if fspath.Within(p, e) {
 				return true
 			}
 		}

@@ -1,4 +1,4 @@
-package sandbox
+package remote
 
 import (
 	"bytes"
@@ -14,6 +14,12 @@ import (
 	"unicode"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/reins-go/reins/internal/fspath"
+	"github.com/reins-go/reins/sandbox"
+	"github.com/reins-go/reins/sandbox/internal/backend"
+	"github.com/reins-go/reins/sandbox/internal/envlist"
+	"github.com/reins-go/reins/sandbox/internal/pathmatch"
 )
 
 // The backends whose command runs on the far side of a CLI (ssh, modal,
@@ -164,7 +170,7 @@ func (s remoteScript) build() (string, error) {
 		b.WriteString(watchdog)
 		stopWatchdog = "kill \"$__reins_wd\" 2>/dev/null\n"
 	case s.watchdog > 0:
-		fmt.Fprintf(&b, "__reins_s=%s __reins_w=%s\n", strconv.FormatFloat(s.watchdog.Seconds(), 'f', 3, 64), durationSeconds(s.watchdog))
+		fmt.Fprintf(&b, "__reins_s=%s __reins_w=%s\n", strconv.FormatFloat(s.watchdog.Seconds(), 'f', 3, 64), backend.Seconds(s.watchdog))
 		b.WriteString(watchdog)
 		stopWatchdog = "kill \"$__reins_wd\" 2>/dev/null\n"
 	}
@@ -196,13 +202,10 @@ func (s remoteScript) build() (string, error) {
 	return b.String(), nil
 }
 
-// deniedCasePatterns turns the denied entries into shell case patterns
-// that match "$dir/" when dir is or is below a denied path, ignoring
-// ASCII case.
 // remoteDenied compiles the denied paths of a backend whose commands run elsewhere: the matcher
 // for the checks made on this host, and the case-insensitive patterns the far side's script uses.
-func remoteDenied(denied []string) (pathMatcher, []string, error) {
-	m, err := newPathMatcher(denied)
+func remoteDenied(denied []string) (pathmatch.Matcher, []string, error) {
+	m, err := pathmatch.New(denied)
 	if err != nil {
 		return m, nil, err
 	}
@@ -219,7 +222,10 @@ func checkShell(field, shell string) error {
 	return nil
 }
 
-func deniedCasePatterns(m pathMatcher) ([]string, error) {
+// deniedCasePatterns turns the denied entries into shell case patterns
+// that match "$dir/" when dir is or is below a denied path, ignoring
+// ASCII case.
+func deniedCasePatterns(m pathmatch.Matcher) ([]string, error) {
 	var out []string
 	comp := func(c string) (string, error) {
 		var b strings.Builder
@@ -271,7 +277,7 @@ func deniedCasePatterns(m pathMatcher) ([]string, error) {
 // side's links cannot be followed from here; the script checks the
 // physical directory again there). It refuses a directory outside the
 // root or naming a denied path.
-func lexicalWorkdir(root string, m pathMatcher, dir string) (string, []Violation) {
+func lexicalWorkdir(root string, m pathmatch.Matcher, dir string) (string, []sandbox.Violation) {
 	raw := dir
 	if raw == "" {
 		raw = root
@@ -279,14 +285,14 @@ func lexicalWorkdir(root string, m pathMatcher, dir string) (string, []Violation
 		raw = root + "/" + raw
 	}
 	clean := path.Clean(raw)
-	if !within(clean, root) {
-		return "", []Violation{{Kind: ViolationOutsideRoot, Subject: dir, Detail: fmt.Sprintf("working directory %s is outside the root %s", clean, root)}}
+	if !fspath.Within(clean, root) {
+		return "", []sandbox.Violation{{Kind: sandbox.ViolationOutsideRoot, Subject: dir, Detail: fmt.Sprintf("working directory %s is outside the root %s", clean, root)}}
 	}
-	if e, ok := m.match(clean); ok {
-		return "", []Violation{{Kind: ViolationDeniedPath, Subject: dir, Detail: fmt.Sprintf("working directory matches denied path %q", e)}}
+	if e, ok := m.Match(clean); ok {
+		return "", []sandbox.Violation{{Kind: sandbox.ViolationDeniedPath, Subject: dir, Detail: fmt.Sprintf("working directory matches denied path %q", e)}}
 	}
-	if e, ok := m.match(raw); ok {
-		return "", []Violation{{Kind: ViolationDeniedPath, Subject: dir, Detail: fmt.Sprintf("working directory matches denied path %q", e)}}
+	if e, ok := m.Match(raw); ok {
+		return "", []sandbox.Violation{{Kind: sandbox.ViolationDeniedPath, Subject: dir, Detail: fmt.Sprintf("working directory matches denied path %q", e)}}
 	}
 	return clean, nil
 }
@@ -302,7 +308,7 @@ func remoteEnv(allow, cmdEnv []string) (clear bool, keep, set []string) {
 			keep = append(keep, k)
 		}
 	}
-	return clear, keep, buildEnv(nil, cmdEnv, allow)
+	return clear, keep, envlist.Build(nil, cmdEnv, allow)
 }
 
 // isIdentifier reports whether s is a shell variable name.
@@ -386,20 +392,8 @@ func (f *frame) addBody(p []byte) {
 	}
 }
 
-// startedArg waits for the opening line and returns what followed
-// "start:" on it; ok is false when done closes first.
-func (f *frame) startedArg(done <-chan struct{}) (string, bool) {
-	select {
-	case <-f.startCh:
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		return f.startArg, true
-	case <-done:
-		return "", false
-	}
-}
-
-// startArgNow is startedArg without waiting.
+// startArgNow returns what followed "start:" on the opening line, if it
+// has arrived.
 func (f *frame) startArgNow() (string, bool) {
 	select {
 	case <-f.startCh:
@@ -519,72 +513,64 @@ func parseFiles(body []byte, nonce string) (filesOutput, bool) {
 	return r, true
 }
 
-// cliStatus is how a CLI process ended.
-type cliStatus struct {
-	exitCode int
-	timedOut bool
-	duration time.Duration
-	startErr error
-}
-
 // scriptOutcome turns the closing marker of a script into a result. cli
 // describes what ran the script, for messages; pr says how it ended;
 // dir is Command.Dir, for violations.
-func scriptOutcome(conf Confinement, pr cliStatus, dir string, kind string, ended bool, stdout, stderr []byte, stdoutCut, stderrCut bool, chatter []byte, cli string) (Result, error) {
-	res := Result{
+func scriptOutcome(conf sandbox.Confinement, pr backend.Status, dir string, kind string, ended bool, stdout, stderr []byte, stdoutCut, stderrCut bool, chatter []byte, cli string) (sandbox.Result, error) {
+	res := sandbox.Result{
 		Stdout: stdout, Stderr: stderr, StdoutTruncated: stdoutCut, StderrTruncated: stderrCut,
-		TimedOut: pr.timedOut, Duration: pr.duration, Confinement: conf,
+		TimedOut: pr.TimedOut, Duration: pr.Duration, Confinement: conf,
 	}
-	if pr.timedOut {
-		res.ExitCode = pr.exitCode
+	if pr.TimedOut {
+		res.ExitCode = pr.ExitCode
 		if res.ExitCode == 0 {
 			res.ExitCode = 128 + 9
 		}
 		return res, nil
 	}
 	if !ended {
-		msg := fmt.Sprintf("%s ended (exit code %d) without reporting the command's exit status; the command may not have run, or may have been cut off", cli, pr.exitCode)
-		if pr.startErr != nil {
-			msg = fmt.Sprintf("%s could not be started: %v", cli, pr.startErr)
+		msg := fmt.Sprintf("%s ended (exit code %d) without reporting the command's exit status; the command may not have run, or may have been cut off", cli, pr.ExitCode)
+		if pr.StartErr != nil {
+			msg = fmt.Sprintf("%s could not be started: %v", cli, pr.StartErr)
 		}
 		if s := strings.TrimSpace(string(chatter)); s != "" {
 			msg += ": " + s
 		}
-		r, err := unavailableResult(conf, &UnavailableError{Backend: conf.Backend, Reason: msg})
+		r, err := backend.Unavailable(conf, &sandbox.UnavailableError{Backend: conf.Backend, Reason: msg})
 		r.Stdout, r.Stderr = stdout, append(append([]byte(nil), stderr...), r.Stderr...)
-		r.Duration = pr.duration
+		r.Duration = pr.Duration
 		return r, err
 	}
 	if code, ok := exitMark(kind); ok {
 		res.ExitCode = code
 		return res, nil
 	}
-	var v Violation
+	var v sandbox.Violation
 	switch kind {
 	case markOutside:
-		v = Violation{Kind: ViolationOutsideRoot, Subject: dir, Detail: "working directory resolves outside the root on the far side (symbolic links followed there)"}
+		v = sandbox.Violation{Kind: sandbox.ViolationOutsideRoot, Subject: dir, Detail: "working directory resolves outside the root on the far side (symbolic links followed there)"}
 	case markDenied:
-		v = Violation{Kind: ViolationDeniedPath, Subject: dir, Detail: "working directory matches a denied path on the far side (symbolic links followed there)"}
+		v = sandbox.Violation{Kind: sandbox.ViolationDeniedPath, Subject: dir, Detail: "working directory matches a denied path on the far side (symbolic links followed there)"}
 	case markNoDir:
-		v = Violation{Kind: ViolationUncheckable, Subject: dir, Detail: "working directory does not exist or cannot be entered on the far side: " + strings.TrimSpace(string(stderr))}
+		v = sandbox.Violation{Kind: sandbox.ViolationUncheckable, Subject: dir, Detail: "working directory does not exist or cannot be entered on the far side: " + strings.TrimSpace(string(stderr))}
 	case markNoGo:
-		r, err := unavailableResult(conf, &UnavailableError{Backend: conf.Backend, Reason: "the run ended before the command was started on the far side"})
-		r.Duration = pr.duration
+		r, err := backend.Unavailable(conf, &sandbox.UnavailableError{Backend: conf.Backend, Reason: "the run ended before the command was started on the far side"})
+		r.Duration = pr.Duration
 		return r, err
 	case markNoRoot, markNoTemp:
 		what := "the root directory does not exist or cannot be entered on the far side"
 		if kind == markNoTemp {
 			what = "no temporary directory could be made on the far side for the output"
 		}
-		r, err := unavailableResult(conf, &UnavailableError{Backend: conf.Backend, Reason: what + ": " + strings.TrimSpace(string(stderr))})
-		r.Duration = pr.duration
+		r, err := backend.Unavailable(conf, &sandbox.UnavailableError{Backend: conf.Backend, Reason: what + ": " + strings.TrimSpace(string(stderr))})
+		r.Duration = pr.Duration
 		return r, err
 	default:
-		r, err := unavailableResult(conf, &UnavailableError{Backend: conf.Backend, Reason: fmt.Sprintf("%s reported an unknown status %q", cli, kind)})
-		r.Duration = pr.duration
+		r, err := backend.Unavailable(conf, &sandbox.UnavailableError{Backend: conf.Backend, Reason: fmt.Sprintf("%s reported an unknown status %q", cli, kind)})
+		r.Duration = pr.Duration
 		return r, err
 	}
-	r, err := deniedResult(conf, []Violation{v})
-	r.Duration = pr.duration
+	r, err := backend.Denied(conf, []sandbox.Violation{v})
+	r.Duration = pr.Duration
 	return r, err
 }

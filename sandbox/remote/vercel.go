@@ -1,4 +1,4 @@
-package sandbox
+package remote
 
 import (
 	"context"
@@ -7,6 +7,11 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/reins-go/reins/sandbox"
+	"github.com/reins-go/reins/sandbox/internal/backend"
+	"github.com/reins-go/reins/sandbox/internal/envlist"
+	"github.com/reins-go/reins/sandbox/internal/pathmatch"
 )
 
 // VercelSandboxWorkdir is the default working root of a Vercel sandbox.
@@ -40,7 +45,7 @@ type VercelSandboxConfig struct {
 	// arguments and the working directory; EnvAllowlist, when not empty,
 	// clears the command's environment in the sandbox and keeps the
 	// listed variables. AllowedPaths are not supported.
-	Policy FsNetPolicy
+	Policy sandbox.FsNetPolicy
 	// Shell runs the script in the sandbox; empty means "bash".
 	Shell string
 	// CLI is the Sandbox CLI; empty means "sandbox" from PATH.
@@ -52,11 +57,11 @@ type VercelSandboxConfig struct {
 type VercelSandbox struct {
 	cfg    VercelSandboxConfig
 	root   string
-	match  pathMatcher
+	match  pathmatch.Matcher
 	denied []string
 }
 
-var _ Sandbox = (*VercelSandbox)(nil)
+var _ sandbox.Sandbox = (*VercelSandbox)(nil)
 
 // NewVercelSandbox validates cfg and returns the vercel-sandbox backend.
 func NewVercelSandbox(cfg VercelSandboxConfig) (*VercelSandbox, error) {
@@ -108,19 +113,19 @@ func (v *VercelSandbox) Probe(ctx context.Context) error {
 	return nil
 }
 
-func (v *VercelSandbox) preflight() (string, *UnavailableError) {
-	cli, uerr := findCLI("vercel-sandbox", v.cfg.CLI, "sandbox", "npm install -g sandbox (the Vercel Sandbox CLI), or set VercelSandboxConfig.CLI")
+func (v *VercelSandbox) preflight() (string, *sandbox.UnavailableError) {
+	cli, uerr := backend.FindCLI("vercel-sandbox", v.cfg.CLI, "sandbox", "npm install -g sandbox (the Vercel Sandbox CLI), or set VercelSandboxConfig.CLI")
 	if uerr != nil {
 		return "", uerr
 	}
 	if v.cfg.Token == "" && os.Getenv("VERCEL_AUTH_TOKEN") == "" && os.Getenv("VERCEL_OIDC_TOKEN") == "" {
-		return "", &UnavailableError{Backend: "vercel-sandbox", Reason: "the Vercel Sandbox CLI is not authenticated: set VercelSandboxConfig.Token, VERCEL_AUTH_TOKEN or VERCEL_OIDC_TOKEN (an interactive \"sandbox login\" is never started)"}
+		return "", &sandbox.UnavailableError{Backend: "vercel-sandbox", Reason: "the Vercel Sandbox CLI is not authenticated: set VercelSandboxConfig.Token, VERCEL_AUTH_TOKEN or VERCEL_OIDC_TOKEN (an interactive \"sandbox login\" is never started)"}
 	}
 	return cli, nil
 }
 
 // runArgs builds the "sandbox run" argument vector (argv[0] included).
-func (v *VercelSandbox) runArgs(cli, script string, cmd Command) []string {
+func (v *VercelSandbox) runArgs(cli, script string, cmd sandbox.Command) []string {
 	args := []string{cli, "run", "--rm"}
 	switch {
 	case v.cfg.Runtime != "":
@@ -135,7 +140,7 @@ func (v *VercelSandbox) runArgs(cli, script string, cmd Command) []string {
 	}
 	// --timeout is the sandbox's lifetime: the command's timeout and a
 	// minute to start it.
-	args = append(args, "--timeout", durationSeconds(cmd.timeout()+time.Minute)+"s")
+	args = append(args, "--timeout", backend.Seconds(backend.Timeout(cmd)+time.Minute)+"s")
 	if v.cfg.Policy.AllowNetwork {
 		args = append(args, "--network-policy", "allow-all")
 	} else {
@@ -152,21 +157,21 @@ func (v *VercelSandbox) runArgs(cli, script string, cmd Command) []string {
 	return append(args, "--", v.cfg.Shell, "-c", script)
 }
 
-// Run runs cmd in a new sandbox. It implements [Sandbox].
-func (v *VercelSandbox) Run(ctx context.Context, cmd Command) (Result, error) {
-	layers := []Layer{LayerContainer}
+// Run runs cmd in a new sandbox. It implements [sandbox.Sandbox].
+func (v *VercelSandbox) Run(ctx context.Context, cmd sandbox.Command) (sandbox.Result, error) {
+	layers := []sandbox.Layer{sandbox.LayerContainer}
 	if !v.cfg.Policy.AllowNetwork {
-		layers = append(layers, LayerNetworkOff)
+		layers = append(layers, sandbox.LayerNetworkOff)
 	}
 	if v.cfg.VCPUs > 0 {
-		layers = append(layers, LayerResources)
+		layers = append(layers, sandbox.LayerResources)
 	}
-	env := hostEnv()
+	env := envlist.Host()
 	if v.cfg.Token != "" {
 		env = append(env, "VERCEL_AUTH_TOKEN="+v.cfg.Token)
 	}
 	return runVendor(ctx, vendorRun{
-		conf: Confinement{Backend: "vercel-sandbox"}, cmd: cmd, root: v.root, match: v.match, denied: v.denied,
+		conf: sandbox.Confinement{Backend: "vercel-sandbox"}, cmd: cmd, root: v.root, match: v.match, denied: v.denied,
 		allow: v.cfg.Policy.EnvAllowlist, watchdog: true, layers: layers, env: env,
 		preflight: v.preflight,
 		argv:      func(cli, script string) []string { return v.runArgs(cli, script, cmd) },

@@ -1,6 +1,6 @@
 //go:build unix
 
-package sandbox
+package remote
 
 import (
 	"bytes"
@@ -17,6 +17,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/reins-go/reins/sandbox"
+	"github.com/reins-go/reins/sandbox/internal/pathmatch"
 	"github.com/reins-go/reins/sandbox/internal/testenv"
 )
 
@@ -31,18 +33,18 @@ func argvRecorder(t *testing.T, dir string) string {
 
 // runScriptLocally runs a remote script with a local shell, as sshd
 // runs a command with the user's login shell.
-func runScriptLocally(t *testing.T, shellPath string, s remoteScript, stdin string, timeout time.Duration) (Result, error) {
+func runScriptLocally(t *testing.T, shellPath string, s remoteScript, stdin string, timeout time.Duration) (sandbox.Result, error) {
 	t.Helper()
 	var err error
 	s.nonce, err = newNonce()
 	require.NoError(t, err)
 	if s.maxOutput == 0 {
-		s.maxOutput = DefaultMaxOutput
+		s.maxOutput = sandbox.DefaultMaxOutput
 	}
 	script, err := s.build()
 	require.NoError(t, err)
 	r := scriptRun{
-		conf: Confinement{Backend: "test"}, cli: shellPath, path: shellPath,
+		conf: sandbox.Confinement{Backend: "test"}, cli: shellPath, path: shellPath,
 		argv: []string{shellPath, "-c", script}, env: os.Environ(), stdin: strings.NewReader(stdin),
 		timeout: timeout, maxOutput: s.maxOutput, nonce: s.nonce, files: s.files,
 	}
@@ -86,7 +88,7 @@ func TestRemoteScriptOutputAndStatus(t *testing.T) {
 		res, err = runScriptLocally(t, "/bin/bash", remoteScript{root: root, dir: root, files: files,
 			args: []string{"reins-no-such-program"}}, "", time.Minute)
 		require.NoError(t, err)
-		assert.Equal(t, ExitUnavailable, res.ExitCode)
+		assert.Equal(t, sandbox.ExitUnavailable, res.ExitCode)
 		assert.Contains(t, string(res.Stderr), "reins-no-such-program")
 	}
 }
@@ -118,29 +120,29 @@ func TestRemoteScriptWorkdirChecks(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Join(root, "sub", ".Git"), 0o755))
 	require.NoError(t, os.Symlink(outside, filepath.Join(root, "escape")))
 	require.NoError(t, os.Symlink(filepath.Join(root, "sub", ".Git"), filepath.Join(root, "innocent")))
-	m, err := newPathMatcher(nil)
+	m, err := pathmatch.New(nil)
 	require.NoError(t, err)
 	denied, err := deniedCasePatterns(m)
 	require.NoError(t, err)
 	tests := []struct {
 		dir  string
-		kind ViolationKind
+		kind sandbox.ViolationKind
 	}{
-		{"escape", ViolationOutsideRoot},
-		{"innocent", ViolationDeniedPath},
-		{"missing", ViolationUncheckable},
+		{"escape", sandbox.ViolationOutsideRoot},
+		{"innocent", sandbox.ViolationDeniedPath},
+		{"missing", sandbox.ViolationUncheckable},
 	}
 	for _, tt := range tests {
 		res, err := runScriptLocally(t, "/bin/bash", remoteScript{root: root, dir: filepath.Join(root, tt.dir), denied: denied, args: []string{"touch", "ran"}}, "", time.Minute)
-		require.ErrorIs(t, err, ErrDenied, "dir %s", tt.dir)
-		assert.Equal(t, ExitDenied, res.ExitCode)
+		require.ErrorIs(t, err, sandbox.ErrDenied, "dir %s", tt.dir)
+		assert.Equal(t, sandbox.ExitDenied, res.ExitCode)
 		require.Len(t, res.Violations, 1)
 		assert.Equal(t, tt.kind, res.Violations[0].Kind, "dir %s", tt.dir)
 	}
 	assert.NoFileExists(t, filepath.Join(outside, "ran"))
 	res, err := runScriptLocally(t, "/bin/bash", remoteScript{root: filepath.Join(root, "nope"), dir: filepath.Join(root, "nope"), args: []string{"true"}}, "", time.Minute)
-	require.ErrorIs(t, err, ErrUnavailable, "a missing root is a misconfigured backend")
-	assert.Equal(t, ExitUnavailable, res.ExitCode)
+	require.ErrorIs(t, err, sandbox.ErrUnavailable, "a missing root is a misconfigured backend")
+	assert.Equal(t, sandbox.ExitUnavailable, res.ExitCode)
 }
 
 func TestRemoteScriptUnderPOSIXShells(t *testing.T) {
@@ -172,7 +174,7 @@ func TestFrameChatterAndSplitWrites(t *testing.T) {
 	assert.Equal(t, "hello worl", string(r.out))
 	assert.True(t, r.truncated)
 	assert.Equal(t, "cli banner\ncli goodbye\n", string(r.chatter))
-	arg, ok := f.startedArg(nil)
+	arg, ok := f.startArgNow()
 	assert.True(t, ok)
 	assert.Equal(t, "42", arg)
 
@@ -186,7 +188,7 @@ func TestFrameChatterAndSplitWrites(t *testing.T) {
 
 func TestDeniedCasePatterns(t *testing.T) {
 	t.Parallel()
-	m, err := newPathMatcher([]string{"secrets/prod json", "/etc/shadow", "a*b"})
+	m, err := pathmatch.New([]string{"secrets/prod json", "/etc/shadow", "a*b"})
 	require.NoError(t, err)
 	pats, err := deniedCasePatterns(m)
 	require.NoError(t, err)
@@ -199,9 +201,9 @@ func TestDeniedCasePatterns(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, want, string(bytes.TrimSpace(out)), "dir %q", dir)
 	}
-	_, err = newPathMatcher([]string{"bad\nname"})
+	_, err = pathmatch.New([]string{"bad\nname"})
 	require.NoError(t, err)
-	m2, _ := newPathMatcher([]string{"bad\nname"})
+	m2, _ := pathmatch.New([]string{"bad\nname"})
 	_, err = deniedCasePatterns(m2)
 	assert.Error(t, err, "control characters cannot be matched portably")
 }
@@ -214,16 +216,16 @@ func TestRemoteScriptHandshake(t *testing.T) {
 	script, err := remoteScript{nonce: nonce, root: root, dir: root, handshake: true, maxOutput: 100,
 		args: []string{"touch", "ran"}}.build()
 	require.NoError(t, err)
-	run := func(stdin string) (Result, error) {
-		r := scriptRun{conf: Confinement{Backend: "test"}, cli: "bash", path: "/bin/bash",
+	run := func(stdin string) (sandbox.Result, error) {
+		r := scriptRun{conf: sandbox.Confinement{Backend: "test"}, cli: "bash", path: "/bin/bash",
 			argv: []string{"/bin/bash", "-c", script}, stdin: strings.NewReader(stdin),
 			timeout: time.Minute, maxOutput: 100, nonce: nonce}
 		return r.run(context.Background())
 	}
 	for _, stdin := range []string{"", "stop\n", "go x 1\n", "go 1;rm 1\n"} {
 		res, err := run(stdin)
-		require.ErrorIs(t, err, ErrUnavailable, "stdin %q", stdin)
-		assert.Equal(t, ExitUnavailable, res.ExitCode)
+		require.ErrorIs(t, err, sandbox.ErrUnavailable, "stdin %q", stdin)
+		assert.Equal(t, sandbox.ExitUnavailable, res.ExitCode)
 		assert.NoFileExists(t, filepath.Join(root, "ran"), "without a go line the command never starts (stdin %q)", stdin)
 	}
 	res, err := run("go 30.000 30\n")
@@ -236,7 +238,7 @@ func TestRemoteScriptHandshake(t *testing.T) {
 	require.NoError(t, err)
 	script2, err := remoteScript{nonce: nonce2, root: root, dir: root, handshake: true, maxOutput: 100, args: []string{"cat"}}.build()
 	require.NoError(t, err)
-	r := scriptRun{conf: Confinement{Backend: "test"}, cli: "bash", path: "/bin/bash", argv: []string{"/bin/bash", "-c", script2},
+	r := scriptRun{conf: sandbox.Confinement{Backend: "test"}, cli: "bash", path: "/bin/bash", argv: []string{"/bin/bash", "-c", script2},
 		stdin: strings.NewReader("payload"), timeout: time.Minute, maxOutput: 100, nonce: nonce2, handshake: true}
 	res, err = r.run(context.Background())
 	require.NoError(t, err, "%s", res.Stderr)
@@ -249,7 +251,7 @@ func TestRemoteScriptWatchdog(t *testing.T) {
 	start := time.Now()
 	res, err := runScriptLocally(t, "/bin/bash", remoteScript{root: root, dir: root, watchdog: 500 * time.Millisecond,
 		args: []string{"sh", "-c", "(sleep 2; touch late) & sleep 30"}}, "", time.Minute)
-	require.ErrorIs(t, err, ErrUnavailable, "a command killed by the watchdog reports no status")
+	require.ErrorIs(t, err, sandbox.ErrUnavailable, "a command killed by the watchdog reports no status")
 	assert.NotZero(t, res.ExitCode)
 	assert.Less(t, time.Since(start), 10*time.Second)
 	time.Sleep(2 * time.Second)
@@ -281,7 +283,7 @@ func TestRemoteScriptWatchdogStops(t *testing.T) {
 	script, err := remoteScript{nonce: nonce, root: root, dir: root, watchdog: 93217 * time.Millisecond, files: true,
 		maxOutput: 100, args: []string{"true"}}.build()
 	require.NoError(t, err)
-	r := scriptRun{conf: Confinement{Backend: "test"}, cli: "sh", path: setsid, argv: []string{setsid, "-w", "/bin/sh", "-c", script},
+	r := scriptRun{conf: sandbox.Confinement{Backend: "test"}, cli: "sh", path: setsid, argv: []string{setsid, "-w", "/bin/sh", "-c", script},
 		timeout: time.Minute, maxOutput: 100, nonce: nonce, files: true}
 	res, err := r.run(context.Background())
 	require.NoError(t, err, "%s", res.Stderr)

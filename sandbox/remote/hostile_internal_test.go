@@ -1,4 +1,4 @@
-package sandbox
+package remote
 
 import "strings"
 

@@ -1,6 +1,6 @@
 //go:build unix
 
-package sandbox
+package remote
 
 import (
 	"os"
@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/reins-go/reins/sandbox/internal/pathmatch"
 )
 
 func TestStageWorkspace(t *testing.T) {
@@ -23,7 +25,7 @@ func TestStageWorkspace(t *testing.T) {
 	require.NoError(t, os.Symlink("../.env", filepath.Join(root, "src", "env-link")))
 	require.NoError(t, os.Symlink(outside, filepath.Join(root, "out-link")))
 	require.NoError(t, os.Symlink("main.go", filepath.Join(root, "src", "ok-link")))
-	m, err := newPathMatcher([]string{"secrets/prod.json"})
+	m, err := pathmatch.New([]string{"secrets/prod.json"})
 	require.NoError(t, err)
 	dir, cleanup, err := stageWorkspace(root, m)
 	require.NoError(t, err)

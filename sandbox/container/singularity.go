@@ -1,4 +1,4 @@
-package sandbox
+package container
 
 import (
 	"context"
@@ -7,6 +7,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/reins-go/reins/internal/fspath"
+	"github.com/reins-go/reins/sandbox"
+	"github.com/reins-go/reins/sandbox/internal/backend"
+	"github.com/reins-go/reins/sandbox/internal/envlist"
+	"github.com/reins-go/reins/sandbox/internal/pathmatch"
 )
 
 // SingularityWorkdir is where the singularity and apptainer backends
@@ -27,7 +33,7 @@ type SingularityConfig struct {
 	// none), denied paths found in the workspace are masked (.git bound
 	// read-only), and EnvAllowlist names the host variables forwarded
 	// (empty: only Command.Env is forwarded).
-	Policy FsNetPolicy
+	Policy sandbox.FsNetPolicy
 	// CPUs, MemoryBytes and PIDs set --cpus, --memory (and --memory-swap
 	// to the same value) and --pids-limit; zero means no limit. They need
 	// cgroups v2 (and, unprivileged, systemd); the run fails where the
@@ -43,14 +49,14 @@ type SingularityConfig struct {
 // Singularity runs each command with "singularity exec" or "apptainer
 // exec". See the package documentation for what it enforces.
 type Singularity struct {
-	cfg     SingularityConfig
-	backend string // "singularity" or "apptainer"
-	root    string
-	extra   []string
-	match   pathMatcher
+	cfg   SingularityConfig
+	name  string // "singularity" or "apptainer"
+	root  string
+	extra []string
+	match pathmatch.Matcher
 }
 
-var _ Sandbox = (*Singularity)(nil)
+var _ sandbox.Sandbox = (*Singularity)(nil)
 
 // NewSingularity returns the singularity backend (SingularityCE's
 // "singularity" CLI; Apptainer installs one too).
@@ -64,9 +70,9 @@ func NewApptainer(cfg SingularityConfig) (*Singularity, error) {
 	return newSingularity(cfg, "apptainer")
 }
 
-func newSingularity(cfg SingularityConfig, backend string) (*Singularity, error) {
+func newSingularity(cfg SingularityConfig, name string) (*Singularity, error) {
 	field := "SingularityConfig"
-	root, err := resolveRoot(cfg.Root, field+".Root")
+	root, err := pathmatch.ResolveRoot(cfg.Root, field+".Root")
 	if err != nil {
 		return nil, err
 	}
@@ -79,14 +85,14 @@ func newSingularity(cfg SingularityConfig, backend string) (*Singularity, error)
 	if cfg.CPUs < 0 || cfg.MemoryBytes < 0 || cfg.PIDs < 0 {
 		return nil, fmt.Errorf("sandbox: %s: negative resource limit", field)
 	}
-	m, err := newPathMatcher(cfg.Policy.DeniedPaths)
+	m, err := pathmatch.New(cfg.Policy.DeniedPaths)
 	if err != nil {
 		return nil, err
 	}
-	s := &Singularity{cfg: cfg, backend: backend, root: root, match: m}
+	s := &Singularity{cfg: cfg, name: name, root: root, match: m}
 	s.cfg.Policy.EnvAllowlist = append([]string(nil), cfg.Policy.EnvAllowlist...)
 	for i, p := range cfg.Policy.AllowedPaths {
-		r, err := resolveRoot(p, fmt.Sprintf("%s.Policy.AllowedPaths[%d]", field, i))
+		r, err := pathmatch.ResolveRoot(p, fmt.Sprintf("%s.Policy.AllowedPaths[%d]", field, i))
 		if err != nil {
 			return nil, err
 		}
@@ -101,8 +107,8 @@ func newSingularity(cfg SingularityConfig, backend string) (*Singularity, error)
 // Root returns the resolved workspace root on this host.
 func (s *Singularity) Root() string { return s.root }
 
-func (s *Singularity) findCLI() (string, *UnavailableError) {
-	return findCLI(s.backend, s.cfg.CLI, s.backend, "install "+s.backend+", or set SingularityConfig.CLI")
+func (s *Singularity) findCLI() (string, *sandbox.UnavailableError) {
+	return backend.FindCLI(s.name, s.cfg.CLI, s.name, "install "+s.name+", or set SingularityConfig.CLI")
 }
 
 // Probe reports whether the CLI is installed.
@@ -117,40 +123,40 @@ func (s *Singularity) Probe(ctx context.Context) error {
 // <PREFIX>ENV_KEY=value from its own environment, so values never appear
 // in its argument vector.
 func (s *Singularity) envPrefix() string {
-	return strings.ToUpper(s.backend)
+	return strings.ToUpper(s.name)
 }
 
-// Run runs cmd in the container. It implements [Sandbox].
-func (s *Singularity) Run(ctx context.Context, cmd Command) (Result, error) {
-	conf := Confinement{Backend: s.backend}
-	if err := cmd.validate(); err != nil {
-		return Result{ExitCode: ExitDenied, Stderr: []byte(err.Error() + "\n"), Confinement: conf}, err
+// Run runs cmd in the container. It implements [sandbox.Sandbox].
+func (s *Singularity) Run(ctx context.Context, cmd sandbox.Command) (sandbox.Result, error) {
+	conf := sandbox.Confinement{Backend: s.name}
+	if err := cmd.Validate(); err != nil {
+		return backend.Invalid(conf, err)
 	}
-	dir, vs := resolveWorkdir(s.root, s.match, cmd.Dir)
+	dir, vs := backend.Workdir(s.root, s.match, cmd.Dir)
 	if len(vs) > 0 {
-		return deniedResult(conf, vs)
+		return backend.Denied(conf, vs)
 	}
 	path, uerr := s.findCLI()
 	if uerr != nil {
-		return unavailableResult(conf, uerr)
+		return backend.Unavailable(conf, uerr)
 	}
-	masks, readOnly, err := findProtected(s.match, append([]string{s.root}, s.extra...))
+	masks, readOnly, err := pathmatch.FindProtected(s.match, append([]string{s.root}, s.extra...))
 	if err != nil {
-		return unavailableResult(conf, &UnavailableError{Backend: s.backend, Layer: LayerMasks, Reason: err.Error()})
+		return backend.Unavailable(conf, &sandbox.UnavailableError{Backend: s.name, Layer: sandbox.LayerMasks, Reason: err.Error()})
 	}
 	empty, err := os.MkdirTemp("", "reins-mask-")
 	if err != nil {
-		return unavailableResult(conf, &UnavailableError{Backend: s.backend, Layer: LayerMasks, Reason: err.Error()})
+		return backend.Unavailable(conf, &sandbox.UnavailableError{Backend: s.name, Layer: sandbox.LayerMasks, Reason: err.Error()})
 	}
 	defer os.RemoveAll(empty)
 	if err := os.Chmod(empty, 0); err != nil {
-		return unavailableResult(conf, &UnavailableError{Backend: s.backend, Layer: LayerMasks, Reason: err.Error()})
+		return backend.Unavailable(conf, &sandbox.UnavailableError{Backend: s.name, Layer: sandbox.LayerMasks, Reason: err.Error()})
 	}
 	args, err := s.execArgs(path, cmd, dir, empty, masks, readOnly)
 	if err != nil {
-		return unavailableResult(conf, &UnavailableError{Backend: s.backend, Reason: err.Error()})
+		return backend.Unavailable(conf, &sandbox.UnavailableError{Backend: s.name, Reason: err.Error()})
 	}
-	env := hostEnv("APPTAINER", "SINGULARITY")
+	env := envlist.Host("APPTAINER", "SINGULARITY")
 	hostKeys, pairs := containerEnv(s.cfg.Policy.EnvAllowlist, cmd.Env)
 	for _, k := range hostKeys {
 		v, _ := os.LookupEnv(k)
@@ -160,23 +166,23 @@ func (s *Singularity) Run(ctx context.Context, cmd Command) (Result, error) {
 		env = append(env, s.envPrefix()+"ENV_"+kv)
 	}
 	conf.Enforced = s.layers()
-	out := runCLI(ctx, cliProc{
-		path: path, args: args, env: env, stdin: cmd.Stdin,
-		timeout: cmd.timeout(), maxOutput: cmd.maxOutput(),
+	out := backend.RunCLI(ctx, backend.Proc{
+		Path: path, Args: args, Env: env, Stdin: cmd.Stdin,
+		Timeout: backend.Timeout(cmd), MaxOutput: backend.MaxOutput(cmd),
 	})
-	res := Result{
-		ExitCode: out.status.exitCode, Stdout: out.stdout, Stderr: out.stderr,
-		StdoutTruncated: out.stdoutCut, StderrTruncated: out.stderrCut,
-		TimedOut: out.status.timedOut, Duration: out.status.duration, Confinement: conf,
+	res := sandbox.Result{
+		ExitCode: out.Status.ExitCode, Stdout: out.Stdout, Stderr: out.Stderr,
+		StdoutTruncated: out.StdoutCut, StderrTruncated: out.StderrCut,
+		TimedOut: out.Status.TimedOut, Duration: out.Status.Duration, Confinement: conf,
 	}
 	switch {
-	case out.status.timedOut:
+	case out.Status.TimedOut:
 		return res, nil
-	case out.status.startErr != nil:
-		return unavailableResult(Confinement{Backend: s.backend}, &UnavailableError{Backend: s.backend, Reason: "starting " + s.backend + ": " + out.status.startErr.Error()})
-	case out.status.exitCode == 255 && fatalSaid(out.stderr):
+	case out.Status.StartErr != nil:
+		return backend.Unavailable(sandbox.Confinement{Backend: s.name}, &sandbox.UnavailableError{Backend: s.name, Reason: "starting " + s.name + ": " + out.Status.StartErr.Error()})
+	case out.Status.ExitCode == 255 && fatalSaid(out.Stderr):
 		// The CLI's own failure (FATAL: ..., exit 255): not the command's.
-		return toolFailed(s.backend, fmt.Sprintf("%s failed to run the container: %s", s.backend, lastLines(out.stderr, 5)), out)
+		return toolFailed(s.name, fmt.Sprintf("%s failed to run the container: %s", s.name, backend.LastLines(out.Stderr, 5)), out)
 	}
 	return res, nil
 }
@@ -184,22 +190,22 @@ func (s *Singularity) Run(ctx context.Context, cmd Command) (Result, error) {
 // fatalSaid reports whether the CLI printed its own fatal error.
 func fatalSaid(stderr []byte) bool { return linePrefixed(stderr, "FATAL:", "FATAL ") }
 
-func (s *Singularity) layers() []Layer {
-	ls := []Layer{LayerWorkdir, LayerContainer, LayerReadOnlyRoot, LayerMasks, LayerPIDNS, LayerEnv}
+func (s *Singularity) layers() []sandbox.Layer {
+	ls := []sandbox.Layer{sandbox.LayerWorkdir, sandbox.LayerContainer, sandbox.LayerReadOnlyRoot, sandbox.LayerMasks, sandbox.LayerPIDNS, sandbox.LayerEnv}
 	if s.cfg.CPUs > 0 || s.cfg.MemoryBytes > 0 || s.cfg.PIDs > 0 {
-		ls = append(ls, LayerResources)
+		ls = append(ls, sandbox.LayerResources)
 	}
 	if !s.cfg.Policy.AllowNetwork {
-		ls = append(ls, LayerNetworkOff)
+		ls = append(ls, sandbox.LayerNetworkOff)
 	}
 	return ls
 }
 
 // execArgs builds the argument vector (argv[0] included). empty is an
 // empty, inaccessible directory bound over denied directories.
-func (s *Singularity) execArgs(path string, cmd Command, dir, empty string, masks, readOnly []string) ([]string, error) {
+func (s *Singularity) execArgs(path string, cmd sandbox.Command, dir, empty string, masks, readOnly []string) ([]string, error) {
 	toContainer := func(hostPath string) string {
-		if within(hostPath, s.root) {
+		if fspath.Within(hostPath, s.root) {
 			rel, _ := filepath.Rel(s.root, hostPath)
 			if rel == "." {
 				return SingularityWorkdir
@@ -209,11 +215,11 @@ func (s *Singularity) execArgs(path string, cmd Command, dir, empty string, mask
 		return hostPath
 	}
 	inside := func(p string) bool {
-		if within(p, s.root) {
+		if fspath.Within(p, s.root) {
 			return true
 		}
 		for _, e := range s.extra {
-			if within(p, e) {
+			if fspath.Within(p, e) {
 				return true
 			}
 		}

@@ -1,4 +1,4 @@
-package sandbox
+package remote
 
 // Test-only exports for the black-box tests of package sandbox_test.
 

@@ -1,4 +1,4 @@
-package sandbox
+package remote
 
 import (
 	"bytes"
@@ -9,6 +9,12 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/reins-go/reins/sandbox"
+	"github.com/reins-go/reins/sandbox/internal/argcheck"
+	"github.com/reins-go/reins/sandbox/internal/backend"
+	"github.com/reins-go/reins/sandbox/internal/envlist"
+	"github.com/reins-go/reins/sandbox/internal/pathmatch"
 )
 
 // SSHConfig configures [NewSSH].
@@ -41,7 +47,7 @@ type SSHConfig struct {
 	// an allowlist the remote session's environment is kept and
 	// Command.Env added. AllowedPaths and AllowNetwork are not enforced:
 	// the remote host is not confined.
-	Policy FsNetPolicy
+	Policy sandbox.FsNetPolicy
 	// Shell, when set (for example "bash"), runs the script with that
 	// shell on the remote host instead of the login shell. The script
 	// needs bash-compatible quoting ($'...') when an argument has control
@@ -60,11 +66,11 @@ type SSHConfig struct {
 type SSH struct {
 	cfg    SSHConfig
 	root   string
-	match  pathMatcher
+	match  pathmatch.Matcher
 	denied []string
 }
 
-var _ Sandbox = (*SSH)(nil)
+var _ sandbox.Sandbox = (*SSH)(nil)
 
 // NewSSH validates cfg and returns the ssh backend. It does not connect;
 // [SSH.Probe] does.
@@ -114,7 +120,7 @@ func (s *SSH) sshArgs(cli, remoteCommand string) []string {
 	}
 	args := []string{cli,
 		"-o", "BatchMode=yes",
-		"-o", "ConnectTimeout=" + durationSeconds(ct),
+		"-o", "ConnectTimeout=" + backend.Seconds(ct),
 		"-o", "ServerAliveInterval=15",
 		"-o", "ServerAliveCountMax=3",
 		"-o", "LogLevel=ERROR",
@@ -159,53 +165,53 @@ func (s *SSH) describe() string {
 }
 
 // Probe connects to the host and checks that the remote root exists. Its
-// errors match [ErrUnavailable] and carry ssh's message.
+// errors match [sandbox.ErrUnavailable] and carry ssh's message.
 func (s *SSH) Probe(ctx context.Context) error {
-	cli, uerr := findCLI("ssh", s.cfg.CLI, "ssh", "install openssh-client, or set SSHConfig.CLI")
+	cli, uerr := backend.FindCLI("ssh", s.cfg.CLI, "ssh", "install openssh-client, or set SSHConfig.CLI")
 	if uerr != nil {
 		return uerr
 	}
 	q, err := quoteArg(s.root)
 	if err != nil {
-		return &UnavailableError{Backend: "ssh", Reason: err.Error()}
+		return &sandbox.UnavailableError{Backend: "ssh", Reason: err.Error()}
 	}
-	ctx, cancel := context.WithTimeout(ctx, preflightTimeout)
+	ctx, cancel := context.WithTimeout(ctx, backend.PreflightTimeout)
 	defer cancel()
 	argv := s.sshArgs(cli, s.wrap("cd "+q+" && echo reins-ok"))
 	c := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	c.Env = hostEnv()
+	c.Env = envlist.Host()
 	var out, errOut bytes.Buffer
 	c.Stdout, c.Stderr = &out, &errOut
 	if err := c.Run(); err != nil || !strings.Contains(out.String(), "reins-ok") {
-		msg := lastLines(errOut.Bytes(), 3)
+		msg := backend.LastLines(errOut.Bytes(), 3)
 		if msg == "" && err != nil {
 			msg = err.Error()
 		}
-		return &UnavailableError{Backend: "ssh", Reason: fmt.Sprintf("%s failed or %s is missing there: %s", s.describe(), s.root, msg)}
+		return &sandbox.UnavailableError{Backend: "ssh", Reason: fmt.Sprintf("%s failed or %s is missing there: %s", s.describe(), s.root, msg)}
 	}
 	return nil
 }
 
-// Run runs cmd on the remote host. It implements [Sandbox].
-func (s *SSH) Run(ctx context.Context, cmd Command) (Result, error) {
-	conf := Confinement{Backend: "ssh"}
-	if err := cmd.validate(); err != nil {
-		return Result{ExitCode: ExitDenied, Stderr: []byte(err.Error() + "\n"), Confinement: conf}, err
+// Run runs cmd on the remote host. It implements [sandbox.Sandbox].
+func (s *SSH) Run(ctx context.Context, cmd sandbox.Command) (sandbox.Result, error) {
+	conf := sandbox.Confinement{Backend: "ssh"}
+	if err := cmd.Validate(); err != nil {
+		return backend.Invalid(conf, err)
 	}
 	dir, vs := lexicalWorkdir(s.root, s.match, cmd.Dir)
 	if len(vs) > 0 {
-		return deniedResult(conf, vs)
+		return backend.Denied(conf, vs)
 	}
-	if vs := checkArgsLexical(s.match, dir, cmd.Args); len(vs) > 0 {
-		return deniedResult(conf, vs)
+	if vs := backend.Violations(argcheck.Lexical(s.match, dir, cmd.Args)); len(vs) > 0 {
+		return backend.Denied(conf, vs)
 	}
-	cli, uerr := findCLI("ssh", s.cfg.CLI, "ssh", "install openssh-client, or set SSHConfig.CLI")
+	cli, uerr := backend.FindCLI("ssh", s.cfg.CLI, "ssh", "install openssh-client, or set SSHConfig.CLI")
 	if uerr != nil {
-		return unavailableResult(conf, uerr)
+		return backend.Unavailable(conf, uerr)
 	}
 	nonce, err := newNonce()
 	if err != nil {
-		return unavailableResult(conf, &UnavailableError{Backend: "ssh", Reason: err.Error()})
+		return backend.Unavailable(conf, &sandbox.UnavailableError{Backend: "ssh", Reason: err.Error()})
 	}
 	clear, keep, set := remoteEnv(s.cfg.Policy.EnvAllowlist, cmd.Env)
 	script, err := remoteScript{
@@ -213,15 +219,15 @@ func (s *SSH) Run(ctx context.Context, cmd Command) (Result, error) {
 		clearEnv: clear, keep: keep, set: set, args: cmd.Args, handshake: true,
 	}.build()
 	if err != nil {
-		return Result{ExitCode: ExitDenied, Stderr: []byte(err.Error() + "\n"), Confinement: conf}, fmt.Errorf("%w: %v", ErrInvalidCommand, err)
+		return backend.Invalid(conf, fmt.Errorf("%w: %v", sandbox.ErrInvalidCommand, err))
 	}
-	conf.Enforced = []Layer{LayerWorkdir, LayerArgs, LayerRemoteHost}
+	conf.Enforced = []sandbox.Layer{sandbox.LayerWorkdir, sandbox.LayerArgs, sandbox.LayerRemoteHost}
 	if clear {
-		conf.Enforced = append(conf.Enforced, LayerEnv)
+		conf.Enforced = append(conf.Enforced, sandbox.LayerEnv)
 	}
 	run := scriptRun{
 		conf: conf, cli: s.describe(), path: cli, argv: s.sshArgs(cli, s.wrap(script)),
-		env: hostEnv(), stdin: cmd.Stdin, timeout: cmd.timeout(), maxOutput: cmd.maxOutput(),
+		env: envlist.Host(), stdin: cmd.Stdin, timeout: backend.Timeout(cmd), maxOutput: backend.MaxOutput(cmd),
 		nonce: nonce, dir: cmd.Dir, handshake: true,
 		beforeKill: func(stderr *frame) { s.killRemote(cli, stderr) },
 	}
@@ -241,10 +247,10 @@ func (s *SSH) killRemote(cli string, stderr *frame) {
 	if n, err := strconv.Atoi(pid); err != nil || n <= 1 {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), backend.CleanupTimeout)
 	defer cancel()
 	argv := s.sshArgs(cli, "kill -9 -"+pid+" 2>/dev/null; true")
 	c := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	c.Env = hostEnv()
+	c.Env = envlist.Host()
 	_ = c.Run()
 }
