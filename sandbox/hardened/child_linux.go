@@ -235,6 +235,17 @@ func childMain() {
 		send()
 		os.Exit(0)
 	}
+	if p.Launcher {
+		// A launcher: every command of the sandbox is started from this
+		// thread, confined as it is, until the host goes away.
+		serve(&p, listener, mounted, tmpDir, home, func() {
+			repMu.Lock()
+			rep.Ready = true
+			repMu.Unlock()
+			send()
+			status.Close()
+		})
+	}
 
 	// 8. Start the command from this thread, in a session of its own.
 	execFail := func(code int, err error) {

@@ -22,8 +22,13 @@ import (
 )
 
 func (h *Sandbox) run(ctx context.Context, cmd sandbox.Command, probe bool) (sandbox.Result, error) {
-	const backend = backendName
-	conf := sandbox.Confinement{Backend: backend}
+	conf := sandbox.Confinement{Backend: backendName}
+	if probe {
+		if h.fast() {
+			return h.probeFast(ctx)
+		}
+		return h.runOnce(ctx, cmd, "", nil, nil, true)
+	}
 	if err := cmd.Validate(); err != nil {
 		return sandbox.Result{ExitCode: sandbox.ExitDenied, Stderr: []byte(err.Error() + "\n"), Confinement: conf}, err
 	}
@@ -31,22 +36,35 @@ func (h *Sandbox) run(ctx context.Context, cmd sandbox.Command, probe bool) (san
 	if refusal != nil {
 		return deniedResult(conf, []sandbox.Violation{{Kind: sandbox.ViolationKind(refusal.Kind), Subject: refusal.Subject, Detail: refusal.Detail}})
 	}
-
-	// One empty host directory per run: the mount point of the new root's
-	// tmpfs, or, without a mount namespace, the command's TMPDIR.
-	runDir, err := os.MkdirTemp("", "reins-hardened-")
+	masks, readOnly, err := h.protectedPaths()
 	if err != nil {
-		return unavailableResult(conf, &sandbox.UnavailableError{Backend: backend, Reason: "creating the run directory: " + err.Error()})
+		return unavailableResult(conf, &sandbox.UnavailableError{Backend: backendName, Layer: sandbox.LayerMountNS, Reason: err.Error()})
 	}
-	defer os.RemoveAll(runDir)
+	if h.fast() {
+		return h.runFast(ctx, cmd, dir, masks, readOnly)
+	}
+	return h.runOnce(ctx, cmd, dir, masks, readOnly, false)
+}
+
+// fast reports whether commands go through a launcher (see
+// launcher_linux.go). Resource limits are per process, and a launcher
+// would share them among its commands: with Limits set, every run gets
+// a child of its own.
+func (h *Sandbox) fast() bool {
+	return h.cfg.Limits == (Limits{}) && !h.perRun
+}
+
+// childPolicy is the policy of a child (a launcher, or the child of one
+// run) whose host directory is runDir; it creates HOME and TMPDIR there,
+// which are the command's when there is no mount namespace.
+func (h *Sandbox) childPolicy(runDir string, masks, readOnly []string) (proto.ChildPolicy, error) {
 	p := proto.ChildPolicy{
-		Args:           cmd.Args,
-		Dir:            dir,
-		Probe:          probe,
+		Dir:            h.root,
 		ReadOnly:       h.readOnly,
 		Writable:       append(append([]string(nil), h.writable...), h.cacheRW...),
+		Masks:          masks,
+		GitReadOnly:    readOnly,
 		RunDir:         runDir,
-		CmdEnv:         cmd.Env,
 		CacheEnv:       h.cacheEnv,
 		Home:           filepath.Join(runDir, "home"),
 		Tmp:            filepath.Join(runDir, "tmp"),
@@ -55,16 +73,15 @@ func (h *Sandbox) run(ctx context.Context, cmd sandbox.Command, probe bool) (san
 		BestEffort:     h.cfg.BestEffort,
 		Simulate:       layerStrings(h.cfg.SimulateMissing),
 		Limits:         proto.Limits(h.cfg.Limits),
+		Env:            proto.BuildEnv(os.Environ(), nil, h.envAllow),
 	}
 	// A root launcher's command runs as the workspace's owner.
 	if os.Geteuid() == 0 && h.ownerUID != 0 {
 		p.RunAs, p.RunUID, p.RunGID = true, h.ownerUID, h.ownerGID
 	}
-	// Without a mount namespace, HOME and TMPDIR are these directories
-	// (the run directory is removed afterwards).
 	for _, d := range []string{p.Home, filepath.Join(p.Home, ".cache"), p.Tmp} {
 		if err := os.Mkdir(d, 0o700); err != nil {
-			return unavailableResult(conf, &sandbox.UnavailableError{Backend: backend, Reason: "creating the run directory: " + err.Error()})
+			return p, err
 		}
 		if p.RunAs {
 			_ = os.Lchown(d, p.RunUID, p.RunGID)
@@ -73,77 +90,64 @@ func (h *Sandbox) run(ctx context.Context, cmd sandbox.Command, probe bool) (san
 	if p.RunAs {
 		_ = os.Chmod(runDir, 0o711)
 	}
-	p.Masks, p.GitReadOnly, err = h.protectedPaths()
-	if err != nil {
-		return unavailableResult(conf, &sandbox.UnavailableError{Backend: backend, Layer: sandbox.LayerMountNS, Reason: err.Error()})
-	}
-	before := protectedSet(p.Masks, p.GitReadOnly)
-	p.Env = proto.BuildEnv(os.Environ(), nil, h.envAllow)
+	return p, nil
+}
 
-	// Namespaces are created by clone(2) in the parent: a Go program is
-	// multi-threaded, and unshare(CLONE_NEWUSER) refuses that.
+// nsAttr returns the attributes that create the child's namespaces, and
+// records them in p. Namespaces are created by clone(2) in the parent: a
+// Go program is multi-threaded, and unshare(CLONE_NEWUSER) refuses that.
+func (h *Sandbox) nsAttr(p *proto.ChildPolicy, user bool) *syscall.SysProcAttr {
 	attr := &syscall.SysProcAttr{}
-	useUserNS := !h.simulated(sandbox.LayerUserNS) && !h.noUserNS.Load()
-	setNS := func(user bool) {
-		attr.Cloneflags = 0
-		attr.UidMappings, attr.GidMappings, attr.AmbientCaps = nil, nil, nil
-		p.UserNS, p.MountNS, p.PIDNS, p.NetNS = user, false, false, false
-		if !user && os.Geteuid() != 0 {
-			return // without a user namespace only root may create namespaces
-		}
-		if user {
-			attr.Cloneflags |= syscall.CLONE_NEWUSER
-			attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Geteuid(), HostID: os.Geteuid(), Size: 1}}
-			attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getegid(), HostID: os.Getegid(), Size: 1}}
-			attr.GidMappingsEnableSetgroups = false
-			if p.RunAs {
-				// The owner's ids must exist in the namespace, and the
-				// child drops its groups before taking them.
-				attr.UidMappings = appendIDMap(attr.UidMappings, p.RunUID)
-				attr.GidMappings = appendIDMap(attr.GidMappings, p.RunGID)
-				attr.GidMappingsEnableSetgroups = true
-			}
-			// The uid stays the caller's inside the namespace; a non-zero
-			// uid would lose the namespace's capabilities at the exec of
-			// the child, so keep the two the child needs as ambient ones.
-			// The child drops every capability before the command runs.
-			attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP}
-		}
-		if !h.simulated(sandbox.LayerMountNS) {
-			attr.Cloneflags |= syscall.CLONE_NEWNS
-			p.MountNS = true
-		}
-		if !h.simulated(sandbox.LayerPIDNS) {
-			attr.Cloneflags |= syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC
-			p.PIDNS = true
-		}
-		if p.DenyNetwork && !h.simulated(sandbox.LayerNetNS) {
-			attr.Cloneflags |= syscall.CLONE_NEWNET
-			p.NetNS = true
-		}
-	}
-	setNS(useUserNS)
+	p.UserNS, p.MountNS, p.PIDNS, p.NetNS = user, false, false, false
 	// The child dies with this process (with the thread that starts it,
 	// which the Go runtime never ends while it is not locked).
 	attr.Pdeathsig = syscall.SIGKILL
 	attr.Setsid = true
+	if !user && os.Geteuid() != 0 {
+		return attr // without a user namespace only root may create namespaces
+	}
+	if user {
+		attr.Cloneflags |= syscall.CLONE_NEWUSER
+		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Geteuid(), HostID: os.Geteuid(), Size: 1}}
+		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getegid(), HostID: os.Getegid(), Size: 1}}
+		attr.GidMappingsEnableSetgroups = false
+		if p.RunAs {
+			// The owner's ids must exist in the namespace, and the
+			// child drops its groups before taking them.
+			attr.UidMappings = appendIDMap(attr.UidMappings, p.RunUID)
+			attr.GidMappings = appendIDMap(attr.GidMappings, p.RunGID)
+			attr.GidMappingsEnableSetgroups = true
+		}
+		// The uid stays the caller's inside the namespace; a non-zero
+		// uid would lose the namespace's capabilities at the exec of
+		// the child, so keep the two the child needs as ambient ones.
+		// The child drops every capability before the command runs.
+		attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP}
+	}
+	if !h.simulated(sandbox.LayerMountNS) {
+		attr.Cloneflags |= syscall.CLONE_NEWNS
+		p.MountNS = true
+	}
+	if !h.simulated(sandbox.LayerPIDNS) {
+		attr.Cloneflags |= syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC
+		p.PIDNS = true
+	}
+	if p.DenyNetwork && !h.simulated(sandbox.LayerNetNS) {
+		attr.Cloneflags |= syscall.CLONE_NEWNET
+		p.NetNS = true
+	}
+	return attr
+}
 
-	pr, statusReport, err := h.spawn(ctx, cmd, p, attr)
-	if err != nil && useUserNS && isNamespaceErr(err) {
-		// User namespaces are not available here; remember and retry.
-		h.noUserNS.Store(true)
-		setNS(false)
-		pr, statusReport, err = h.spawn(ctx, cmd, p, attr)
-	}
-	if err != nil {
-		return unavailableResult(conf, &sandbox.UnavailableError{Backend: backend, Reason: "starting the sandbox child: " + err.Error()})
-	}
-	rep := statusReport
+// confinement turns a child's set-up report into what a Result says:
+// the layers in force, and every layer that is missing (namespaces
+// included) with a warning.
+func (h *Sandbox) confinement(rep proto.ChildReport, p proto.ChildPolicy) sandbox.Confinement {
+	conf := sandbox.Confinement{Backend: backendName}
 	enforced := toLayers(rep.Enforced)
 	conf.Enforced = append([]sandbox.Layer{sandbox.LayerWorkdir, sandbox.LayerEnv, sandbox.LayerProcessGroup}, enforced...)
 	conf.Missing = toLayers(rep.Missing)
-	conf.Warnings = rep.Warnings
-	// Name every layer that is actually missing, namespaces included.
+	conf.Warnings = append([]string(nil), rep.Warnings...)
 	for _, ns := range []struct {
 		l    sandbox.Layer
 		want bool
@@ -169,6 +173,64 @@ func (h *Sandbox) run(ctx context.Context, cmd sandbox.Command, probe bool) (san
 		conf.Warnings = append(conf.Warnings, fmt.Sprintf("AllowedPaths entry %s does not exist: nothing was granted for it", nf))
 	}
 	conf.LandlockABI = rep.LandlockABI
+	return conf
+}
+
+// violations adds what a run observed to res: the system calls the
+// seccomp filter refused, a kill by the filter, and the protected paths
+// the command created.
+func violations(res *sandbox.Result, refused []string, sigsys bool, created []sandbox.Violation) {
+	for _, r := range refused {
+		res.Violations = append(res.Violations, sandbox.Violation{
+			Kind: sandbox.ViolationRefusedSyscall, Subject: r,
+			Detail: "the seccomp filter refused this system call (the command got an error and went on)",
+		})
+	}
+	res.Violations = append(res.Violations, created...)
+	if sigsys {
+		res.Violations = append(res.Violations, sandbox.Violation{
+			Kind: sandbox.ViolationForbiddenSyscall, Subject: "SIGSYS",
+			Detail: "the seccomp filter killed the command for a forbidden system call (another architecture's, or x32)",
+		})
+	}
+}
+
+// runOnce runs cmd (or, with probe, only the set-up) in a child of its
+// own: the fallback when no launcher serves the sandbox.
+func (h *Sandbox) runOnce(ctx context.Context, cmd sandbox.Command, dir string, masks, readOnly []string, probe bool) (sandbox.Result, error) {
+	const backend = backendName
+	conf := sandbox.Confinement{Backend: backend}
+	// One empty host directory per run: the mount point of the new root's
+	// tmpfs, or, without a mount namespace, the command's TMPDIR.
+	runDir, err := os.MkdirTemp("", "reins-hardened-")
+	if err != nil {
+		return unavailableResult(conf, &sandbox.UnavailableError{Backend: backend, Reason: "creating the run directory: " + err.Error()})
+	}
+	defer os.RemoveAll(runDir)
+	p, err := h.childPolicy(runDir, masks, readOnly)
+	if err != nil {
+		return unavailableResult(conf, &sandbox.UnavailableError{Backend: backend, Reason: "creating the run directory: " + err.Error()})
+	}
+	p.Args, p.Probe, p.CmdEnv = cmd.Args, probe, cmd.Env
+	if dir != "" {
+		p.Dir = dir
+	}
+	if probe {
+		p.Args = []string{"probe"}
+	}
+	before := protectedSet(masks, readOnly)
+
+	useUserNS := !h.simulated(sandbox.LayerUserNS) && !h.noUserNS.Load()
+	pr, rep, err := h.spawn(ctx, cmd, p, h.nsAttr(&p, useUserNS))
+	if err != nil && useUserNS && isNamespaceErr(err) {
+		// User namespaces are not available here; remember and retry.
+		h.noUserNS.Store(true)
+		pr, rep, err = h.spawn(ctx, cmd, p, h.nsAttr(&p, false))
+	}
+	if err != nil {
+		return unavailableResult(conf, &sandbox.UnavailableError{Backend: backend, Reason: "starting the sandbox child: " + err.Error()})
+	}
+	conf = h.confinement(rep, p)
 	if rep.FailedLayer != "" || (rep.Failure != "" && !pr.TimedOut) {
 		conf.Enforced = nil
 		res, uerr := unavailableResult(conf, &sandbox.UnavailableError{Backend: backend, Layer: sandbox.Layer(rep.FailedLayer), Reason: rep.Failure})
@@ -182,19 +244,7 @@ func (h *Sandbox) run(ctx context.Context, cmd sandbox.Command, probe bool) (san
 		return sandbox.Result{Confinement: conf}, nil
 	}
 	res := procResult(pr, conf)
-	for _, r := range rep.Refused {
-		res.Violations = append(res.Violations, sandbox.Violation{
-			Kind: sandbox.ViolationRefusedSyscall, Subject: r,
-			Detail: "the seccomp filter refused this system call (the command got an error and went on)",
-		})
-	}
-	res.Violations = append(res.Violations, h.createdProtected(before)...)
-	if pr.Signal == syscall.SIGSYS || rep.CmdSignal == int(syscall.SIGSYS) {
-		res.Violations = append(res.Violations, sandbox.Violation{
-			Kind: sandbox.ViolationForbiddenSyscall, Subject: "SIGSYS",
-			Detail: "the seccomp filter killed the command for a forbidden system call (another architecture's, or x32)",
-		})
-	}
+	violations(&res, rep.Refused, pr.Signal == syscall.SIGSYS || rep.CmdSignal == int(syscall.SIGSYS), h.createdProtected(before))
 	if !rep.Started && rep.ExecError == "" && !pr.TimedOut {
 		// The child died before it reported: never claim confinement.
 		res.Confinement.Enforced = nil

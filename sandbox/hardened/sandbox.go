@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync/atomic"
 
@@ -110,6 +111,13 @@ type Sandbox struct {
 	notFound []string
 	// cacheRO, cacheRW and cacheEnv share the launcher's caches.
 	cacheRO, cacheRW, cacheEnv []string
+	// pool holds the launchers that start the commands (Linux).
+	pool *launchers
+	// perRun makes every run start a child of its own, as with Limits
+	// (tests of that path set it).
+	perRun bool
+	// starts counts the launchers started.
+	starts atomic.Int64
 }
 
 // CredentialStores returns the host files that hold credentials and are
@@ -133,7 +141,8 @@ func New(cfg Config) (*Sandbox, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Sandbox{cfg: cfg, root: root, match: m}
+	h := &Sandbox{cfg: cfg, root: root, match: m, pool: &launchers{}}
+	runtime.AddCleanup(h, func(ls *launchers) { ls.close() }, h.pool)
 	if uid, gid, ok := fileOwner(root); ok {
 		h.ownerUID, h.ownerGID = uid, gid
 	}
@@ -288,7 +297,15 @@ func protectedSet(lists ...[]string) map[string]bool {
 // cannot stop a command from creating a new .git or .envrc in its
 // workspace, so the run reports it for the host to act on.
 func (h *Sandbox) createdProtected(before map[string]bool) []sandbox.Violation {
-	masks, ro, err := h.protectedPaths()
+	// A command writes only in the writable directories: only they are
+	// walked again.
+	masks, ro, err := pathmatch.WalkProtected(h.match, h.writable)
+	return h.created(before, masks, ro, err)
+}
+
+// created reports the protected paths of a scan after a run (masks and
+// ro, or the scan's error) that were not there before.
+func (h *Sandbox) created(before map[string]bool, masks, ro []string, err error) []sandbox.Violation {
 	if err != nil {
 		return []sandbox.Violation{{Kind: sandbox.ViolationProtectedCreated, Subject: h.root,
 			Detail: "the workspace could not be scanned for protected paths after the run: " + err.Error()}}
@@ -336,6 +353,13 @@ func readOnlyEntries(p string) []string {
 	return []string{real}
 }
 
-// Close releases what the sandbox holds between runs. It is safe to call
-// more than once; a Run after Close still works.
-func (h *Sandbox) Close() error { return nil }
+// Close ends the sandbox's launchers (see the package documentation):
+// the processes that start its commands, idle between runs. A run in
+// progress finishes, and its launcher ends after it. Close is safe to
+// call more than once; a Run after Close still works, with a launcher
+// that ends with the run. A Sandbox that is garbage collected without
+// Close ends its launchers too, and they all die with this process.
+func (h *Sandbox) Close() error {
+	h.pool.close()
+	return nil
+}

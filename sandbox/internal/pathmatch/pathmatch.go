@@ -355,6 +355,17 @@ func Workdir(root string, m Matcher, dir string) (string, *Refusal) {
 // entries that exist are found too. It does not descend into a matched
 // directory.
 func FindProtected(m Matcher, dirs []string) (masks, readOnly []string, err error) {
+	return findProtected(m, dirs, true)
+}
+
+// WalkProtected is FindProtected without the absolute denied entries
+// that lie outside dirs: what a command that can write only in dirs may
+// have created there.
+func WalkProtected(m Matcher, dirs []string) (masks, readOnly []string, err error) {
+	return findProtected(m, dirs, false)
+}
+
+func findProtected(m Matcher, dirs []string, absolute bool) (masks, readOnly []string, err error) {
 	seen := map[string]bool{}
 	add := func(p string, ro bool) error {
 		r, err := ResolvePath(p, nil)
@@ -404,6 +415,9 @@ func FindProtected(m Matcher, dirs []string) (masks, readOnly []string, err erro
 		}
 	}
 	for i, e := range m.Abs {
+		if !absolute {
+			break
+		}
 		p := string(filepath.Separator) + filepath.Join(e...)
 		if strings.ContainsAny(p, "*?") {
 			continue // a pattern: only the walk finds what it matches

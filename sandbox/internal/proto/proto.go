@@ -21,9 +21,14 @@ const ChildArg0 = "reins-sandbox-child"
 
 // Inherited descriptors of the child.
 const (
-	ChildPolicyFD = 3 // read end of the policy pipe
-	ChildStatusFD = 4 // write end of the status pipe
+	ChildPolicyFD  = 3 // read end of the policy pipe
+	ChildStatusFD  = 4 // write end of the status pipe
+	ChildControlFD = 5 // a launcher's end of the control socket
 )
+
+// MaxRequest bounds one run request a launcher reads (its arguments,
+// working directory and environment).
+const MaxRequest = 8 << 20
 
 // PipeAtomic is a size that always fits in a fresh pipe's buffer (the
 // Linux default is 64 KiB; one page is guaranteed).
@@ -31,10 +36,14 @@ const PipeAtomic = 4096
 
 // ChildPolicy is what the parent sends the child over the policy pipe.
 type ChildPolicy struct {
-	Args        []string
-	Dir         string
-	Env         []string
-	Probe       bool // stop before exec and report success
+	Args  []string
+	Dir   string
+	Env   []string
+	Probe bool // stop before exec and report success
+	// Launcher makes the child a launcher: after the set-up it reports
+	// Ready and then starts one command per RunRequest on the control
+	// socket, already confined, instead of Args.
+	Launcher    bool
 	ReadOnly    []string
 	Writable    []string
 	Masks       []string
@@ -78,6 +87,8 @@ type ChildReport struct {
 	Failure     string `json:",omitempty"`
 	ExecError   string `json:",omitempty"`
 	ProbeOK     bool   `json:",omitempty"`
+	// Ready: a launcher completed its set-up and waits for requests.
+	Ready bool `json:",omitempty"`
 	// Started is set once the command runs; CmdExit and CmdSignal are
 	// its status once it ended (Ended).
 	Started   bool `json:",omitempty"`
@@ -86,6 +97,34 @@ type ChildReport struct {
 	CmdSignal int  `json:",omitempty"`
 	// Refused lists the system calls the seccomp filter refused.
 	Refused []string `json:",omitempty"`
+}
+
+// RunRequest asks a launcher to start one command. It travels on the
+// control socket as an 8-byte little-endian length and the JSON text,
+// with the command's stdin, stdout and stderr as SCM_RIGHTS descriptors
+// on the first byte.
+type RunRequest struct {
+	Args   []string
+	Dir    string
+	CmdEnv []string // Command.Env, laid over the launcher's environment
+}
+
+// RunReply is a launcher's answer to a RunRequest, one JSON line each:
+// Started (or ExecError with ExecCode), then Ended, then Ready or
+// Retire.
+type RunReply struct {
+	Started   bool     `json:",omitempty"`
+	ExecError string   `json:",omitempty"`
+	ExecCode  int      `json:",omitempty"`
+	Ended     bool     `json:",omitempty"`
+	CmdExit   int      `json:",omitempty"`
+	CmdSignal int      `json:",omitempty"`
+	Refused   []string `json:",omitempty"`
+	// After each request the launcher resets and sends one more line:
+	// Ready, or Retire when it cannot serve another run (its private
+	// directories could not be emptied, a bind moved), saying why.
+	Ready  bool   `json:",omitempty"`
+	Retire string `json:",omitempty"`
 }
 
 // Limits mirror hardened.Limits.

@@ -41,9 +41,9 @@ func InstallListener(prog []unix.SockFilter) (int, error) {
 }
 
 // Supervise answers the notifications of listener until it is closed or
-// fails (every notifying process is gone): each refused call gets the
-// error [Refusal] gives, and report is called with the pid of the caller
-// and the description. It must run on a thread the filter does not
+// fails (every notifying process is gone): report is called with the pid
+// of the caller and the description, and then the refused call gets the
+// error [Refusal] gives. It must run on a thread the filter does not
 // apply to.
 func Supervise(arch Arch, listener int, report func(pid uint32, nr uint32, what string)) {
 	for {
@@ -56,11 +56,14 @@ func Supervise(arch Arch, listener int, report func(pid uint32, nr uint32, what 
 			return
 		}
 		e, what := Refusal(arch, uint32(req.data.nr), req.data.args)
-		resp := notifResp{id: req.id, error: -int32(e)}
-		_, _, _ = unix.Syscall(unix.SYS_IOCTL, uintptr(listener), unix.SECCOMP_IOCTL_NOTIF_SEND, uintptr(unsafe.Pointer(&resp)))
+		// Report before answering: the caller stays blocked until the
+		// answer, so a supervisor that sees the command end has seen
+		// every refusal of it.
 		if report != nil {
 			report(req.pid, uint32(req.data.nr), what)
 		}
+		resp := notifResp{id: req.id, error: -int32(e)}
+		_, _, _ = unix.Syscall(unix.SYS_IOCTL, uintptr(listener), unix.SECCOMP_IOCTL_NOTIF_SEND, uintptr(unsafe.Pointer(&resp)))
 	}
 }
 
