@@ -39,7 +39,7 @@ wrapper):
 
 Every backend keeps the same contract ([Sandbox]): a missing backend,
 tool, daemon or layer is exit code 127 and [ErrUnavailable], never a
-fabricated success; a refused command is 126 and [ErrDenied].
+fabricated success; a refused command is 126 and [ErrRefused].
 
 # Quick start
 
@@ -51,7 +51,7 @@ fabricated success; a refused command is 126 and [ErrDenied].
 	switch {
 	case errors.Is(err, sandbox.ErrUnavailable):
 		// exit code 127: a required layer is missing; nothing ran
-	case errors.Is(err, sandbox.ErrDenied):
+	case errors.Is(err, sandbox.ErrRefused):
 		// exit code 126: the policy refused the command; see res.Violations
 	case res.Escaped():
 		// the command tried something forbidden: stop the agent
@@ -130,7 +130,7 @@ the script defines, whose body is analysed where it is defined; and so is
 a command with an argument or assignment the analysis cannot spell out
 ("tool $F", "X=$(cat f) tool"), unless the program is one that never
 opens its arguments (echo, printf, test, [, sleep, kill and a few more).
-Each refusal has exit code 126, an error matching [ErrDenied] and a
+Each refusal has exit code 126, an error matching [ErrRefused] and a
 [ViolationUncheckable] or [ViolationDeniedPath] whose Detail, also on
 stderr, says why. LocalConfig.ScriptPaths replaces the analysis with a
 host's own function. The analysis

@@ -20,7 +20,7 @@ func Example() {
 		return
 	}
 	res, err := sb.Run(context.Background(), sandbox.Command{Args: []string{"sh", "-c", "echo x > .git/config"}})
-	fmt.Println(errors.Is(err, sandbox.ErrDenied), res.ExitCode, res.Violations[0].Kind)
+	fmt.Println(errors.Is(err, sandbox.ErrRefused), res.ExitCode, res.Violations[0].Kind)
 	res, err = sb.Run(context.Background(), sandbox.Command{Args: []string{"echo", "hello"}})
 	fmt.Print(string(res.Stdout), err)
 	// Output:

@@ -67,7 +67,7 @@ func TestLocalRefusesDeniedPaths(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			res, err := runCmd(t, l, sandbox.Command{Args: tt.args, Dir: tt.dir})
-			require.ErrorIs(t, err, sandbox.ErrDenied, "Run(%q)", tt.args)
+			require.ErrorIs(t, err, sandbox.ErrRefused, "Run(%q)", tt.args)
 			assert.Equal(t, sandbox.ExitDenied, res.ExitCode)
 			require.True(t, res.Escaped())
 			assert.Equal(t, sandbox.ViolationDeniedPath, res.Violations[0].Kind)
@@ -102,10 +102,10 @@ func TestLocalScriptPathsSeam(t *testing.T) {
 		}
 	})
 	res, err := runCmd(t, l, sandbox.Command{Args: []string{"sh", "-c", "echo harmless"}})
-	require.ErrorIs(t, err, sandbox.ErrDenied, "paths returned by ScriptPaths are checked")
+	require.ErrorIs(t, err, sandbox.ErrRefused, "paths returned by ScriptPaths are checked")
 	assert.Contains(t, res.Violations[0].Subject, "computed/.env")
 	res, err = runCmd(t, l, sandbox.Command{Args: []string{"sh", "-c", "opaque"}})
-	require.ErrorIs(t, err, sandbox.ErrDenied, "an analyser error refuses the command")
+	require.ErrorIs(t, err, sandbox.ErrRefused, "an analyser error refuses the command")
 	assert.Equal(t, sandbox.ViolationUncheckable, res.Violations[0].Kind)
 	res, err = runCmd(t, l, sandbox.Command{Args: []string{"echo", "-c", "not a shell"}})
 	require.NoError(t, err, "only shells have scripts")
@@ -230,7 +230,7 @@ func TestLocalScriptAnalysis(t *testing.T) {
 				assert.Equal(t, 0, res.ExitCode, "%s", res.Stderr)
 				return
 			}
-			require.ErrorIs(t, err, sandbox.ErrDenied, "sh -c %q ran: %s", tt.script, res.Stdout)
+			require.ErrorIs(t, err, sandbox.ErrRefused, "sh -c %q ran: %s", tt.script, res.Stdout)
 			assert.Equal(t, sandbox.ExitDenied, res.ExitCode)
 			require.NotEmpty(t, res.Violations)
 			kinds := make([]sandbox.ViolationKind, len(res.Violations))
@@ -250,7 +250,7 @@ func TestLocalScriptOpaqueExplained(t *testing.T) {
 	t.Parallel()
 	l := newLocal(t, t.TempDir())
 	res, err := runCmd(t, l, sandbox.Command{Args: []string{"bash", "-c", "python3 -c 'open(\".e\"+\"nv\")'"}})
-	require.ErrorIs(t, err, sandbox.ErrDenied)
+	require.ErrorIs(t, err, sandbox.ErrRefused)
 	assert.Equal(t, sandbox.ExitDenied, res.ExitCode)
 	assert.Contains(t, string(res.Stderr), "runs code the analysis does not read")
 	assert.Contains(t, string(res.Stderr), "could hide there")

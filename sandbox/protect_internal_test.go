@@ -31,7 +31,7 @@ func TestLocalRefusesHomeEntries(t *testing.T) {
 		{"ls", filepath.Join(home, ".aws")}, // a default credential store
 	} {
 		res, err := l.Run(context.Background(), Command{Args: args})
-		require.ErrorIs(t, err, ErrDenied, "%q", args)
+		require.ErrorIs(t, err, ErrRefused, "%q", args)
 		assert.Equal(t, ExitDenied, res.ExitCode, "%q", args)
 	}
 }

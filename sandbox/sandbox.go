@@ -22,7 +22,7 @@ import (
 //     what is missing, together with an error that matches
 //     [ErrUnavailable].
 //   - If the policy refuses the command before it runs, Run returns an
-//     error that matches [ErrDenied], a Result whose ExitCode is 126 and
+//     error that matches [ErrRefused], a Result whose ExitCode is 126 and
 //     whose Violations say why.
 //   - Whenever err != nil, Result.ExitCode is not 0.
 //   - Run kills the command, and every process it started that the
@@ -253,30 +253,30 @@ var (
 	// ErrUnavailable: the backend or a required confinement layer is
 	// missing; the command did not run.
 	ErrUnavailable = errors.New("sandbox: unavailable")
-	// ErrDenied: the policy refused the command before it ran.
-	ErrDenied = errors.New("sandbox: denied")
+	// ErrRefused: the policy refused the command before it ran.
+	ErrRefused = errors.New("sandbox: refused")
 	// ErrInvalidCommand: the Command is malformed.
 	ErrInvalidCommand = errors.New("sandbox: invalid command")
 )
 
-// DeniedError carries the violations that made a backend refuse a
-// command. It matches [ErrDenied].
-type DeniedError struct {
+// RefusedError carries the violations that made a backend refuse a
+// command. It matches [ErrRefused].
+type RefusedError struct {
 	Backend    string
 	Violations []Violation
 }
 
 // Error lists the violations.
-func (e *DeniedError) Error() string {
+func (e *RefusedError) Error() string {
 	parts := make([]string, len(e.Violations))
 	for i, v := range e.Violations {
 		parts[i] = v.String()
 	}
-	return fmt.Sprintf("sandbox: %s: denied: %s", e.Backend, strings.Join(parts, "; "))
+	return fmt.Sprintf("sandbox: %s: refused: %s", e.Backend, strings.Join(parts, "; "))
 }
 
-// Is reports whether target is [ErrDenied].
-func (e *DeniedError) Is(target error) bool { return target == ErrDenied }
+// Is reports whether target is [ErrRefused].
+func (e *RefusedError) Is(target error) bool { return target == ErrRefused }
 
 // UnavailableError says which backend or layer is missing. It matches
 // [ErrUnavailable].
@@ -301,7 +301,7 @@ func (e *UnavailableError) Is(target error) bool { return target == ErrUnavailab
 
 // deniedResult is the result of a command the policy refused.
 func deniedResult(conf Confinement, vs []Violation) (Result, error) {
-	err := &DeniedError{Backend: conf.Backend, Violations: vs}
+	err := &RefusedError{Backend: conf.Backend, Violations: vs}
 	return Result{
 		ExitCode:    ExitDenied,
 		Stderr:      []byte(err.Error() + "\n"),

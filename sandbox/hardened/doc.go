@@ -18,7 +18,7 @@ code 127, [sandbox.ErrUnavailable]) when a required layer is missing.
 	switch {
 	case errors.Is(err, sandbox.ErrUnavailable):
 		// exit code 127: a required layer is missing; nothing ran
-	case errors.Is(err, sandbox.ErrDenied):
+	case errors.Is(err, sandbox.ErrRefused):
 		// exit code 126: the working directory is refused; see res.Violations
 	case res.Escaped():
 		// the command tried something forbidden: stop the agent

@@ -20,7 +20,7 @@ func unavailableResult(conf sandbox.Confinement, err *sandbox.UnavailableError) 
 
 // deniedResult is the result of a command the policy refused.
 func deniedResult(conf sandbox.Confinement, vs []sandbox.Violation) (sandbox.Result, error) {
-	err := &sandbox.DeniedError{Backend: conf.Backend, Violations: vs}
+	err := &sandbox.RefusedError{Backend: conf.Backend, Violations: vs}
 	return sandbox.Result{
 		ExitCode:    sandbox.ExitDenied,
 		Stderr:      []byte(err.Error() + "\n"),

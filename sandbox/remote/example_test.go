@@ -45,7 +45,7 @@ func ExampleSSH_Run_denied() {
 		return
 	}
 	res, err := s.Run(context.Background(), sandbox.Command{Args: []string{"ls"}, Dir: ".git/hooks"})
-	fmt.Println(errors.Is(err, sandbox.ErrDenied), res.ExitCode, res.Violations[0].Kind)
+	fmt.Println(errors.Is(err, sandbox.ErrRefused), res.ExitCode, res.Violations[0].Kind)
 	// Output:
 	// true 126 denied-path
 }

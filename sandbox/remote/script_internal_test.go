@@ -134,7 +134,7 @@ func TestRemoteScriptWorkdirChecks(t *testing.T) {
 	}
 	for _, tt := range tests {
 		res, err := runScriptLocally(t, "/bin/bash", remoteScript{root: root, dir: filepath.Join(root, tt.dir), denied: denied, args: []string{"touch", "ran"}}, "", time.Minute)
-		require.ErrorIs(t, err, sandbox.ErrDenied, "dir %s", tt.dir)
+		require.ErrorIs(t, err, sandbox.ErrRefused, "dir %s", tt.dir)
 		assert.Equal(t, sandbox.ExitDenied, res.ExitCode)
 		require.Len(t, res.Violations, 1)
 		assert.Equal(t, tt.kind, res.Violations[0].Kind, "dir %s", tt.dir)

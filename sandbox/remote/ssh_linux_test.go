@@ -355,7 +355,7 @@ func TestSSH(t *testing.T) {
 			{"sh", "-c", "python3 -c 'print(1)'"},
 		} {
 			res, err := runCmd(t, b, sandbox.Command{Args: args})
-			require.ErrorIs(t, err, sandbox.ErrDenied, "%q", args)
+			require.ErrorIs(t, err, sandbox.ErrRefused, "%q", args)
 			assert.Equal(t, sandbox.ExitDenied, res.ExitCode)
 		}
 		assert.NoFileExists(t, filepath.Join(root, ".env"))

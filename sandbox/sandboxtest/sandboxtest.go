@@ -214,7 +214,7 @@ var cases = []kitCase{
 		require.NoError(t, os.Symlink(outside, filepath.Join(root, "escape")))
 		for _, dir := range []string{"..", "/", outside, "escape", "escape/.", "sub/../.."} {
 			res, err := run(t, sb, sandbox.Command{Args: []string{"sh", "-c", "touch ran"}, Dir: dir})
-			require.ErrorIs(t, err, sandbox.ErrDenied, "Dir %q", dir)
+			require.ErrorIs(t, err, sandbox.ErrRefused, "Dir %q", dir)
 			assert.Equal(t, sandbox.ExitDenied, res.ExitCode, "Dir %q", dir)
 			assert.True(t, res.Escaped(), "Dir %q: the refusal must be reported as a violation", dir)
 		}
@@ -225,7 +225,7 @@ var cases = []kitCase{
 		require.NoError(t, os.MkdirAll(filepath.Join(root, "sub", ".ssh"), 0o755))
 		for _, dir := range []string{"sub/.ssh", "sub/.SSH", filepath.Join(root, "sub", ".ssh")} {
 			res, err := run(t, sb, sandbox.Command{Args: []string{"sh", "-c", "touch ran"}, Dir: dir})
-			require.ErrorIs(t, err, sandbox.ErrDenied, "Dir %q: denied paths match components case-insensitively", dir)
+			require.ErrorIs(t, err, sandbox.ErrRefused, "Dir %q: denied paths match components case-insensitively", dir)
 			assert.Equal(t, sandbox.ExitDenied, res.ExitCode)
 		}
 		assert.NoFileExists(t, filepath.Join(root, "sub", ".ssh", "ran"))

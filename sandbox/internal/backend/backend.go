@@ -60,7 +60,7 @@ func Unavailable(conf sandbox.Confinement, err *sandbox.UnavailableError) (sandb
 
 // Denied is the result of a command the policy refused.
 func Denied(conf sandbox.Confinement, vs []sandbox.Violation) (sandbox.Result, error) {
-	err := &sandbox.DeniedError{Backend: conf.Backend, Violations: vs}
+	err := &sandbox.RefusedError{Backend: conf.Backend, Violations: vs}
 	return sandbox.Result{
 		ExitCode:    sandbox.ExitDenied,
 		Stderr:      []byte(err.Error() + "\n"),
