@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -36,6 +37,17 @@ import (
 // namespace. It dies with its launcher (parent-death signal).
 func childMain() {
 	runtime.LockOSThread()
+	// Every catchable signal is taken and dropped: as pid 1 of its pid
+	// namespace the child receives from the commands only the signals it
+	// handles, and a command must not end its supervisor (and with it
+	// the report of its refused calls). The commands start with the
+	// default dispositions (exec resets handled signals).
+	sigs := make(chan os.Signal, 16)
+	signal.Notify(sigs)
+	go func() {
+		for range sigs {
+		}
+	}()
 	_, _ = unix.FcntlInt(proto.ChildStatusFD, unix.F_SETFD, unix.FD_CLOEXEC)
 	status := os.NewFile(proto.ChildStatusFD, "status")
 	var (

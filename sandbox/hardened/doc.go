@@ -45,44 +45,46 @@ validates the configuration, and every Run and Probe returns exit code
 
 # What a run goes through
 
-The launcher re-executes the running binary
-with a sentinel argv[0] and a parent-death signal, in a session of its
-own; the child reads the policy from an inherited pipe (never from the
-environment or argv) and, on one locked OS thread, in this order:
+A [Sandbox] starts its commands through a launcher: the running binary,
+executed again with a sentinel argv[0] and a parent-death signal, in a
+session of its own. The launcher is started at the first Run (or
+Probe) and kept for the next ones; it reads the policy from an
+inherited pipe (never from the environment or argv) and sets up, once
+and on one locked OS thread, in this order:
 
-  - runs in new user, mount, pid, IPC and (network denied) network
-    namespaces created by clone(2) in the parent; a root caller without
-    user namespaces still gets the mount, pid and network namespaces;
-  - builds a new root on a tmpfs: the read-only paths
+  - new user, mount, pid, IPC and (network denied) network namespaces
+    created by clone(2) in the parent; a root caller without user
+    namespaces still gets the mount, pid and network namespaces;
+  - a new root on a tmpfs: the read-only paths
     ([DefaultReadOnlyPaths] plus ReadOnlyPaths), the workspace and the
     AllowedPaths bound writable, a private /tmp (TMPDIR), HOME
     (/tmp/home, with XDG_CACHE_HOME under it, so go, npm, pip and cargo
-    find writable caches) and /dev/shm on tmpfs that vanish with the
-    run, a minimal /dev, a fresh /proc; the host's /tmp, /run, /var and
-    home directories are not there, so writes to them never reach the
-    host and host UNIX sockets are out of reach; every read-protected
-    path of the shared lists (internal/fspath: .env, .env.*, keys,
-    credential stores; plus DeniedPaths and [CredentialStores] such as
-    /etc/shadow) found in the writable directories, or given as an
-    absolute path, is masked: a file by an empty read-only file (it
-    reads as empty, so grep -r, rg, find and tar go on), a directory by
-    an empty read-only tmpfs (an AllowedPaths entry below it is bound
-    again inside); every write-protected path (.git, .gitmodules, shell
-    rc files, .envrc, .vscode, .idea, .claude, .codex, .mcp.json,
-    .ripgreprc...) stays readable but read-only; then pivot_root, and
-    every mount is made read-only except the writable binds;
-  - for a root launcher, drops the bounding set, then takes the
-    identity of the workspace's owner (files it creates belong to that
-    owner), then drops every other capability (ambient, inheritable,
-    permitted, effective), and arms the parent-death signal again;
-  - sets no_new_privs;
-  - applies Landlock (github.com/landlock-lsm/go-landlock) at the ABI the
+    find writable caches) and /dev/shm on tmpfs, a minimal /dev, a fresh
+    /proc; the host's /tmp, /run, /var and home directories are not
+    there, so writes to them never reach the host and host UNIX sockets
+    are out of reach; every read-protected path of the shared lists
+    (internal/fspath: .env, .env.*, keys, credential stores; plus
+    DeniedPaths and [CredentialStores] such as /etc/shadow) found in the
+    writable directories, or given as an absolute path, is masked: a
+    file by an empty read-only file (it reads as empty, so grep -r, rg,
+    find and tar go on), a directory by an empty read-only tmpfs (an
+    AllowedPaths entry below it is bound again inside); every
+    write-protected path (.git, .gitmodules, shell rc files, .envrc,
+    .vscode, .idea, .claude, .codex, .mcp.json, .ripgreprc...) stays
+    readable but read-only; then pivot_root, and every mount is made
+    read-only except the writable binds;
+  - for a root launcher, the bounding set dropped, then the identity of
+    the workspace's owner (files the commands create belong to that
+    owner), then every other capability dropped (ambient, inheritable,
+    permitted, effective), and the parent-death signal armed again;
+  - no_new_privs;
+  - Landlock (github.com/landlock-lsm/go-landlock) at the ABI the
     kernel offers, at least MinLandlockABI ([DefaultMinLandlockABI]):
     read and execute on the read-only paths, read-write on the writable
     ones, TCP bind and connect denied when the network is off, and from
     ABI 6 signals and abstract UNIX sockets scoped to the sandbox;
-  - installs a seccomp filter: system calls of another architecture and
-    x32 kill the process (reported as a [sandbox.ViolationForbiddenSyscall]);
+  - a seccomp filter: system calls of another architecture and x32 kill
+    the process (reported as a [sandbox.ViolationForbiddenSyscall]);
     io_uring, ptrace, process_vm_*, mount and the new mount API, bpf,
     keyctl, perf_event_open, unshare, setns, namespace flags to clone,
     module and kexec loading, open_by_handle_at and userfaultfd fail
@@ -95,35 +97,90 @@ environment or argv) and, on one locked OS thread, in this order:
     ENOSYS so that libc falls back; with the network off, socket(2)
     with any family but AF_UNIX fails (TCP, UDP, MPTCP, raw, packet,
     netlink alike). Each refusal is a user notification answered by the
-    child with the error, and reported as a [sandbox.ViolationRefusedSyscall]:
-    the cost falls on refused calls only (a kernel without the listener
-    falls back to plain errors, with a warning);
-  - sets resource limits ([Limits]; core dumps always off), marks every
-    inherited descriptor above stderr close-on-exec,
-  - and starts the command from the same thread, in a session of its
-    own (no controlling terminal), then stays as pid 1 of the pid
-    namespace: it reaps every process and, when the command ends, exits,
-    which kills everything left in the namespace, setsid or not. The
-    child dies with its launcher (SIGKILL as parent-death signal), so
-    nothing outlives a killed host process.
+    launcher with the error, and reported as a
+    [sandbox.ViolationRefusedSyscall] of the run it happened in: the cost
+    falls on refused calls only (a kernel without the listener falls
+    back to plain errors, with a warning);
+  - core dumps off, and every inherited descriptor above stderr marked
+    close-on-exec.
+
+Identity, capabilities, no_new_privs, Landlock and the seccomp filter
+belong to that one thread, and a fork inherits them: the launcher
+starts each command from it with fork and exec, already confined, in a
+session of its own (no controlling terminal), with stdin, stdout and
+stderr passed over a socket (a terminal the host passes as stdin
+included: TIOCSTI on it fails). The launcher's other threads keep the
+privileges of its namespace, to reset it between runs; the commands
+cannot reach them: ptrace is filtered, and the launcher is not dumpable,
+so its /proc entries are closed to them (but for its pid, its command
+line and the numbers of its descriptors).
+
+A launcher serves one command at a time. It is pid 1 of its pid
+namespace: it reaps every process, and when the command ends it kills
+everything left in the namespace (setsid or not), then empties the
+private /tmp (but for the binds below it), HOME and /dev/shm, removes
+the System V IPC objects of its IPC namespace, and checks that every
+bind inside a writable path is still where it was; if it cannot, it
+retires and the next run gets a new launcher. Runs that overlap get a
+launcher each (a Sandbox keeps at most four idle). A timeout or a
+cancelled context kills the launcher, and with it its namespace and
+everything in it. The launcher dies with its host process (SIGKILL as
+parent-death signal), so nothing outlives a killed host, and
+[Sandbox.Close] ends the idle ones.
+
+Every run scans the writable directories for protected paths first: a
+launcher masks what existed when it started, so when the scan finds
+something else (a new .env, or a masked file replaced by another of the
+same name, told apart by its inode) or a writable directory was
+replaced, the run gets a new launcher whose mount tree masks it. The
+host environment a launcher passes on is part of the same check.
+
+With Limits set, every run gets a child of its own instead of a
+launcher, set up as above and exiting with its command: resource limits
+are per process, and a launcher would share them among its commands.
 
 After the run the writable directories are walked again: a protected
 path the command created (a new sub/.git, .envrc, .vscode) is reported
 as a [sandbox.ViolationProtectedCreated].
 
-What the kernel prevents outright, and what is only detected: reading a
-masked secret, writing a write-protected path that exists when the run
-starts, writing outside the writable paths, making a set-id file,
-typing into a terminal, leaving processes behind and reaching the
-network are prevented. Creating a new protected path inside a writable
-directory cannot be prevented (the name does not exist to be mounted
-over); it is detected when the run ends. Refused system calls are
-reported. Writes refused by a read-only mount (EROFS) or by Landlock
-(EACCES) are not reported: the mount layer reports nothing, and Landlock
-reports its refusals only through the kernel's audit log (Linux 6.15
-and later), which this package does not read; such a command just sees
-the error. A command that is killed by the seccomp filter's
-architecture check is reported.
+# What is prevented, what is detected, what stays invisible
+
+Prevented outright by the kernel: reading a masked secret, writing a
+write-protected path that exists when the run starts, writing outside
+the writable paths, making a set-id file, typing into a terminal,
+leaving processes behind and reaching the network.
+
+Detected: creating a new protected path inside a writable directory
+cannot be prevented (the name does not exist to be mounted over); it is
+found when the run ends and reported as a
+[sandbox.ViolationProtectedCreated], and the next run masks it. Every
+system call the seccomp filter refuses is a
+[sandbox.ViolationRefusedSyscall], and a kill by its architecture check
+a [sandbox.ViolationForbiddenSyscall].
+
+Invisible: file-system refusals. A write refused by a read-only mount
+(EROFS) leaves no trace anywhere: the mount layer reports nothing. A
+refusal by Landlock (EACCES) is reported by the kernel only through the
+audit subsystem: from Landlock ABI 7 (Linux 6.15; this package was
+measured on 6.18, ABI 7) a denial produces AUDIT_LANDLOCK_ACCESS and
+AUDIT_LANDLOCK_DOMAIN records, also for a process in a user namespace,
+and for commands executed after landlock_restrict_self only with the
+LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON flag. Three things keep them
+from this package: the kernel emits no Landlock record at all while
+auditing is off, which it is unless auditd runs or the system was
+booted with audit=1 (turning it on is a system-wide switch that needs
+CAP_AUDIT_CONTROL in the initial user namespace, and without auditd the
+kernel then prints every record to its log); reading the records
+(netlink group AUDIT_NLGRP_READLOG) needs CAP_AUDIT_READ in the initial
+user namespace, which neither an unprivileged host nor anything inside
+the sandbox's user namespace has; and kauditd delivers them
+asynchronously, so that tying one to the run that caused it would need
+a barrier on the kernel's audit queue after every run. So a command
+whose write outside the workspace Landlock refused just sees the error,
+and unless it fails because of it, its Result shows nothing; a host
+that runs auditd can find the refusals in the audit log
+(type=LANDLOCK_ACCESS, with the launcher's pid in the matching
+LANDLOCK_DOMAIN record).
 
 local-hardened checks the working directory before the run but not the
 arguments: the kernel enforces the policy on what the command actually
@@ -131,13 +188,32 @@ touches, so "cat .git/config" works (read-only) while "echo x >
 .git/config" fails with EROFS. Only the variables of the env allowlist
 ([sandbox.DefaultEnvAllowlist] when it is empty) of the host environment reach
 the command, then TMPDIR, HOME and XDG_CACHE_HOME pointing at its
-private directories (without a mount namespace, empty directories
-removed after the run), then Command.Env, which wins.
+private directories (without a mount namespace, directories on the
+host, emptied after each run and removed with the launcher), then
+Command.Env, which wins.
 Config.Caches shares the launcher's user cache and Go module
 cache read-only or read-write instead. An AllowedPaths entry that does
 not exist grants nothing and is named in Confinement.Warnings.
 Confinement.Missing names every layer that was not in force, the
 namespaces included.
+
+# Performance
+
+Measured with go test -bench on the 2-core development machine while
+other work loaded it (load average 9 to 18), as ratios within one run:
+BenchmarkRunHardened (/bin/true with every layer) against
+BenchmarkExecDirect (/bin/true through os/exec). Executing the binary
+again for every run, as this package did before the launcher, cost
+about 70 ms against 1.5 ms there (+5 to +6.5 ms on a quiet machine);
+through a launcher a run costs 2.5 to 3.0 ms against 1.1 to 1.3 ms
+(-count 5, 300 runs each): about 2.4 times a plain exec, +1.7 ms, and
+1.2 ms more CPU time (the host, the launcher and the command together).
+The first run of a Sandbox pays the launcher's set-up once (about what
+a run cost before). Of the CPU time of a run, about 40% is the host's
+side (the two scans of the workspace for protected paths, the pipes,
+the request), a third the launcher (the fork and exec, the kill and
+reap, the reset, done while the host reads the output), and a quarter
+the command itself (its dynamic loader under Landlock).
 
 # Build notes
 
@@ -194,5 +270,17 @@ all; check Confinement.Missing.
   - local-hardened needs the re-executed binary to reach package
     sandbox/hardened's init: a binary that cannot be executed again
     (deleted, or a restricted /proc/self/exe) cannot use it.
+  - The commands of one Sandbox that do not overlap run one after the
+    other in the same launcher: what a command leaves in the workspace
+    and the AllowedPaths stays (as always), while /tmp, HOME, /dev/shm
+    and System V IPC are emptied; POSIX message queues are not, and a
+    later command of the same launcher can open one an earlier command
+    left. A launcher sees the host environment of when it started.
+  - The launcher takes and drops every catchable signal, and as pid 1
+    of its pid namespace it cannot be killed or stopped from inside, so
+    a command cannot end it (and with it the report of its refused
+    calls). Without a pid namespace (BestEffort) a command can kill it:
+    the run then ends with exit code 127, [sandbox.ErrUnavailable] and
+    an unknown status, and the next run gets a new launcher.
 */
 package hardened

@@ -488,6 +488,12 @@ wait:
 			end = r
 			break wait
 		case err := <-replyErr:
+			// Replies read before the error come first.
+			for len(replies) > 0 {
+				if r := <-replies; r.Started {
+					started = true
+				}
+			}
 			lost = err
 			break wait
 		case <-ctx.Done():
@@ -529,15 +535,22 @@ wait:
 	case timedOut:
 		res.ExitCode = 128 + int(syscall.SIGKILL)
 	case lost != nil:
+		// The launcher died (killed from outside, or by the command):
+		// whatever the command did, its status is unknown.
 		res.Confinement.Enforced = nil
-		what := "before the command ended"
-		if !started {
-			what = "before the command started"
+		what := "before it reported the command's start"
+		if started {
+			what = "before the command ended"
 		}
-		r, uerr := unavailableResult(res.Confinement, &sandbox.UnavailableError{Backend: backendName, Reason: fmt.Sprintf("the sandbox launcher exited %s: %v %s", what, lost, strings.TrimSpace(string(l.stderr.Bytes())))})
-		r.Stdout, r.Stderr = res.Stdout, append(res.Stderr, r.Stderr...)
-		r.Violations = created
-		return r, uerr
+		reason := fmt.Sprintf("the sandbox launcher ended %s (%v)", what, lost)
+		if msg := strings.TrimSpace(string(l.stderr.Bytes())); msg != "" {
+			reason += ": " + msg
+		}
+		uerr := &sandbox.UnavailableError{Backend: backendName, Reason: reason}
+		res.ExitCode = sandbox.ExitUnavailable
+		res.Stderr = append(res.Stderr, []byte(uerr.Error()+"; the command's status is unknown\n")...)
+		res.Violations = created
+		return res, uerr
 	case end.ExecError != "":
 		res.ExitCode = end.ExecCode
 		res.Stderr = append(res.Stderr, []byte("reins/sandbox: local-hardened: "+end.ExecError+"\n")...)

@@ -210,3 +210,17 @@ func waitGone(t *testing.T, marker string) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestLauncherSurvivesSignals: a command cannot end its launcher (pid 1
+// of the namespace) with a signal to suppress the report of its refused
+// calls, and the commands start with the default signal dispositions.
+func TestLauncherSurvivesSignals(t *testing.T) {
+	t.Parallel()
+	sb := newSandbox(t, t.TempDir())
+	res := runOK(t, sb, "unshare -U true 2>/dev/null; for s in TERM INT QUIT HUP USR1 USR2 SEGV BUS ABRT PIPE ALRM SYS TRAP KILL STOP; do kill -$s 1 2>/dev/null; done; echo alive")
+	assert.Equal(t, "alive\n", string(res.Stdout))
+	assert.True(t, hasViolation(res, sandbox.ViolationRefusedSyscall, "unshare"), "violations: %v", res.Violations)
+	res = runOK(t, sb, "grep -E '^Sig(Ign|Blk)' /proc/self/status; sleep 30 & kill -TERM $!; wait $!; echo status $?")
+	assert.Equal(t, "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\nstatus 143\n", string(res.Stdout))
+	assert.EqualValues(t, 1, hardened.LauncherStarts(sb))
+}
