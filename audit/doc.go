@@ -108,9 +108,13 @@
 //
 // # Concurrency
 //
-// Every sink is safe for concurrent use. [JSONL] serializes writers on a mutex (and, with
-// Shared, an flock); with DurabilityGroup the fsync runs outside the mutex, so writers fill
-// the next batch while one is being synced. Readers ([Scan], [Verify]) may run while a log is
+// Every sink is safe for concurrent use. [JSONL] redacts and encodes a record before it takes
+// its mutex (and, with Shared, an flock), which it holds only to chain and append the line;
+// with DurabilityGroup the fsync runs outside the mutex, so writers fill the next batch while
+// one is being synced. With DurabilityBuffered (not Shared) the hashing too leaves the writers:
+// the mutex covers appending the encoded line with its seq to a buffer, and a goroutine of the
+// sink fills in prev and hash of a full buffer, record by record, and writes it while writers
+// fill the next (Head waits for it). Readers ([Scan], [Verify]) may run while a log is
 // written: they see a consistent prefix, possibly ending in a torn line.
 //
 // # Security model and limitations

@@ -90,7 +90,7 @@ func TestChainEncoder_MatchesAppendChained(t *testing.T) {
 		want := r
 		want.Seq, want.Prev = seq, prev
 		line, h, err := appendChained(nil, &want)
-		perr := e.prepare(&r)
+		perr := e.encode(&r, true)
 		if err != nil {
 			require.Error(t, perr, "record %d", i)
 			continue
@@ -158,5 +158,42 @@ func TestAppendTime_Cache(t *testing.T) {
 		want, err := tm.AppendText(nil)
 		require.NoError(t, err)
 		require.Equal(t, string(want), string(got))
+	}
+}
+
+// The lines the buffered pipeline writes, blanks filled in by chainLines, are the lines
+// appendChained writes, with the same hashes, for any records and chain position.
+func TestChainLines_MatchesAppendChained(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(13, 14))
+	var e chainEncoder
+	for round := range 200 {
+		var prev Digest
+		seq := uint64(0)
+		if round%2 == 1 {
+			seq = 1 + rng.Uint64N(1<<40)
+			prev[0], prev[31] = byte(rng.Uint32()), 1
+		}
+		head, var0 := prev, seq
+		var batch, want []byte
+		var lines []lineSlot
+		for range 1 + rng.IntN(20) {
+			r := randomRecord(rng)
+			if err := e.encode(&r, false); err != nil {
+				continue
+			}
+			seq++
+			n := len(batch)
+			batch = e.appendPending(batch, seq)
+			require.Equal(t, e.pendingLen(seq), len(batch)-n)
+			lines = append(lines, lineSlot{end: len(batch), prev: seq > 1})
+			w := r
+			w.Seq, w.Prev = seq, prev
+			var err error
+			want, prev, err = appendChained(want, &w)
+			require.NoError(t, err)
+		}
+		require.Equal(t, prev, chainLines(batch, lines, head), "round %d from seq %d", round, var0)
+		require.Equal(t, string(want), string(batch), "round %d from seq %d", round, var0)
 	}
 }

@@ -35,8 +35,10 @@ const (
 	DurabilityGroup
 	// DurabilityBuffered: Write returns once its record is in a buffer of the sink; the sink
 	// writes whole lines when the buffer fills, FlushInterval after the first buffered record,
-	// and on Flush and Close, and never fsyncs except on Flush and Close. A crash loses the
-	// buffer. For tests, development and high-rate telemetry.
+	// and on Flush and Close, and never fsyncs except on Flush and Close. A full buffer is
+	// hashed into the chain and written by a goroutine of the sink while writers fill the next
+	// one; if that write fails, the next Write, Flush or Close reports it. A crash loses the
+	// buffers. For tests, development and high-rate telemetry.
 	DurabilityBuffered
 )
 
@@ -145,8 +147,8 @@ var (
 // leaves at most a torn last line; [OpenJSONL] truncates it and writes a recovery record
 // before appending. (DurabilityBuffered writes several whole lines per write(2).)
 //
-// A JSONL is safe for concurrent use. It holds files and, with DurabilityBuffered, a timer:
-// Close it.
+// A JSONL is safe for concurrent use. It holds files and, with DurabilityBuffered, a timer and
+// a goroutine: Close it.
 type JSONL struct {
 	path     string
 	opts     JSONLOptions
@@ -158,17 +160,32 @@ type JSONL struct {
 	noRedact bool
 
 	mu    sync.Mutex
-	lockf *os.File // "<path>.lock", flocked
-	f     *os.File // the active file
-	end   int64    // the active file's size as the sink last saw it
-	seq   uint64   // the chain's last record
-	prev  Digest
+	lockf *os.File     // "<path>.lock", flocked
+	f     *os.File     // the active file (the chainer's while it is busy)
+	end   int64        // the active file's size as the sink last saw it (the chainer's while busy)
+	seq   uint64       // the chain's last record
+	prev  Digest       // its hash; DurabilityBuffered: the hash of the last record chained (the chainer's while busy)
 	line  []byte       // encoding scratch
-	enc   chainEncoder // encoding scratch of appendLocked (DurabilityBuffered)
+	enc   chainEncoder // encoding scratch of appendLocked
 
 	encMu   sync.Mutex
 	encFree []*chainEncoder // encoders of finished Writes, for reuse
-	pending []byte          // DurabilityBuffered: whole lines not yet written
+
+	// DurabilityBuffered without Shared: a pipeline. Writers encode outside the lock and append
+	// their lines, with seq set and prev and hash still blank, to pending; a full pending
+	// becomes the batch of the chainer goroutine, which fills in prev and hash record by record
+	// (the only hashing of a record's bytes) and writes the batch, while writers fill the next.
+	pending   []byte        // whole lines not yet handed to the chainer or written
+	pendLines []lineSlot    // the lines of pending
+	batch     []byte        // the lines the chainer has, or had last
+	batchLine []lineSlot    // their slots
+	busy      bool          // the chainer has a batch; done tells when it is through
+	busyEnd   int64         // the file's size once the chainer is through
+	chainErr  error         // the chainer's error on its last batch (the chainer's while busy)
+	work      chan struct{} // a batch for the chainer
+	done      chan struct{} // the chainer is through its batch
+	exited    chan struct{} // closed when the chainer returns
+
 	timer   *time.Timer
 	err     error // sticky: the log's state is unknown after it
 	closed  bool
@@ -268,12 +285,19 @@ func OpenJSONL(path string, opts *JSONLOptions) (*JSONL, error) {
 			return nil, err
 		}
 	}
-	if s.opts.Durability == DurabilityBuffered && !o.Shared && s.interval > 0 {
-		s.timer = time.AfterFunc(time.Hour, s.timerFlush)
-		s.timer.Stop()
+	if s.piped() {
+		s.work, s.done, s.exited = make(chan struct{}, 1), make(chan struct{}, 1), make(chan struct{})
+		go s.chainer()
+		if s.interval > 0 {
+			s.timer = time.AfterFunc(time.Hour, s.timerFlush)
+			s.timer.Stop()
+		}
 	}
 	return s, nil
 }
+
+// piped reports whether the sink runs the DurabilityBuffered pipeline (see pending).
+func (s *JSONL) piped() bool { return s.opts.Durability == DurabilityBuffered && !s.opts.Shared }
 
 // Path returns the path of the active file.
 func (s *JSONL) Path() string { return s.path }
@@ -284,7 +308,13 @@ func (s *JSONL) Path() string { return s.path }
 func (s *JSONL) Head() (uint64, Digest) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.seq, s.prev
+	if !s.piped() {
+		return s.seq, s.prev
+	}
+	// Chain the pending lines in place without writing them; when they are handed on, they are
+	// chained again from the same head, to the same bytes.
+	s.waitChainer()
+	return s.seq, chainLines(s.pending, s.pendLines, s.prev)
 }
 
 // Write appends r to the log: it redacts r, sets its time to UTC, fills Seq, Prev and Hash,
@@ -304,11 +334,15 @@ func (s *JSONL) Write(ctx context.Context, r Record) error {
 		r = redactCopy(s.redact, r)
 	}
 	r.Time = r.Time.UTC()
-	if s.opts.Durability == DurabilityBuffered && !s.opts.Shared {
-		return s.writeBuffered(&r)
+	e := s.getEncoder()
+	defer s.putEncoder(e)
+	// Encode, and for the modes that chain under the lock hash the bytes before the chain
+	// fields, before taking the lock, so that concurrent writers share the work across cores.
+	if err := e.encode(&r, !s.piped()); err != nil {
+		return fmt.Errorf("audit: %s: %w", s.path, err)
 	}
 	s.mu.Lock()
-	ticket, err := s.append(ctx, &r)
+	ticket, err := s.append(ctx, e)
 	s.mu.Unlock()
 	if err != nil || ticket == 0 {
 		return err
@@ -316,27 +350,9 @@ func (s *JSONL) Write(ctx context.Context, r Record) error {
 	return s.waitDurable(ctx, ticket)
 }
 
-// writeBuffered is Write for DurabilityBuffered without Shared: r is encoded and most of its
-// hash computed before taking the lock, so concurrent writers share the work across cores.
-func (s *JSONL) writeBuffered(r *Record) error {
-	e := s.getEncoder()
-	defer s.putEncoder(e)
-	if err := e.prepare(r); err != nil {
-		return fmt.Errorf("audit: %s: %w", s.path, err)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return fmt.Errorf("%w: %s", ErrClosed, s.path)
-	}
-	if s.err != nil {
-		return s.err
-	}
-	return s.appendBuffered(e)
-}
-
-// append writes r (with s.mu held). For DurabilityGroup it returns the ticket to wait for.
-func (s *JSONL) append(ctx context.Context, r *Record) (uint64, error) {
+// append writes the record e encoded (with s.mu held). For DurabilityGroup it returns the
+// ticket to wait for.
+func (s *JSONL) append(ctx context.Context, e *chainEncoder) (uint64, error) {
 	if s.closed {
 		return 0, fmt.Errorf("%w: %s", ErrClosed, s.path)
 	}
@@ -356,36 +372,32 @@ func (s *JSONL) append(ctx context.Context, r *Record) (uint64, error) {
 			return 0, err
 		}
 	}
-	return s.appendLocked(r)
+	return s.appendLocked(e)
 }
 
-// appendLocked encodes r after the chain's head and writes it (s.mu and, when Shared, the flock
-// held).
-func (s *JSONL) appendLocked(r *Record) (uint64, error) {
-	if s.opts.Durability == DurabilityBuffered && !s.opts.Shared {
-		if err := s.enc.prepare(r); err != nil {
-			return 0, fmt.Errorf("audit: %s: %w", s.path, err)
-		}
-		return 0, s.appendBuffered(&s.enc)
+// appendLocked appends the record e encoded after the chain's head (s.mu and, when Shared, the
+// flock held): DurabilityBuffered without Shared puts it in pending; the other modes finish its
+// hash and write it.
+func (s *JSONL) appendLocked(e *chainEncoder) (uint64, error) {
+	if s.piped() {
+		return 0, s.appendPending(e)
 	}
-	r.Seq, r.Prev = s.seq+1, s.prev
-	line, h, err := appendChained(s.line[:0], r)
-	s.line = line[:0]
-	if err != nil {
-		return 0, fmt.Errorf("audit: %s: %w", s.path, err)
+	seq := s.seq + 1
+	h := e.finish(seq, s.prev)
+	if n := e.lineLen(); n > MaxLineSize {
+		return 0, fmt.Errorf("audit: %s: record %d is %d bytes, more than MaxLineSize", s.path, seq, n)
 	}
-	if len(line) > MaxLineSize {
-		return 0, fmt.Errorf("audit: %s: record %s is %d bytes, more than MaxLineSize", s.path, r.DecisionID, len(line))
-	}
-	if cur := s.end + int64(len(s.pending)); s.maxSize > 0 && cur > 0 && cur+int64(len(line)) > s.maxSize {
+	if s.maxSize > 0 && s.end > 0 && s.end+int64(e.lineLen()) > s.maxSize {
 		if err := s.rotate(); err != nil {
 			return 0, err
 		}
 	}
+	line := e.appendLine(s.line[:0])
+	s.line = line[:0]
 	if err := s.writeLocked(line); err != nil {
 		return 0, err
 	}
-	s.seq, s.prev = r.Seq, h
+	s.seq, s.prev = seq, h
 	switch s.opts.Durability {
 	case DurabilitySync:
 		if err := fdatasync(s.f); err != nil {
@@ -398,26 +410,25 @@ func (s *JSONL) appendLocked(r *Record) (uint64, error) {
 	return 0, nil
 }
 
-// appendBuffered is appendLocked for DurabilityBuffered without Shared: it finishes e's
-// hash with the chain fields (the only hashing done under the lock is the last block or two)
-// and encodes the line straight into the pending lines.
-func (s *JSONL) appendBuffered(e *chainEncoder) error {
+// appendPending appends the record e encoded to pending, with its seq and blanks for prev and
+// hash, and hands pending to the chainer once it holds BufferSize bytes.
+func (s *JSONL) appendPending(e *chainEncoder) error {
 	seq := s.seq + 1
-	h := e.finish(seq, s.prev)
-	n := e.lineLen()
+	n := e.pendingLen(seq)
 	if n > MaxLineSize {
 		return fmt.Errorf("audit: %s: record %d is %d bytes, more than MaxLineSize", s.path, seq, n)
 	}
-	if cur := s.end + int64(len(s.pending)); s.maxSize > 0 && cur > 0 && cur+int64(n) > s.maxSize {
+	if cur := s.fileEnd() + int64(len(s.pending)); s.maxSize > 0 && cur > 0 && cur+int64(n) > s.maxSize {
 		if err := s.rotate(); err != nil {
 			return err
 		}
 	}
 	first := len(s.pending) == 0
-	s.pending = e.appendLine(s.pending)
-	s.seq, s.prev = seq, h
+	s.pending = e.appendPending(s.pending, seq)
+	s.pendLines = append(s.pendLines, lineSlot{end: len(s.pending), prev: seq > 1})
+	s.seq = seq
 	if len(s.pending) >= s.bufSize {
-		return s.flushLocked()
+		return s.handOff()
 	}
 	if first && s.timer != nil {
 		s.timer.Reset(s.interval)
@@ -425,15 +436,99 @@ func (s *JSONL) appendBuffered(e *chainEncoder) error {
 	return nil
 }
 
-// chainEncoder encodes a record for the chain in two steps, so that most of the work happens
-// outside the sink's lock: prepare encodes everything but the chain fields and hashes those
-// bytes; finish, under the lock, adds seq and prev to the same hash. The record's bytes are
-// hashed once, as one stream, and the result equals appendChained's.
+// fileEnd is the size the active file has once the chainer is through (s.mu held).
+func (s *JSONL) fileEnd() int64 {
+	if s.busy {
+		return s.busyEnd
+	}
+	return s.end
+}
+
+// lineSlot is a line of a batch: where it ends (after its newline) and whether it has a prev.
+type lineSlot struct {
+	end  int
+	prev bool
+}
+
+// waitChainer waits until the chainer is through its batch (s.mu held) and returns the sink's
+// error: a batch the chainer could not write lost acknowledged records, so the sink fails from
+// then on.
+func (s *JSONL) waitChainer() error {
+	if s.busy {
+		<-s.done
+		s.busy = false
+		if err := s.chainErr; err != nil && s.err == nil {
+			s.err = fmt.Errorf("%w (buffered records were lost; reopen the log)", err)
+		}
+	}
+	return s.err
+}
+
+// handOff gives pending to the chainer, once it is through its last batch (s.mu held).
+func (s *JSONL) handOff() error {
+	if err := s.waitChainer(); err != nil {
+		return err
+	}
+	if len(s.pending) == 0 {
+		return nil
+	}
+	s.batch, s.pending = s.pending, s.batch[:0]
+	s.batchLine, s.pendLines = s.pendLines, s.batchLine[:0]
+	s.busy, s.busyEnd = true, s.end+int64(len(s.batch))
+	s.work <- struct{}{}
+	return nil
+}
+
+// chainer chains and writes the batches handOff gives it, until Close closes work.
+func (s *JSONL) chainer() {
+	defer close(s.exited)
+	for range s.work {
+		s.chainErr = s.chainAndWrite(s.batch, s.batchLine)
+		s.done <- struct{}{}
+	}
+}
+
+// chainAndWrite fills in prev and hash of the lines of b after the chain's head s.prev and
+// writes them (s.mu held, or by the chainer, which owns these fields while it is busy).
+func (s *JSONL) chainAndWrite(b []byte, lines []lineSlot) error {
+	if len(lines) > 0 && lines[0].prev == s.prev.IsZero() {
+		return fmt.Errorf("audit: %s: bug: a buffered line's prev does not match the chain", s.path)
+	}
+	s.prev = chainLines(b, lines, s.prev)
+	err, _ := s.writeLines(b)
+	return err
+}
+
+// chainLines fills in prev and hash of the lines of b, blank as appendPending left them, after a
+// record whose hash is prev, and returns the hash of the last. It hashes each record's bytes once:
+// the line's bytes up to the hash field, and a closing brace.
+func chainLines(b []byte, lines []lineSlot, prev Digest) Digest {
+	start := 0
+	for _, l := range lines {
+		line := b[start:l.end]
+		at := len(line) - 1 - hashSuffixLen // the ',' of `,"hash":"`
+		if l.prev {
+			hex.Encode(line[at-1-2*len(prev):at-1], prev[:])
+		}
+		line[at] = '}'
+		prev = sha256.Sum256(line[:at+1])
+		line[at] = ','
+		hex.Encode(line[at+len(`,"hash":"`):], prev[:])
+		start = l.end
+	}
+	return prev
+}
+
+// chainEncoder encodes a record for the chain outside the sink's lock: encode writes everything
+// but the chain fields and, when asked, hashes those bytes; under the lock, finish adds seq and
+// prev to the same hash (the record's bytes are hashed once, as one stream, and the result
+// equals appendChained's), or appendPending writes the line with blanks for the chainer.
 type chainEncoder struct {
 	body []byte // the canonical encoding with Seq, Prev and Hash zero, without its closing '}'
 	tail []byte // `,"seq":N,"prev":"<hex>"}`: the rest of the hashed bytes
 	h    hash.Hash
 	sum  Digest
+	tc   timeCache
 }
 
 // maxFreeEncoders bounds the encoders a JSONL keeps for reuse (one per concurrent writer).
@@ -461,21 +556,23 @@ func (s *JSONL) putEncoder(e *chainEncoder) {
 	}
 }
 
-// prepare encodes r (whose chain fields it clears) and hashes the bytes that precede the
-// chain fields.
-func (e *chainEncoder) prepare(r *Record) error {
-	if e.h == nil {
-		e.h = sha256.New()
-	}
+// encode encodes r (whose chain fields it clears) and, if hash, hashes the bytes that precede
+// the chain fields.
+func (e *chainEncoder) encode(r *Record, hash bool) error {
 	r.Seq, r.Prev, r.Hash = 0, Digest{}, Digest{}
-	body, err := AppendJSON(e.body[:0], r)
+	body, err := appendJSON(e.body[:0], r, &e.tc)
 	if err != nil {
 		e.body = body[:0]
 		return err
 	}
 	e.body = body[:len(body)-1] // the '}' comes after the chain fields
-	e.h.Reset()
-	e.h.Write(e.body)
+	if hash {
+		if e.h == nil {
+			e.h = sha256.New()
+		}
+		e.h.Reset()
+		e.h.Write(e.body)
+	}
 	return nil
 }
 
@@ -508,32 +605,84 @@ func (e *chainEncoder) appendLine(dst []byte) []byte {
 	return append(dst, '"', '}', '\n')
 }
 
+// blankPrev and blankHash are the chain fields appendPending writes for the chainer to fill in.
+const (
+	blankPrev = `,"prev":"` + blank64 + `"`
+	blankHash = `,"hash":"` + blank64 + `"}` + "\n"
+	blank64   = "0000000000000000000000000000000000000000000000000000000000000000"
+)
+
+// pendingLen is the length of the line appendPending writes for seq, newline included.
+func (e *chainEncoder) pendingLen(seq uint64) int {
+	n := len(e.body) + len(`,"seq":`) + decimalLen(seq) + len(blankHash)
+	if seq > 1 {
+		n += len(blankPrev)
+	}
+	return n
+}
+
+// appendPending appends the record's line with seq and with blanks for prev (absent for seq 1)
+// and hash.
+func (e *chainEncoder) appendPending(dst []byte, seq uint64) []byte {
+	dst = append(dst, e.body...)
+	dst = append(dst, `,"seq":`...)
+	dst = strconv.AppendUint(dst, seq, 10)
+	if seq > 1 {
+		dst = append(dst, blankPrev...)
+	}
+	return append(dst, blankHash...)
+}
+
+func decimalLen(n uint64) int {
+	l := 1
+	for ; n >= 10; n /= 10 {
+		l++
+	}
+	return l
+}
+
 // writeLocked writes b (whole lines) in one write(2). If the write fails part way, it truncates
 // the file back so no torn line stays behind; if it cannot, the sink fails from now on.
 func (s *JSONL) writeLocked(b []byte) error {
-	n, err := s.f.Write(b)
-	if err == nil {
-		s.end += int64(n)
-		return nil
-	}
-	err = fmt.Errorf("audit: writing %s: %w", s.path, err)
-	if n > 0 {
-		if terr := s.f.Truncate(s.end); terr != nil {
-			s.err = fmt.Errorf("%w; removing the partial line failed too (%v), reopen the log", err, terr)
-			return s.err
-		}
+	err, sticky := s.writeLines(b)
+	if sticky {
+		s.err = err
 	}
 	return err
 }
 
-// flushLocked writes the pending lines of DurabilityBuffered. Those records were acknowledged,
-// so failing to write them leaves the chain with a gap: the sink fails from now on.
+// writeLines is writeLocked without setting the sticky error: sticky says whether err leaves
+// the file in an unknown state.
+func (s *JSONL) writeLines(b []byte) (err error, sticky bool) {
+	n, err := s.f.Write(b)
+	if err == nil {
+		s.end += int64(n)
+		return nil, false
+	}
+	err = fmt.Errorf("audit: writing %s: %w", s.path, err)
+	if n > 0 {
+		if terr := s.f.Truncate(s.end); terr != nil {
+			return fmt.Errorf("%w; removing the partial line failed too (%v), reopen the log", err, terr), true
+		}
+	}
+	return err, false
+}
+
+// flushLocked writes the records of DurabilityBuffered not written yet: it waits for the
+// chainer, then chains and writes pending itself. Those records were acknowledged, so failing
+// to write them leaves the chain with a gap: the sink fails from now on.
 func (s *JSONL) flushLocked() error {
+	if !s.piped() {
+		return nil
+	}
+	if err := s.waitChainer(); err != nil {
+		return err
+	}
 	if len(s.pending) == 0 {
 		return nil
 	}
-	err := s.writeLocked(s.pending)
-	s.pending = s.pending[:0]
+	err := s.chainAndWrite(s.pending, s.pendLines)
+	s.pending, s.pendLines = s.pending[:0], s.pendLines[:0]
 	if err != nil && s.err == nil {
 		s.err = fmt.Errorf("%w (buffered records were lost; reopen the log)", err)
 	}
@@ -544,7 +693,7 @@ func (s *JSONL) timerFlush() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.closed {
-		_ = s.flushLocked() // a failure is sticky and reported by the next Write
+		_ = s.handOff() // a failure is sticky and reported by the next Write
 	}
 }
 
@@ -605,6 +754,14 @@ func (s *JSONL) Close(ctx context.Context) error {
 		}
 	}
 	s.closed = true
+	if s.work != nil {
+		if s.busy { // only when syncAllLocked failed early
+			<-s.done
+			s.busy = false
+		}
+		close(s.work)
+		<-s.exited
+	}
 	s.fileMu.Lock()
 	if s.f != nil {
 		errs = append(errs, s.f.Close())
@@ -806,7 +963,10 @@ func (s *JSONL) loadTail() error {
 	}
 	id, _ := uuid.NewV7()
 	rec := Record{Time: s.clock().UTC(), Kind: KindRecovery, DecisionID: id, CorrelationID: id, Reason: tornNote}
-	if _, err := s.appendLocked(&rec); err != nil {
+	if err := s.enc.encode(&rec, !s.piped()); err != nil {
+		return fmt.Errorf("audit: %s: %w", s.path, err)
+	}
+	if _, err := s.appendLocked(&s.enc); err != nil {
 		return err
 	}
 	switch s.opts.Durability {
