@@ -35,7 +35,7 @@ func TestResults(t *testing.T) {
 	require.Len(t, vs, 1)
 	assert.Equal(t, sandbox.ViolationDeniedPath, vs[0].Kind)
 	res, err = Denied(conf, vs)
-	require.ErrorIs(t, err, sandbox.ErrDenied)
+	require.ErrorIs(t, err, sandbox.ErrRefused)
 	assert.Equal(t, sandbox.ExitDenied, res.ExitCode)
 	assert.Equal(t, vs, res.Violations)
 	assert.Nil(t, Violations(nil))
