@@ -108,6 +108,10 @@ type Checkpointer struct {
 	secrets secretMatcher               // read-protected names: never stored, never touched by a restore
 	purged  bool                        // the private index was checked for secrets (guarded by the lock)
 	hook    func(op, path string) error // tests: fails a restore midway
+	// portable (tests) makes the Checkpointer work as on a platform
+	// without the stat data git records: files are read through an
+	// os.Root and git maintains the private index.
+	portable bool
 	dirs    map[string]bool             // directories checked for nested repositories (guarded by the lock)
 	records recordCache                 // recent records of uncovered paths, by object id
 

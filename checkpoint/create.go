@@ -72,6 +72,14 @@ type prepared struct {
 	entries   []importEntry
 	skipped   []string
 	uncovered []string // work-tree paths; directories end in "/"
+
+	// deferIndex: the private index learns the snapshot once it is
+	// stored (see recordIndex); update and remove are what git hashes
+	// into it and drops from it when it cannot be written directly, and
+	// done is called once it knows.
+	deferIndex     bool
+	update, remove []string
+	done           func()
 }
 
 func (c *Checkpointer) prepare(ctx context.Context, paths []string) (prepared, error) {
@@ -119,10 +127,16 @@ func (c *Checkpointer) store(ctx context.Context, label, corr, reason string, pa
 	if err != nil {
 		return Checkpoint{}, err
 	}
-	commit, tree, err := c.importCommit(ctx, RefPrefix+id, msg, now.Unix(), p.base, p.entries, record, recordOID)
+	imp, err := c.importCommit(ctx, RefPrefix+id, msg, now.Unix(), p.base, p.entries, record, recordOID)
 	if err != nil {
 		return Checkpoint{}, err
 	}
+	if p.deferIndex {
+		if err := c.recordIndex(ctx, p, imp); err != nil {
+			return Checkpoint{}, err
+		}
+	}
+	commit, tree := imp.commit, imp.tree
 	c.records.put(recordOID, record)
 	cp := Checkpoint{
 		ID:            id,
@@ -264,7 +278,7 @@ func (c *Checkpointer) refreshIndex(ctx context.Context) (skipped, uncov []strin
 	if len(becameDir) > 0 && len(excludes) > 0 {
 		// While the index still held a file where there is now a
 		// directory, "--directory" hid what is ignored in it: list it again.
-		more, err := c.ignoredIn(ctx, becameDir)
+		more, err := c.ignoredIn(ctx, becameDir, false)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -272,6 +286,62 @@ func (c *Checkpointer) refreshIndex(ctx context.Context) (skipped, uncov []strin
 	}
 	done()
 	return skipped, uncov, nil
+}
+
+// recordIndex brings the private index up to date with a snapshot just
+// stored: every stored file with the stat data of what was read and the
+// object id fast-import gave it, every removed path dropped. Nothing is
+// read or hashed again. Where the package cannot write the index (no stat
+// data, or an index only git may rewrite), "git update-index" hashes the
+// changed files into it instead.
+func (c *Checkpointer) recordIndex(ctx context.Context, p prepared, imp imported) error {
+	if goIndex && !c.portable {
+		err := c.writeIndexOf(imp)
+		if err == nil {
+			paths := make([]string, len(imp.files))
+			for i, f := range imp.files {
+				paths[i] = f.path
+			}
+			c.noteDirs(paths)
+			p.done()
+			return nil
+		}
+		if !errors.Is(err, errIndexUnsupported) {
+			return err
+		}
+	}
+	if len(p.remove) > 0 {
+		if err := c.updateIndex(ctx, c.privEnv, []string{"--force-remove"}, p.remove); err != nil {
+			return err
+		}
+	}
+	if len(p.update) > 0 {
+		if err := c.updateIndex(ctx, c.privEnv, []string{"--add", "--remove", "--replace", "--info-only"}, p.update); err != nil {
+			return err
+		}
+		c.noteDirs(p.update)
+	}
+	p.done()
+	return nil
+}
+
+func (c *Checkpointer) writeIndexOf(imp imported) error {
+	u := indexUpdate{remove: imp.gone, set: make([]indexEntry, 0, len(imp.files))}
+	for _, f := range imp.files {
+		if !f.sdOK {
+			return fmt.Errorf("%w: no stat data for %s", errIndexUnsupported, truncate(f.path, 80))
+		}
+		e, err := c.newIndexEntry(f.path, f.mode, f.oid, f.sd)
+		if err != nil {
+			return err
+		}
+		u.set = append(u.set, e)
+	}
+	idx, err := c.readIndex()
+	if err != nil {
+		return err
+	}
+	return c.writeIndex(idx, u)
 }
 
 // sideResult is what a full snapshot learns besides the scan of the work
@@ -458,9 +528,16 @@ func (c *Checkpointer) excludeArgs() []string {
 
 // ignoredIn lists what ignore rules leave out below the given work-tree
 // directories, wholly ignored directories as "dir/".
-func (c *Checkpointer) ignoredIn(ctx context.Context, dirs []string) ([]string, error) {
+// With noIndex, an index file that does not exist stands in for the
+// private index, for directories that the private index still holds as
+// files (with those, "--directory" hides what is ignored inside).
+func (c *Checkpointer) ignoredIn(ctx context.Context, dirs []string, noIndex bool) ([]string, error) {
 	args := append([]string{"ls-files", "-z", "--others", "--ignored", "--directory"}, c.excludeArgs()...)
-	out, err := c.git.Run(ctx, gitx.Cmd{Dir: c.workDir, Env: c.privEnv, Args: append(append(args, "--"), dirs...)})
+	env := c.privEnv
+	if noIndex {
+		env = append(c.privEnvCopy(), "GIT_INDEX_FILE="+filepath.Join(c.private, "no-index"))
+	}
+	out, err := c.git.Run(ctx, gitx.Cmd{Dir: c.workDir, Env: env, Args: append(append(args, "--"), dirs...)})
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: scanning ignored files: %w", err)
 	}

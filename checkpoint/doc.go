@@ -48,10 +48,14 @@
 // repository's HEAD is detached at the previous full snapshot, so a single
 // "git status" on the private index reports, in one walk of the tree, what
 // differs from that snapshot (unchanged files are compared by their stat
-// data and never read), the untracked files and the ignored ones. Only the
-// changed files are hashed ("update-index --info-only"), and "git
-// fast-import" stores them, the new trees, the commit and the ref in a
-// single pack built on the previous snapshot's tree. A restore takes its
+// data and never read), the untracked files and the ignored ones. "git
+// fast-import" then stores the changed files, the new trees, the commit
+// and the ref in a single pack built on the previous snapshot's tree, and
+// the package writes the private index itself with the stat data of what
+// it read and the object ids fast-import gave it, so that each changed
+// file is read and hashed once (where Go does not give the stat data git
+// records, "update-index --info-only" hashes them into the index). A
+// restore records what it wrote in the index the same way. A restore takes its
 // safety snapshot with that same walk and finds what to write with
 // "diff-tree" between the two snapshots, which skips every directory they
 // share. The

@@ -3,3 +3,7 @@ package checkpoint
 // SetRestoreHook makes every later removal and write of c's restores call
 // f first; an error from f fails the restore at that point.
 func SetRestoreHook(c *Checkpointer, f func(op, path string) error) { c.hook = f }
+
+// SetPortable makes c read files and maintain its private index the way
+// it does on platforms without the stat data git records.
+func SetPortable(c *Checkpointer) { c.portable = true }

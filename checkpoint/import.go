@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 
@@ -21,6 +20,23 @@ var errFastImportExited = errors.New("fast-import exited before reading the whol
 type importEntry struct {
 	path   string // work-tree relative
 	delete bool   // remove from the base tree
+}
+
+// imported is what importCommit stored.
+type imported struct {
+	commit, tree string
+	files        []importedFile // paths stored from disk, in stream order
+	gone         []string       // paths removed from the base tree
+}
+
+// importedFile is one file a snapshot stored, with the stat data of what
+// was read when the source had them.
+type importedFile struct {
+	path string
+	mode uint32
+	oid  string
+	sd   statData
+	sdOK bool
 }
 
 // importCommit stores a snapshot with one "git fast-import" run: the
@@ -37,18 +53,25 @@ type importEntry struct {
 // The record of uncovered paths is stored first, as the only file of a
 // parent commit (so it lives exactly as long as the checkpoint), and its
 // id is checked against recordOID, which the metadata in msg names.
-func (c *Checkpointer) importCommit(ctx context.Context, ref string, msg []byte, when int64, base string, entries []importEntry, record []byte, recordOID string) (commit, tree string, err error) {
-	root, err := os.OpenRoot(c.workDir)
-	if err != nil {
-		return "", "", fmt.Errorf("checkpoint: %w", err)
+func (c *Checkpointer) importCommit(ctx context.Context, ref string, msg []byte, when int64, base string, entries []importEntry, record []byte, recordOID string) (imported, error) {
+	var res imported
+	var src fileSource
+	var err error
+	if c.portable {
+		src, err = newRootSource(c.workDir)
+	} else {
+		src, err = newFileSource(c.workDir)
 	}
-	defer root.Close()
+	if err != nil {
+		return res, fmt.Errorf("checkpoint: %w", err)
+	}
+	defer src.close()
 
 	pr, pw := io.Pipe()
 	errc := make(chan error, 1)
 	go func() {
 		w := bufio.NewWriterSize(pw, 256<<10)
-		err := c.writeStream(w, root, ref, msg, when, base, entries, record)
+		err := c.writeStream(w, src, ref, msg, when, base, entries, record, &res)
 		if err == nil {
 			err = w.Flush()
 		}
@@ -64,136 +87,89 @@ func (c *Checkpointer) importCommit(ctx context.Context, ref string, msg []byte,
 	pr.CloseWithError(errFastImportExited)
 	streamErr := <-errc
 	if streamErr != nil && !errors.Is(streamErr, errFastImportExited) {
-		return "", "", fmt.Errorf("checkpoint: storing snapshot: %w", streamErr)
+		return res, fmt.Errorf("checkpoint: storing snapshot: %w", streamErr)
 	}
 	if err != nil {
-		return "", "", fmt.Errorf("checkpoint: storing snapshot: %w", err)
+		return res, fmt.Errorf("checkpoint: storing snapshot: %w", err)
 	}
-	// Answers to "ls :1 \"\"", "get-mark :1" and "get-mark :2".
+	// Answers to "ls :1 \"\"", "get-mark :1", "get-mark :2", then one
+	// "get-mark" per stored file.
 	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
-	if len(lines) != 3 {
-		return "", "", fmt.Errorf("checkpoint: unexpected fast-import output %q", truncate(string(out), 200))
+	if len(lines) != 3+len(res.files) {
+		return res, fmt.Errorf("checkpoint: unexpected fast-import output %q", truncate(string(out), 200))
 	}
 	f := strings.Fields(lines[0])
 	if len(f) != 3 || f[0] != "040000" || f[1] != "tree" || !gitx.IsOID(f[2]) || !gitx.IsOID(lines[1]) {
-		return "", "", fmt.Errorf("checkpoint: unexpected fast-import output %q", truncate(string(out), 200))
+		return res, fmt.Errorf("checkpoint: unexpected fast-import output %q", truncate(string(out), 200))
 	}
 	if lines[2] != recordOID {
-		return "", "", fmt.Errorf("checkpoint: the record of uncovered paths was stored as %q, expected %s", truncate(lines[2], 80), recordOID)
+		return res, fmt.Errorf("checkpoint: the record of uncovered paths was stored as %q, expected %s", truncate(lines[2], 80), recordOID)
 	}
-	return lines[1], f[2], nil
+	for i, l := range lines[3:] {
+		if !c.isOID(l) {
+			return res, fmt.Errorf("checkpoint: fast-import printed %q for the mark of %s", truncate(l, 80), truncate(res.files[i].path, 80))
+		}
+		res.files[i].oid = l
+	}
+	res.commit, res.tree = lines[1], f[2]
+	return res, nil
 }
 
-func (c *Checkpointer) writeStream(w *bufio.Writer, root *os.Root, ref string, msg []byte, when int64, base string, entries []importEntry, record []byte) error {
-	type mline struct {
-		mode uint32
-		mark int
-		path string
-	}
-	var (
-		deletes []string
-		mods    []mline
-	)
-	// :1 is the checkpoint commit, :2 the record blob, :3 its commit.
+func (c *Checkpointer) writeStream(w *bufio.Writer, src fileSource, ref string, msg []byte, when int64, base string, entries []importEntry, record []byte, res *imported) error {
+	// :1 is the checkpoint commit, :2 the record blob, :3 its commit; the
+	// stored files are :4 onwards, in the order of res.files.
 	fmt.Fprintf(w, "blob\nmark :2\ndata %d\n", len(record))
 	w.Write(record)
 	const recordMsg = "reins checkpoint: record of the paths the snapshot does not cover\n"
 	fmt.Fprintf(w, "\ncommit %s\nmark :3\ncommitter %s <%s> %d +0000\ndata %d\n%s\nM 100644 :2 %s\n\n",
 		ref, gitx.IdentityName, gitx.IdentityEmail, when, len(recordMsg), recordMsg, uncoveredName)
-	mark := 3
-	// Entries come sorted, so files of one directory are adjacent: the
-	// directory is opened once (inside root, as root.Lstat would resolve
-	// it) and each file is one call relative to it, instead of a walk
-	// from the top for every Lstat and every open.
-	var (
-		curDir = "."
-		cur    = root
-		curErr error
-	)
-	defer func() {
-		if cur != root && cur != nil {
-			cur.Close()
-		}
-	}()
 	for _, e := range entries {
 		if e.delete {
-			deletes = append(deletes, e.path)
+			res.gone = append(res.gone, e.path)
 			continue
 		}
-		dir, name := path.Split(e.path)
-		dir = strings.TrimSuffix(dir, "/")
-		if dir == "" {
-			dir = "."
-		}
-		if dir != curDir {
-			if cur != root && cur != nil {
-				cur.Close()
-			}
-			cur, curErr, curDir = root, nil, dir
-			if dir != "." {
-				cur, curErr = root.OpenRoot(dir)
-			}
-		}
-		var st fs.FileInfo
-		err := curErr
-		if err == nil {
-			st, err = cur.Lstat(name)
-		}
-		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, errNotDir) {
-			deletes = append(deletes, e.path)
-			continue
-		}
+		sf, err := src.open(e.path)
 		if err != nil {
 			return fmt.Errorf("%s: %w", e.path, err)
 		}
+		mark := 4 + len(res.files)
 		var mode uint32
-		switch {
-		case st.Mode()&fs.ModeSymlink != 0:
-			target, err := cur.Readlink(name)
-			if err != nil {
-				return fmt.Errorf("%s: %w", e.path, err)
-			}
-			mark++
-			fmt.Fprintf(w, "blob\nmark :%d\ndata %d\n%s\n", mark, len(target), target)
+		switch sf.kind {
+		case 'l':
+			fmt.Fprintf(w, "blob\nmark :%d\ndata %d\n%s\n", mark, len(sf.target), sf.target)
 			mode = gitx.ModeSymlink
-		case st.Mode().IsRegular():
-			f, err := cur.OpenFile(name, os.O_RDONLY|oNoFollow, 0)
+		case 'f':
+			fmt.Fprintf(w, "blob\nmark :%d\ndata %d\n", mark, sf.size)
+			n, err := io.CopyN(w, sf.r, sf.size)
+			sf.release()
 			if err != nil {
-				return fmt.Errorf("%s: %w", e.path, err)
-			}
-			fst, err := f.Stat()
-			if err != nil || !fst.Mode().IsRegular() {
-				f.Close()
-				return fmt.Errorf("%s: changed while being read", e.path)
-			}
-			mark++
-			fmt.Fprintf(w, "blob\nmark :%d\ndata %d\n", mark, fst.Size())
-			n, err := io.CopyN(w, f, fst.Size())
-			f.Close()
-			if err != nil {
-				return fmt.Errorf("%s: read %d of %d bytes: %w", e.path, n, fst.Size(), err)
+				return fmt.Errorf("%s: read %d of %d bytes: %w", e.path, n, sf.size, err)
 			}
 			w.WriteByte('\n')
 			mode = gitx.ModeFile
-			if fst.Mode().Perm()&0o100 != 0 {
+			if sf.exec {
 				mode = gitx.ModeExec
 			}
 		default:
-			deletes = append(deletes, e.path) // became a directory or a special file
+			res.gone = append(res.gone, e.path) // vanished, or a directory or a special file now
 			continue
 		}
-		mods = append(mods, mline{mode, mark, e.path})
+		res.files = append(res.files, importedFile{path: e.path, mode: mode, sd: sf.sd, sdOK: sf.sdOK})
 	}
 	fmt.Fprintf(w, "commit %s\nmark :1\ncommitter %s <%s> %d +0000\ndata %d\n", ref, gitx.IdentityName, gitx.IdentityEmail, when, len(msg))
 	w.Write(msg)
 	fmt.Fprintf(w, "\nfrom :3\nM 040000 %s \"\"\n", base)
-	for _, p := range deletes {
+	for _, p := range res.gone {
 		fmt.Fprintf(w, "D %s\n", quotePath(p))
 	}
-	for _, m := range mods {
-		fmt.Fprintf(w, "M %06o :%d %s\n", m.mode, m.mark, quotePath(m.path))
+	for i, f := range res.files {
+		fmt.Fprintf(w, "M %06o :%d %s\n", f.mode, 4+i, quotePath(f.path))
 	}
-	w.WriteString("\nls :1 \"\"\nget-mark :1\nget-mark :2\ndone\n")
+	w.WriteString("\nls :1 \"\"\nget-mark :1\nget-mark :2\n")
+	for i := range res.files {
+		fmt.Fprintf(w, "get-mark :%d\n", 4+i)
+	}
+	w.WriteString("done\n")
 	return nil
 }
 

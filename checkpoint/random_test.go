@@ -177,13 +177,24 @@ func TestRandomized(t *testing.T) {
 		for seed := uint64(1); seed <= uint64(*randomSeeds); seed++ {
 			t.Run(fmt.Sprintf("%s/seed=%d", kind, seed), func(t *testing.T) {
 				t.Parallel()
-				runRandomized(t, kind, seed)
+				runRandomized(t, kind, seed, false)
 			})
 		}
 	}
 }
 
-func runRandomized(t *testing.T, kind string, seed uint64) {
+// TestRandomizedPortable is TestRandomized with files read and the
+// private index maintained as on platforms without git's stat data.
+func TestRandomizedPortable(t *testing.T) {
+	for _, kind := range []string{"git", "plain"} {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			runRandomized(t, kind, 101, true)
+		})
+	}
+}
+
+func runRandomized(t *testing.T, kind string, seed uint64, portable bool) {
 	ctx := context.Background()
 	dir := newPlainDir(t)
 	if kind == "git" {
@@ -194,6 +205,9 @@ func runRandomized(t *testing.T, kind string, seed uint64) {
 		user = readUserState(t, dir)
 	}
 	c := newCheckpointer(t, dir, nil)
+	if portable {
+		checkpoint.SetPortable(c)
+	}
 	o := &fsOps{t: t, rng: rand.New(rand.NewPCG(seed, 0x5eed)), root: dir}
 	notIgnored := func(rel string) bool { return isIgnoredByTestRules(rel) }
 	onlyIgnored := func(rel string) bool { return !isIgnoredByTestRules(rel) }
@@ -330,15 +344,30 @@ func TestRandomizedBoundaries(t *testing.T) {
 		for seed := uint64(1); seed <= uint64(*randomSeeds); seed++ {
 			t.Run(fmt.Sprintf("%s/seed=%d", kind, seed), func(t *testing.T) {
 				t.Parallel()
-				runRandomizedBoundaries(t, kind, seed)
+				runRandomizedBoundaries(t, kind, seed, false)
 			})
 		}
 	}
 }
 
-func runRandomizedBoundaries(t *testing.T, kind string, seed uint64) {
+// TestRandomizedBoundariesPortable is TestRandomizedBoundaries with files
+// read and the private index maintained as on platforms without git's
+// stat data.
+func TestRandomizedBoundariesPortable(t *testing.T) {
+	for _, kind := range []string{"git", "plain"} {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			runRandomizedBoundaries(t, kind, 101, true)
+		})
+	}
+}
+
+func runRandomizedBoundaries(t *testing.T, kind string, seed uint64, portable bool) {
 	ctx := context.Background()
 	w := newBoundaryWS(t, kind, nil)
+	if portable {
+		checkpoint.SetPortable(w.c)
+	}
 	o := &fsOps{t: t, rng: rand.New(rand.NewPCG(seed, 0xb0dd)), root: w.dir}
 	var secrets, log []string
 	gitDir := ""

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -477,15 +478,54 @@ func (c *Checkpointer) applyPlan(ctx context.Context, root *os.Root, pl restoreP
 	}
 	// Record the files the restore created in the private index: a
 	// created file that ignore rules now match would otherwise drop out of
-	// later snapshots. Rewritten and removed files need nothing: the next
-	// scan sees their stat data change. Path-scoped restores skip this to
-	// keep their cost independent of the workspace size.
-	if len(pl.created) > 0 && pl.full {
+	// later snapshots. Where the package writes the index itself, every
+	// file written or removed is recorded as well, with the object id it
+	// was written from, so that the next scan does not read them again.
+	// Path-scoped restores skip this to keep their cost independent of
+	// the workspace size.
+	if !pl.full || len(pl.writes)+len(pl.deletes) == 0 {
+		return nil
+	}
+	if goIndex && !c.portable && c.recordRestore(pl) == nil {
+		return nil
+	}
+	if len(pl.created) > 0 {
 		if err := c.updateIndex(ctx, c.privEnv, []string{"--add", "--remove", "--replace", "--info-only"}, pl.created); err != nil {
 			return err
 		}
 		c.noteDirs(pl.created)
 	}
+	return nil
+}
+
+// recordRestore writes the files a restore wrote and removed into the
+// private index.
+func (c *Checkpointer) recordRestore(pl restorePlan) error {
+	u := indexUpdate{set: make([]indexEntry, 0, len(pl.writes))}
+	for _, p := range pl.deletes {
+		u.remove = append(u.remove, c.repoPath(p))
+	}
+	for _, w := range pl.writes {
+		sd, mode, ok := lstatData(filepath.Join(c.workDir, filepath.FromSlash(w.path)))
+		if !ok || (mode == gitx.ModeSymlink) != (w.mode == gitx.ModeSymlink) {
+			return fmt.Errorf("%w: %s is not as written", errIndexUnsupported, truncate(w.rel, 80))
+		}
+		// The executable bit is recorded as the umask left it: if it is
+		// not the snapshot's, the next scan records the file as it is.
+		e, err := c.newIndexEntry(w.path, mode, w.oid, sd)
+		if err != nil {
+			return err
+		}
+		u.set = append(u.set, e)
+	}
+	idx, err := c.readIndex()
+	if err != nil {
+		return err
+	}
+	if err := c.writeIndex(idx, u); err != nil {
+		return err
+	}
+	c.noteDirs(pl.created)
 	return nil
 }
 

@@ -131,27 +131,16 @@ func (c *Checkpointer) scan(ctx context.Context, b baseState) (prepared, error) 
 			entries[q] = false
 		}
 	}
-	if len(remove) > 0 {
-		if err := c.updateIndex(ctx, c.privEnv, []string{"--force-remove"}, remove); err != nil {
-			return p, err
-		}
-	}
-	if len(update) > 0 {
-		if err := c.updateIndex(ctx, c.privEnv, []string{"--add", "--remove", "--replace", "--info-only"}, update); err != nil {
-			return p, err
-		}
-		c.noteDirs(update)
-	}
 	if len(cl.becameDir) > 0 {
-		// While the index still held a file where there is now a
-		// directory, status did not look for ignored files in it.
-		more, err := c.ignoredIn(ctx, cl.becameDir)
+		// Where the index holds a file and there is now a directory,
+		// status does not look for ignored files.
+		more, err := c.ignoredIn(ctx, cl.becameDir, true)
 		if err != nil {
 			return p, err
 		}
 		ignored = append(ignored, more...)
 	}
-	sd.done()
+	p.deferIndex, p.update, p.remove, p.done = true, update, remove, sd.done
 
 	// What is recorded is not left out (a file the user's repository
 	// tracks although it is ignored is listed as ignored too).
