@@ -5,9 +5,7 @@ import (
 	"io"
 	"os/exec"
 	"runtime"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/reins-go/reins/sandbox"
 	"github.com/reins-go/reins/sandbox/hardened"
@@ -71,17 +69,4 @@ func benchRun(b *testing.B, sb sandbox.Sandbox) {
 		}
 	}
 	b.ReportMetric(float64((cpuTime()-before).Microseconds())/float64(b.N), "cpu-µs/op")
-}
-
-// cpuTime is the user and system time of this process and of every child
-// it has waited for.
-func cpuTime() time.Duration {
-	var total time.Duration
-	for _, who := range []int{syscall.RUSAGE_SELF, syscall.RUSAGE_CHILDREN} {
-		var ru syscall.Rusage
-		if syscall.Getrusage(who, &ru) == nil {
-			total += time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-		}
-	}
-	return total
 }
