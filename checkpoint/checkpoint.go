@@ -112,8 +112,8 @@ type Checkpointer struct {
 	// without the stat data git records: files are read through an
 	// os.Root and git maintains the private index.
 	portable bool
-	dirs    map[string]bool             // directories checked for nested repositories (guarded by the lock)
-	records recordCache                 // recent records of uncovered paths, by object id
+	dirs     map[string]bool // directories checked for nested repositories (guarded by the lock)
+	records  recordCache     // recent records of uncovered paths, by object id
 
 	sem chan struct{}
 }
