@@ -237,8 +237,9 @@ the error matches [sandbox.ErrUnavailable]. The pid and network namespaces are
 used when they can be created; without them the result carries a
 warning (seccomp and Landlock still deny the network, Landlock scopes
 signals). On other systems it always returns 127 with "local-hardened
-requires Linux". [Sandbox.Probe] runs the child through every layer
-without running a command, so a host can check availability up front.
+requires Linux". [Sandbox.Probe] starts a launcher through every layer
+without running a command (and keeps it for the first run), so a host
+can check availability up front.
 
 Degradation is opt-in: with Config.BestEffort the command runs
 without the missing layers and [sandbox.Confinement].Missing and Warnings say

@@ -322,9 +322,10 @@ func (h *Sandbox) created(before map[string]bool, masks, ro []string, err error)
 }
 
 // Probe reports whether every required layer can be set up on this host,
-// by running the sandbox child through all of them up to the point where
-// it would execute a command. A nil error means Run will not fail with
-// [sandbox.ErrUnavailable] for lack of a layer.
+// by starting a launcher through all of them (kept for the next Run;
+// with Limits, a child that stops where it would execute a command). A
+// nil error means Run will not fail with [sandbox.ErrUnavailable] for
+// lack of a layer.
 func (h *Sandbox) Probe(ctx context.Context) error {
 	_, err := h.run(ctx, sandbox.Command{Args: []string{"probe"}}, true)
 	return err
