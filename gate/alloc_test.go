@@ -20,7 +20,7 @@ import (
 // (the race detector's instrumentation allocates, so this file is built without -race).
 func TestCheckAllowPathDoesNotAllocate(t *testing.T) {
 	ctx := context.Background()
-	for _, name := range []string{profile.ProfileDev, profile.ModeTrusted, profile.ApprovalAuto} {
+	for _, name := range []string{profile.ProfileDev, profile.PermissionTrusted, profile.ApprovalAuto} {
 		g, err := gate.New(profile.MustBuiltin(name), &gate.Options{Workspace: []string{workspace(t)}, Audit: audit.Discard})
 		require.NoError(t, err)
 		for _, a := range []policy.Action{

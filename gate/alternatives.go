@@ -146,11 +146,11 @@ func (g *Gate) nearestProfile(st *state, a policy.Action) (string, policy.Verdic
 
 func modeStep(m profile.Mode) int {
 	switch m {
-	case profile.EmergencyStop:
+	case profile.ModeEmergencyStop:
 		return 0
-	case profile.Plan:
+	case profile.ModePlan:
 		return 1
-	case profile.ReadOnly:
+	case profile.ModeReadOnly:
 		return 2
 	}
 	return 3

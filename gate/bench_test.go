@@ -98,7 +98,7 @@ func synthRules(n int) []policy.Rule {
 func BenchmarkCheckRules(b *testing.B) {
 	ctx := context.Background()
 	for _, n := range []int{10, 100, 1000, 10000} {
-		p := profile.MustBuiltin(profile.ModeAutonomous).WithRules(synthRules(n)...)
+		p := profile.MustBuiltin(profile.PermissionAutonomous).WithRules(synthRules(n)...)
 		g := newBenchGate(b, p)
 		for _, c := range []struct {
 			name string

@@ -60,7 +60,7 @@ func TestDefaultProtectedPaths(t *testing.T) {
 		{"id_rsa.pub", none},
 		{"src/pkg/main.go", none},
 	} {
-		f := newFixture(t, builtin(profile.ModeAutonomous))
+		f := newFixture(t, builtin(profile.PermissionAutonomous))
 		for _, op := range []policy.Operation{policy.OpRead, policy.OpWrite, policy.OpDelete} {
 			d := f.check(t, policy.Action{Tool: "fs", Operation: op, Targets: []string{tc.target}})
 			denied := tc.protected == all || tc.protected == writes && op != policy.OpRead
@@ -95,7 +95,7 @@ func TestSeedsCannotBeNarrowed(t *testing.T) {
 // that cannot be honoured fails when the gate is built.
 func TestExtendedAndNarrowedLists(t *testing.T) {
 	t.Parallel()
-	p := builtin(profile.ModeAutonomous)
+	p := builtin(profile.PermissionAutonomous)
 	p.ProtectedPaths = append(p.ProtectedPaths, "secrets", "*.pem")
 	p.WriteProtectedPaths = append(p.WriteProtectedPaths, "deploy/prod")
 	p.WriteProtectedPaths = slices.DeleteFunc(p.WriteProtectedPaths, func(e string) bool { return e == ".vscode" })
@@ -116,7 +116,7 @@ func TestExtendedAndNarrowedLists(t *testing.T) {
 		assert.Equal(t, tc.want, d.Verdict, "%s %s: %s", tc.op, tc.target, d)
 	}
 	for _, bad := range []string{"a/../b", "[ab]", "/etc/*", "**/x", "~root/x"} {
-		q := builtin(profile.ModeAutonomous)
+		q := builtin(profile.PermissionAutonomous)
 		q.WriteProtectedPaths = append(q.WriteProtectedPaths, bad)
 		_, err := gate.New(q, &gate.Options{Workspace: []string{workspace(t)}})
 		assert.Error(t, err, bad)
@@ -129,7 +129,7 @@ func TestHomeEntriesAreExpanded(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	t.Setenv("USERPROFILE", home)
-	p := builtin(profile.ModeAutonomous)
+	p := builtin(profile.PermissionAutonomous)
 	p.ProtectedPaths = append(p.ProtectedPaths, "$HOME/.private")
 	ws := workspace(t)
 	g, err := gate.New(p, &gate.Options{Workspace: []string{ws}, ConfigDir: filepath.Join(t.TempDir(), "reins")})
@@ -164,7 +164,7 @@ func TestConfigDirIsAlwaysProtected(t *testing.T) {
 // TestSymlinkSafeConfinement: targets are resolved through symbolic links before any check.
 func TestSymlinkSafeConfinement(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, builtin(profile.ModeAutonomous))
+	f := newFixture(t, builtin(profile.PermissionAutonomous))
 	outside := t.TempDir()
 	must := func(err error) { require.NoError(t, err) }
 	must(os.Symlink(outside, filepath.Join(f.ws, "out")))       // a link inside pointing outside
@@ -177,7 +177,7 @@ func TestSymlinkSafeConfinement(t *testing.T) {
 
 	write := func(target string) gate.Decision {
 		t.Helper()
-		g, err := gate.New(builtin(profile.ModeAutonomous), &gate.Options{Workspace: []string{f.ws}})
+		g, err := gate.New(builtin(profile.PermissionAutonomous), &gate.Options{Workspace: []string{f.ws}})
 		require.NoError(t, err)
 		d, err := g.Check(context.Background(), policy.Action{Tool: "write_file", Operation: policy.OpWrite, Targets: []string{target}})
 		require.NoError(t, err)
@@ -211,7 +211,7 @@ func TestSymlinkSafeConfinement(t *testing.T) {
 
 func TestRelativePatternsSeeResolvedPaths(t *testing.T) {
 	t.Parallel()
-	p := builtin(profile.ModeAutonomous).WithRules(policy.Rule{ID: "deny-docs", Priority: 1, Action: policy.Deny,
+	p := builtin(profile.PermissionAutonomous).WithRules(policy.Rule{ID: "deny-docs", Priority: 1, Action: policy.Deny,
 		Condition: policy.Condition{TargetPattern: "docs/**"}})
 	f := newFixture(t, p)
 	require.NoError(t, os.Symlink("docs", filepath.Join(f.ws, "manual")))
@@ -222,7 +222,7 @@ func TestRelativePatternsSeeResolvedPaths(t *testing.T) {
 func TestMultipleRootsAndTrustedPaths(t *testing.T) {
 	t.Parallel()
 	a, b, trusted := workspace(t), workspace(t), t.TempDir()
-	p := builtin(profile.ModeAutonomous)
+	p := builtin(profile.PermissionAutonomous)
 	p.TrustedPaths = []string{trusted, filepath.Join(t.TempDir(), "does-not-exist")}
 	g, err := gate.New(p, &gate.Options{Workspace: []string{a, b}})
 	require.NoError(t, err)
@@ -258,7 +258,7 @@ func TestGateEscapes(t *testing.T) {
 	// A rule that names reads outside the workspace shows where the gate thinks a read lands.
 	outsideRead := policy.Rule{ID: "deny-outside-reads", Priority: -1, Action: policy.Deny,
 		Condition: policy.Condition{Risk: policy.MatchLevels(risk.ReadOnly), OutsideWorkspace: true}}
-	for _, name := range []string{profile.ProfileDev, profile.ProfileFullAuto, profile.ModeAutonomous, profile.ApprovalYolo} {
+	for _, name := range []string{profile.ProfileDev, profile.ProfileFullAuto, profile.PermissionAutonomous, profile.ApprovalYolo} {
 		g, err := gate.New(builtin(name).WithRules(outsideRead), &gate.Options{Workspace: []string{ws}, ConfigDir: filepath.Join(t.TempDir(), "reins")})
 		require.NoError(t, err)
 		check := func(a policy.Action) gate.Decision {

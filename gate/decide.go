@@ -62,7 +62,7 @@ func (p *piece) severity(l risk.Level) risk.Severity {
 // matrixReasons holds the reason text of every matrix cell, built once so a matrix decision
 // allocates nothing.
 var matrixReasons = func() (r [3][8]string) {
-	for _, b := range []policy.Band{policy.Supervised, policy.Trusted, policy.Autonomous} {
+	for _, b := range []policy.Band{policy.BandSupervised, policy.BandTrusted, policy.BandAutonomous} {
 		for _, l := range risk.Levels() {
 			r[b][l] = fmt.Sprintf("autonomy matrix: %s × %s = %s", b, l, policy.Matrix(b, l))
 		}
@@ -72,10 +72,10 @@ var matrixReasons = func() (r [3][8]string) {
 
 // modeDetail describes each permission mode for explanations (static, so Check builds nothing).
 var modeDetail = [...]string{
-	profile.Default:       "mode default: rules, then the autonomy matrix",
-	profile.ReadOnly:      "mode read-only: the action is read-only",
-	profile.Plan:          "mode plan",
-	profile.EmergencyStop: "mode emergency-stop",
+	profile.ModeDefault:       "mode default: rules, then the autonomy matrix",
+	profile.ModeReadOnly:      "mode read-only: the action is read-only",
+	profile.ModePlan:          "mode plan",
+	profile.ModeEmergencyStop: "mode emergency-stop",
 }
 
 // discipline is the seed's checkpoint discipline: every mutating or destructive action that goes
@@ -153,7 +153,7 @@ func (w *walk) halted() bool {
 	if h := w.g.halt.Load(); h != nil {
 		return w.deny(policy.LayerHalted, CheckHalted, "the run is halted: "+h.Reason)
 	}
-	if w.st.mode == profile.EmergencyStop {
+	if w.st.mode == profile.ModeEmergencyStop {
 		return w.deny(policy.LayerHalted, CheckEmergencyStop, "emergency stop: every action is denied")
 	}
 	w.tr.passed(policy.LayerHalted, "not halted")
@@ -293,9 +293,9 @@ func (w *walk) boundaries(pieces []piece, targets []target) bool {
 // permissionMode is layer 4: plan denies every action; read-only denies all but read-only ones.
 func (w *walk) permissionMode() bool {
 	switch w.st.mode {
-	case profile.Plan:
+	case profile.ModePlan:
 		return w.deny(policy.LayerMode, CheckModePlan, "plan mode denies tool execution")
-	case profile.ReadOnly:
+	case profile.ModeReadOnly:
 		if w.d.Risk != risk.Of(risk.ReadOnly) {
 			return w.deny(policy.LayerMode, CheckModeReadOnly, "read-only mode denies "+w.d.Risk.String())
 		}

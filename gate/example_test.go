@@ -58,7 +58,7 @@ func ExampleGate_Check() {
 		return
 	}
 	defer os.RemoveAll(ws)
-	g, err := gate.New(profile.MustBuiltin(profile.ModeTrusted), &gate.Options{Workspace: []string{ws}})
+	g, err := gate.New(profile.MustBuiltin(profile.PermissionTrusted), &gate.Options{Workspace: []string{ws}})
 	if err != nil {
 		fmt.Println("error:", err)
 		return
@@ -89,7 +89,7 @@ func ExampleGate_RecordResult() {
 	}
 	defer os.RemoveAll(ws)
 	ctx := context.Background()
-	g, err := gate.New(profile.MustBuiltin(profile.ModeAutonomous), &gate.Options{Workspace: []string{ws}})
+	g, err := gate.New(profile.MustBuiltin(profile.PermissionAutonomous), &gate.Options{Workspace: []string{ws}})
 	if err != nil {
 		fmt.Println("error:", err)
 		return

@@ -46,7 +46,7 @@ func (g *Gate) SetGrants(src GrantSource) {
 // applyGrant lets a standing grant answer a CONFIRM part. It keeps the part's obligations.
 func (g *Gate) applyGrant(st *state, sub *policy.Subject, out *partOutcome) {
 	h := g.grants.Load()
-	if h == nil || st.mode != profile.Default && st.mode != profile.ReadOnly {
+	if h == nil || st.mode != profile.ModeDefault && st.mode != profile.ModeReadOnly {
 		return
 	}
 	if id, reason, ok := h.src.MatchGrant(GrantScope{Profile: st.prof, Hash: st.hash}, *sub); ok {

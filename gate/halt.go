@@ -168,12 +168,12 @@ func (g *Gate) RecordViolation(ctx context.Context, detail string) {
 func (g *Gate) deescalate(ctx context.Context, tool string, n int, cause error) bool {
 	p := g.target()
 	band, err := policy.BandOf(p.Autonomy)
-	if err != nil || band == policy.Supervised {
+	if err != nil || band == policy.BandSupervised {
 		return false
 	}
-	lower := policy.Supervised
-	if band == policy.Autonomous {
-		lower = policy.Trusted
+	lower := policy.BandSupervised
+	if band == policy.BandAutonomous {
+		lower = policy.BandTrusted
 	}
 	p.Autonomy = lower.Dial()
 	p.Description = fmt.Sprintf("%s (de-escalated to %s after tool %q failed %d times in a row: %v)", p.Description, lower, tool, n, cause)

@@ -49,7 +49,7 @@ func TestHardStopBudget(t *testing.T) {
 	ctx := context.Background()
 	ws := workspace(t)
 	sink := audit.NewMemory(0)
-	g, err := gate.New(builtin(profile.ModeAutonomous), &gate.Options{Workspace: []string{ws}, Audit: sink, Budget: 10})
+	g, err := gate.New(builtin(profile.PermissionAutonomous), &gate.Options{Workspace: []string{ws}, Audit: sink, Budget: 10})
 	require.NoError(t, err)
 	f := &fixture{g: g, ws: ws, sink: sink}
 	require.NoError(t, g.RecordSpend(ctx, 6))
@@ -68,7 +68,7 @@ func TestHardStopBudget(t *testing.T) {
 	assert.Error(t, g.RecordSpend(ctx, -1))
 	assert.Error(t, g.RecordSpend(ctx, nan()))
 	assert.Error(t, g.SetBudget(-5))
-	_, err = gate.New(builtin(profile.ModeAutonomous), &gate.Options{Workspace: []string{ws}, Budget: nan()})
+	_, err = gate.New(builtin(profile.PermissionAutonomous), &gate.Options{Workspace: []string{ws}, Budget: nan()})
 	assert.Error(t, err)
 }
 
@@ -82,7 +82,7 @@ func TestHardStopSandboxEscape(t *testing.T) {
 func TestHardStopRepeatedToolFailure(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	f := newFixture(t, builtin(profile.ModeAutonomous))
+	f := newFixture(t, builtin(profile.PermissionAutonomous))
 	boom := errors.New("exit status 1")
 	f.g.RecordResult(ctx, "bash", boom)
 	f.g.RecordResult(ctx, "bash", boom)
@@ -98,7 +98,7 @@ func TestHardStopRepeatedToolFailure(t *testing.T) {
 
 func TestHardStopExternalWrite(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, builtin(profile.ModeAutonomous))
+	f := newFixture(t, builtin(profile.PermissionAutonomous))
 	outside := t.TempDir()
 	d := f.check(t, policy.Action{Tool: "write_file", Operation: policy.OpWrite, Targets: []string{outside + "/x"}})
 	assert.Equal(t, policy.Deny, d.Verdict)
@@ -111,7 +111,7 @@ func TestHardStopExternalWrite(t *testing.T) {
 
 func TestManualHalt(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, builtin(profile.ModeAutonomous))
+	f := newFixture(t, builtin(profile.PermissionAutonomous))
 	f.g.Halt(context.Background(), "user pressed stop")
 	f.g.RecordViolation(context.Background(), "later cause") // the first cause wins
 	assertHalted(t, f, gate.CauseManual)
@@ -128,7 +128,7 @@ func TestInvalidInputDenies(t *testing.T) {
 	// An action with no operation and no declared risk is assumed destructive.
 	d = f.check(t, policy.Action{Tool: "mystery"})
 	assert.Equal(t, risk.Of(risk.Destructive), d.Risk)
-	sup := newFixture(t, builtin(profile.ModeSupervised))
+	sup := newFixture(t, builtin(profile.PermissionSupervised))
 	assert.Equal(t, policy.Deny, sup.check(t, policy.Action{Tool: "mystery"}).Verdict)
 }
 
@@ -183,17 +183,17 @@ func TestAuditRecordFields(t *testing.T) {
 
 func TestNewOptionErrors(t *testing.T) {
 	t.Parallel()
-	_, err := gate.New(builtin(profile.ModeTrusted), &gate.Options{Workspace: []string{t.TempDir()}, MaxConsecutiveFailures: -1})
+	_, err := gate.New(builtin(profile.PermissionTrusted), &gate.Options{Workspace: []string{t.TempDir()}, MaxConsecutiveFailures: -1})
 	assert.Error(t, err)
-	bad := builtin(profile.ModeTrusted)
+	bad := builtin(profile.PermissionTrusted)
 	bad.ProtectedPaths = append(bad.ProtectedPaths, "[ab].pem")
 	_, err = gate.New(bad, &gate.Options{Workspace: []string{t.TempDir()}})
 	assert.ErrorContains(t, err, "literal paths")
-	bad = builtin(profile.ModeTrusted)
+	bad = builtin(profile.PermissionTrusted)
 	bad.Rules = []policy.Rule{{ID: "x", Condition: policy.Condition{CommandPattern: "("}}}
 	_, err = gate.New(bad, &gate.Options{Workspace: []string{t.TempDir()}})
 	assert.ErrorContains(t, err, `rule "x"`)
-	g, err := gate.New(builtin(profile.ModeTrusted), nil)
+	g, err := gate.New(builtin(profile.PermissionTrusted), nil)
 	require.NoError(t, err, "nil options: the working directory is the workspace")
-	assert.Equal(t, profile.ModeTrusted, g.Profile().Name())
+	assert.Equal(t, profile.PermissionTrusted, g.Profile().Name())
 }

@@ -52,7 +52,7 @@ func TestHigherAutonomyNeverStricter(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 13))
 	fixtures := make([]*fixture, len(dials))
 	for i, dial := range dials {
-		p := builtin(profile.ModeTrusted)
+		p := builtin(profile.PermissionTrusted)
 		p.Name, p.Autonomy = fmt.Sprintf("dial-%v", dial), dial
 		p.ExternalWrites = profile.ExternalWritesByPolicy // keep the hard stop from latching between checks
 		fixtures[i] = newFixture(t, p)
@@ -123,7 +123,7 @@ func TestBuiltinOrderIsBehavioural(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
 	for _, chain := range [][]string{
 		{profile.ProfileSafe, profile.ProfileDev, profile.ProfileFullAuto},
-		{profile.ModeEmergencyStop, profile.ModePlan, profile.ModeReadOnly, profile.ModeSupervised, profile.ModeTrusted, profile.ModeAutonomous},
+		{profile.PermissionEmergencyStop, profile.PermissionPlan, profile.PermissionReadOnly, profile.PermissionSupervised, profile.PermissionTrusted, profile.PermissionAutonomous},
 		{profile.ApprovalAsk, profile.ApprovalSafe, profile.ApprovalAuto, profile.ApprovalYolo},
 	} {
 		fixtures := make([]*fixture, len(chain))

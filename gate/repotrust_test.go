@@ -144,7 +144,7 @@ func TestRepeatedGitCheckDoesNotAllocate(t *testing.T) {
 // TestUnparsableLineIsDenied: a line that does not parse cannot run as written; the decision
 // says what the parser said. A line too long to analyse is only opaque.
 func TestUnparsableLineIsDenied(t *testing.T) {
-	for _, name := range []string{profile.ProfileDev, profile.ModeAutonomous, profile.ModeSupervised} {
+	for _, name := range []string{profile.ProfileDev, profile.PermissionAutonomous, profile.PermissionSupervised} {
 		f := newFixture(t, builtin(name))
 		for _, line := range []string{"echo 'unterminated", "ls;;", "$(", "if true; then", "cat <<EOF\nx", "a | | b"} {
 			d := f.check(t, policy.Action{Tool: "bash", Operation: policy.OpShell, Command: line})

@@ -43,7 +43,7 @@ func TestAutonomyMatrixSeedTable(t *testing.T) {
 	}
 	for _, exec := range []profile.ExecCheckpoints{profile.ExecCheckpointsOff, profile.ExecCheckpointsOn} {
 		for _, row := range table {
-			for name, want := range map[string]cell{profile.ModeSupervised: row.supervised, profile.ModeTrusted: row.trusted, profile.ModeAutonomous: row.autonomous} {
+			for name, want := range map[string]cell{profile.PermissionSupervised: row.supervised, profile.PermissionTrusted: row.trusted, profile.PermissionAutonomous: row.autonomous} {
 				p := builtin(name)
 				p.ExecCheckpoints = exec
 				f := newFixture(t, p)
@@ -63,7 +63,7 @@ func TestAutonomyMatrixSeedTable(t *testing.T) {
 func TestDialBandsThroughGate(t *testing.T) {
 	t.Parallel()
 	for _, dial := range []float64{0, 0.33, 0.335, 0.34, 0.5, 0.66, 0.665, 0.67, 1} {
-		p := builtin(profile.ModeSupervised)
+		p := builtin(profile.PermissionSupervised)
 		p.Name, p.Autonomy = "dial", dial
 		band, err := policy.BandOf(dial)
 		assert.NoError(t, err)
@@ -78,7 +78,7 @@ func TestDialBandsThroughGate(t *testing.T) {
 func TestAutonomyOutOfRangeIsAnError(t *testing.T) {
 	t.Parallel()
 	for _, dial := range []float64{-0.1, 1.5, nan()} {
-		p := builtin(profile.ModeTrusted)
+		p := builtin(profile.PermissionTrusted)
 		p.Autonomy = dial
 		_, err := gate.New(p, &gate.Options{Workspace: []string{t.TempDir()}})
 		assert.Error(t, err, "autonomy %v", dial)
@@ -91,12 +91,12 @@ func TestPermissionModesSeedTable(t *testing.T) {
 	A, C, D := policy.Allow, policy.Confirm, policy.Deny
 	// Columns: read_only, mutating, exec, destructive, network.
 	table := map[string][5]policy.Verdict{
-		profile.ModeReadOnly:      {A, D, D, D, D}, // allows read-only tools; denies the rest
-		profile.ModePlan:          {D, D, D, D, D}, // denies tool execution entirely
-		profile.ModeSupervised:    {A, C, C, D, C}, // defers to the supervised autonomy gate
-		profile.ModeTrusted:       {A, A, A, C, A}, // defers to the trusted autonomy gate
-		profile.ModeAutonomous:    {A, A, A, C, A}, // defers to the autonomous autonomy gate
-		profile.ModeEmergencyStop: {D, D, D, D, D}, // denies every tool execution
+		profile.PermissionReadOnly:      {A, D, D, D, D}, // allows read-only tools; denies the rest
+		profile.PermissionPlan:          {D, D, D, D, D}, // denies tool execution entirely
+		profile.PermissionSupervised:    {A, C, C, D, C}, // defers to the supervised autonomy gate
+		profile.PermissionTrusted:       {A, A, A, C, A}, // defers to the trusted autonomy gate
+		profile.PermissionAutonomous:    {A, A, A, C, A}, // defers to the autonomous autonomy gate
+		profile.PermissionEmergencyStop: {D, D, D, D, D}, // denies every tool execution
 	}
 	for name, row := range table {
 		f := newFixture(t, builtin(name))
@@ -105,9 +105,9 @@ func TestPermissionModesSeedTable(t *testing.T) {
 			assert.Equal(t, row[i], d.Verdict, "%s × %s: %s", name, l, d)
 		}
 	}
-	f := newFixture(t, builtin(profile.ModePlan))
+	f := newFixture(t, builtin(profile.PermissionPlan))
 	assert.Equal(t, policy.LayerMode, f.check(t, toolAction(risk.ReadOnly)).Layer)
-	f = newFixture(t, builtin(profile.ModeEmergencyStop))
+	f = newFixture(t, builtin(profile.PermissionEmergencyStop))
 	assert.Equal(t, policy.LayerHalted, f.check(t, toolAction(risk.ReadOnly)).Layer)
 }
 
@@ -115,7 +115,7 @@ func TestPermissionModesSeedTable(t *testing.T) {
 // "unless an explicit permission rule matches".
 func TestPermissionModeRulesStillApply(t *testing.T) {
 	t.Parallel()
-	p := builtin(profile.ModeAutonomous).WithRules(policy.Rule{ID: "no-deploy", Priority: 1, Action: policy.Deny,
+	p := builtin(profile.PermissionAutonomous).WithRules(policy.Rule{ID: "no-deploy", Priority: 1, Action: policy.Deny,
 		Condition: policy.Condition{Tools: []string{"deploy"}}})
 	f := newFixture(t, p)
 	d := f.check(t, policy.Action{Tool: "deploy", Operation: policy.OpTool, Risk: risk.Of(risk.Exec)})
@@ -248,7 +248,7 @@ func TestApprovalOverrides(t *testing.T) {
 // an ALLOW pattern only ever covers one simple command.
 func TestCommandPatternsSpanTheLine(t *testing.T) {
 	t.Parallel()
-	p := builtin(profile.ModeAutonomous).WithRules(
+	p := builtin(profile.PermissionAutonomous).WithRules(
 		policy.Rule{ID: "no-pipe-to-shell", Priority: 1, Action: policy.Deny, Condition: policy.Condition{CommandPattern: `\b(curl|wget)\b.*\|\s*(ba)?sh\b`}},
 		policy.Rule{ID: "allow-go-test", Priority: 2, Action: policy.Allow, Condition: policy.Condition{CommandPattern: `^go test\b`}},
 	)

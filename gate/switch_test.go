@@ -50,7 +50,7 @@ func TestSwitchToStricterIsAlwaysAllowed(t *testing.T) {
 	assert.Equal(t, profile.ProfileFullAuto, rec.Profile)
 	assert.Equal(t, profile.ProfileDev, rec.RequestedProfile)
 	assert.Equal(t, builtin(profile.ProfileDev).Hash(), rec.RequestedProfileHash)
-	_, err = g.SwitchTo(ctx, profile.ModeEmergencyStop)
+	_, err = g.SwitchTo(ctx, profile.PermissionEmergencyStop)
 	require.NoError(t, err, "an emergency stop never needs confirmation")
 }
 
@@ -92,16 +92,16 @@ func TestSwitchToLooserNeedsConfirmation(t *testing.T) {
 func TestSwitchWaitsForTheBoundary(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	g, _ := newSwitchGate(t, profile.ModeAutonomous, nil)
+	g, _ := newSwitchGate(t, profile.PermissionAutonomous, nil)
 	op, err := g.Begin(ctx)
 	require.NoError(t, err)
-	sw, err := g.SwitchTo(ctx, profile.ModeSupervised)
+	sw, err := g.SwitchTo(ctx, profile.PermissionSupervised)
 	require.NoError(t, err)
 	assert.False(t, sw.Applied, "an operation is in flight")
 	write := policy.Action{Tool: "t", Operation: policy.OpTool, Risk: risk.Of(risk.Mutating)}
 	d, err := op.Check(ctx, write)
 	require.NoError(t, err)
-	assert.Equal(t, profile.ModeAutonomous, d.Profile, "the operation keeps its profile")
+	assert.Equal(t, profile.PermissionAutonomous, d.Profile, "the operation keeps its profile")
 	assert.Equal(t, policy.Allow, d.Verdict)
 
 	started := make(chan string, 1)
@@ -119,24 +119,24 @@ func TestSwitchWaitsForTheBoundary(t *testing.T) {
 		t.Fatalf("a new operation began (%s) while a switch waited for the boundary", name)
 	case <-time.After(50 * time.Millisecond):
 	}
-	assert.Equal(t, profile.ModeAutonomous, g.Profile().Name())
+	assert.Equal(t, profile.PermissionAutonomous, g.Profile().Name())
 	op.End()
 	op.End() // idempotent
-	assert.Equal(t, profile.ModeSupervised, <-started, "the next operation runs under the new profile")
-	assert.Equal(t, profile.ModeSupervised, g.Profile().Name())
+	assert.Equal(t, profile.PermissionSupervised, <-started, "the next operation runs under the new profile")
+	assert.Equal(t, profile.PermissionSupervised, g.Profile().Name())
 	assert.Zero(t, g.InFlight())
 
 	// Begin respects its context while it waits.
 	op, err = g.Begin(ctx)
 	require.NoError(t, err)
-	_, err = g.SwitchTo(ctx, profile.ModeReadOnly)
+	_, err = g.SwitchTo(ctx, profile.PermissionReadOnly)
 	require.NoError(t, err)
 	short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
 	defer cancel()
 	_, err = g.Begin(short)
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
 	op.End()
-	assert.Equal(t, profile.ModeReadOnly, g.Profile().Name())
+	assert.Equal(t, profile.PermissionReadOnly, g.Profile().Name())
 }
 
 func TestConcurrencyLimitAndTimeout(t *testing.T) {

@@ -23,12 +23,12 @@ type Band uint8
 
 // The three bands of the autonomy dial.
 const (
-	// Supervised: every mutating, exec or destructive action asks the user.
-	Supervised Band = iota
-	// Trusted: mutating and exec actions are auto-approved with checkpoint and notify.
-	Trusted
-	// Autonomous: most actions are auto-approved; only destructive ones ask.
-	Autonomous
+	// BandSupervised: every mutating, exec or destructive action asks the user.
+	BandSupervised Band = iota
+	// BandTrusted: mutating and exec actions are auto-approved with checkpoint and notify.
+	BandTrusted
+	// BandAutonomous: most actions are auto-approved; only destructive ones ask.
+	BandAutonomous
 )
 
 // Band edges: the lowest dial value of Trusted and of Autonomous.
@@ -41,21 +41,21 @@ const (
 func BandOf(autonomy float64) (Band, error) {
 	switch {
 	case math.IsNaN(autonomy) || autonomy < 0 || autonomy > 1:
-		return Supervised, fmt.Errorf("policy: autonomy %v is outside [0, 1]", autonomy)
+		return BandSupervised, fmt.Errorf("policy: autonomy %v is outside [0, 1]", autonomy)
 	case autonomy < TrustedFrom:
-		return Supervised, nil
+		return BandSupervised, nil
 	case autonomy < AutonomousFrom:
-		return Trusted, nil
+		return BandTrusted, nil
 	}
-	return Autonomous, nil
+	return BandAutonomous, nil
 }
 
 // Dial returns a representative dial value of the band: 0.0, 0.5 or 1.0.
 func (b Band) Dial() float64 {
 	switch b {
-	case Trusted:
+	case BandTrusted:
 		return 0.5
-	case Autonomous:
+	case BandAutonomous:
 		return 1.0
 	}
 	return 0
@@ -64,11 +64,11 @@ func (b Band) Dial() float64 {
 // String returns "supervised", "trusted" or "autonomous".
 func (b Band) String() string {
 	switch b {
-	case Supervised:
+	case BandSupervised:
 		return "supervised"
-	case Trusted:
+	case BandTrusted:
 		return "trusted"
-	case Autonomous:
+	case BandAutonomous:
 		return "autonomous"
 	}
 	return fmt.Sprintf("Band(%d)", uint8(b))
@@ -76,12 +76,12 @@ func (b Band) String() string {
 
 // ParseBand parses "supervised", "trusted" or "autonomous" (any case).
 func ParseBand(name string) (Band, error) {
-	for _, b := range []Band{Supervised, Trusted, Autonomous} {
+	for _, b := range []Band{BandSupervised, BandTrusted, BandAutonomous} {
 		if strings.EqualFold(name, b.String()) {
 			return b, nil
 		}
 	}
-	return Supervised, fmt.Errorf("policy: unknown autonomy band %q (want supervised, trusted or autonomous)", name)
+	return BandSupervised, fmt.Errorf("policy: unknown autonomy band %q (want supervised, trusted or autonomous)", name)
 }
 
 // Cell is one cell of the autonomy matrix: a verdict and its obligations.
@@ -110,21 +110,21 @@ func (c Cell) String() string {
 // "Ask" is Confirm; "Notify+Checkpoint" is Allow with Notify and Checkpoint; "Notify (sandbox)"
 // is Allow with Notify and Sandbox; "Allow (sandbox)" is Allow with Sandbox.
 var matrix = [3][6]Cell{
-	Supervised: {
+	BandSupervised: {
 		risk.ReadOnly:    {Allow, 0},
 		risk.Mutating:    {Confirm, 0},
 		risk.Exec:        {Confirm, 0},
 		risk.Destructive: {Deny, 0},
 		risk.Network:     {Confirm, 0},
 	},
-	Trusted: {
+	BandTrusted: {
 		risk.ReadOnly:    {Allow, 0},
 		risk.Mutating:    {Allow, Notify | Checkpoint},
 		risk.Exec:        {Allow, Notify | Sandbox},
 		risk.Destructive: {Confirm, 0},
 		risk.Network:     {Allow, 0},
 	},
-	Autonomous: {
+	BandAutonomous: {
 		risk.ReadOnly:    {Allow, 0},
 		risk.Mutating:    {Allow, Checkpoint},
 		risk.Exec:        {Allow, Sandbox},
@@ -136,7 +136,7 @@ var matrix = [3][6]Cell{
 // Matrix returns the autonomy matrix cell for a band and a risk level. An invalid band or level
 // is Deny.
 func Matrix(b Band, l risk.Level) Cell {
-	if b > Autonomous || !l.Valid() {
+	if b > BandAutonomous || !l.Valid() {
 		return Cell{Verdict: Deny}
 	}
 	return matrix[b][l]

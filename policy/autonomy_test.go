@@ -25,11 +25,11 @@ func TestMatrixSeedTable(t *testing.T) {
 		{risk.Network, "CONFIRM", "ALLOW", "ALLOW"},                               // Ask | Allow | Allow
 	}
 	for _, r := range rows {
-		assert.Equal(t, r.supervised, policy.Matrix(policy.Supervised, r.level).String(), "supervised × %s", r.level)
-		assert.Equal(t, r.trusted, policy.Matrix(policy.Trusted, r.level).String(), "trusted × %s", r.level)
-		assert.Equal(t, r.autonomous, policy.Matrix(policy.Autonomous, r.level).String(), "autonomous × %s", r.level)
+		assert.Equal(t, r.supervised, policy.Matrix(policy.BandSupervised, r.level).String(), "supervised × %s", r.level)
+		assert.Equal(t, r.trusted, policy.Matrix(policy.BandTrusted, r.level).String(), "trusted × %s", r.level)
+		assert.Equal(t, r.autonomous, policy.Matrix(policy.BandAutonomous, r.level).String(), "autonomous × %s", r.level)
 	}
-	assert.Equal(t, policy.Deny, policy.Matrix(policy.Autonomous, 0).Verdict, "an invalid level denies")
+	assert.Equal(t, policy.Deny, policy.Matrix(policy.BandAutonomous, 0).Verdict, "an invalid level denies")
 	assert.Equal(t, policy.Deny, policy.Matrix(policy.Band(7), risk.ReadOnly).Verdict, "an invalid band denies")
 }
 
@@ -39,10 +39,10 @@ func TestBandEdges(t *testing.T) {
 		dial float64
 		want policy.Band
 	}{
-		{0, policy.Supervised}, {0.2, policy.Supervised}, {0.33, policy.Supervised}, {0.335, policy.Supervised},
-		{0.33999, policy.Supervised}, {0.34, policy.Trusted}, {0.5, policy.Trusted}, {0.66, policy.Trusted},
-		{0.665, policy.Trusted}, {0.66999, policy.Trusted}, {0.67, policy.Autonomous}, {0.9, policy.Autonomous},
-		{1, policy.Autonomous},
+		{0, policy.BandSupervised}, {0.2, policy.BandSupervised}, {0.33, policy.BandSupervised}, {0.335, policy.BandSupervised},
+		{0.33999, policy.BandSupervised}, {0.34, policy.BandTrusted}, {0.5, policy.BandTrusted}, {0.66, policy.BandTrusted},
+		{0.665, policy.BandTrusted}, {0.66999, policy.BandTrusted}, {0.67, policy.BandAutonomous}, {0.9, policy.BandAutonomous},
+		{1, policy.BandAutonomous},
 	} {
 		got, err := policy.BandOf(tc.dial)
 		require.NoError(t, err, "BandOf(%v)", tc.dial)
@@ -52,7 +52,7 @@ func TestBandEdges(t *testing.T) {
 		_, err := policy.BandOf(bad)
 		assert.Error(t, err, "BandOf(%v)", bad)
 	}
-	for _, b := range []policy.Band{policy.Supervised, policy.Trusted, policy.Autonomous} {
+	for _, b := range []policy.Band{policy.BandSupervised, policy.BandTrusted, policy.BandAutonomous} {
 		back, err := policy.BandOf(b.Dial())
 		require.NoError(t, err)
 		assert.Equal(t, b, back, "the representative dial value of %s is in %s", b, b)
@@ -67,7 +67,7 @@ func TestBandEdges(t *testing.T) {
 // TestMatrixMonotonic: for every risk, a higher band is never stricter than a lower one.
 func TestMatrixMonotonic(t *testing.T) {
 	t.Parallel()
-	bands := []policy.Band{policy.Supervised, policy.Trusted, policy.Autonomous}
+	bands := []policy.Band{policy.BandSupervised, policy.BandTrusted, policy.BandAutonomous}
 	for _, l := range risk.Levels() {
 		for i := 1; i < len(bands); i++ {
 			lo, hi := policy.Matrix(bands[i-1], l), policy.Matrix(bands[i], l)

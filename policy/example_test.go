@@ -43,7 +43,7 @@ func ExampleParseVerdict() {
 
 // The autonomy matrix, cell by cell.
 func ExampleMatrix() {
-	for _, b := range []policy.Band{policy.Supervised, policy.Trusted, policy.Autonomous} {
+	for _, b := range []policy.Band{policy.BandSupervised, policy.BandTrusted, policy.BandAutonomous} {
 		fmt.Println(b, policy.Matrix(b, risk.Mutating))
 	}
 	// Output:

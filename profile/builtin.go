@@ -31,12 +31,12 @@ const (
 	ProfileDev      = "PROFILE-DEV"
 	ProfileFullAuto = "PROFILE-FULL-AUTO"
 	// The autonomy seed's permission modes (the last three are its dial bands).
-	ModeReadOnly      = "read-only"
-	ModePlan          = "plan"
-	ModeSupervised    = "supervised"
-	ModeTrusted       = "trusted"
-	ModeAutonomous    = "autonomous"
-	ModeEmergencyStop = "emergency-stop"
+	PermissionReadOnly      = "read-only"
+	PermissionPlan          = "plan"
+	PermissionSupervised    = "supervised"
+	PermissionTrusted       = "trusted"
+	PermissionAutonomous    = "autonomous"
+	PermissionEmergencyStop = "emergency-stop"
 	// The approval-mode seed's modes.
 	ApprovalAsk  = "ask"
 	ApprovalSafe = "safe"
@@ -148,12 +148,12 @@ func All() []Profile { return builtins() }
 func builtins() []Profile {
 	ps := []Profile{
 		policySafe(), policyDev(), policyFullAuto(),
-		permission(ModeReadOnly, ReadOnly, 0, "allows read-only tools; denies mutating, exec, network and destructive tools"),
-		permission(ModePlan, Plan, 0, "denies tool execution entirely; for planning-only sessions"),
-		permission(ModeSupervised, Default, policy.Supervised.Dial(), "defers to the supervised autonomy gate unless an explicit permission rule matches"),
-		permission(ModeTrusted, Default, policy.Trusted.Dial(), "defers to the trusted autonomy gate, still protected by denied paths and checkpoints"),
-		permission(ModeAutonomous, Default, policy.Autonomous.Dial(), "defers to the autonomous autonomy gate, still protected by denied paths and budget hard stops"),
-		permission(ModeEmergencyStop, EmergencyStop, 0, "denies every tool execution"),
+		permission(PermissionReadOnly, ModeReadOnly, 0, "allows read-only tools; denies mutating, exec, network and destructive tools"),
+		permission(PermissionPlan, ModePlan, 0, "denies tool execution entirely; for planning-only sessions"),
+		permission(PermissionSupervised, ModeDefault, policy.BandSupervised.Dial(), "defers to the supervised autonomy gate unless an explicit permission rule matches"),
+		permission(PermissionTrusted, ModeDefault, policy.BandTrusted.Dial(), "defers to the trusted autonomy gate, still protected by denied paths and checkpoints"),
+		permission(PermissionAutonomous, ModeDefault, policy.BandAutonomous.Dial(), "defers to the autonomous autonomy gate, still protected by denied paths and budget hard stops"),
+		permission(PermissionEmergencyStop, ModeEmergencyStop, 0, "denies every tool execution"),
 		approval(ApprovalAsk), approval(ApprovalSafe), approval(ApprovalAuto), approval(ApprovalYolo),
 	}
 	for i := range ps {
@@ -191,7 +191,7 @@ func policySpecBase(name, desc string, autonomy float64, limits Limits) Profile 
 // policySafe: near-manual. File modifications confirm, shell blocked, network to AI APIs only,
 // self-upgrade blocked, plans never auto-approved, one operation at a time.
 func policySafe() Profile {
-	p := policySpecBase(ProfileSafe, "near-manual operation: most actions require explicit approval", policy.Supervised.Dial(),
+	p := policySpecBase(ProfileSafe, "near-manual operation: most actions require explicit approval", policy.BandSupervised.Dial(),
 		Limits{MaxConcurrentOps: 1, MaxFilesPerPlan: 10, Timeout: 2 * time.Minute})
 	dev := policy.DevRules()
 	p.Rules = []policy.Rule{
@@ -215,7 +215,7 @@ func policySafe() Profile {
 // nothing else, whatever the severity: the network rules come before confirm-high-risk),
 // self-upgrade is blocked.
 func policyDev() Profile {
-	p := policySpecBase(ProfileDev, "semi-autonomous: low and medium risk actions run automatically; high risk asks", policy.Trusted.Dial(),
+	p := policySpecBase(ProfileDev, "semi-autonomous: low and medium risk actions run automatically; high risk asks", policy.BandTrusted.Dial(),
 		Limits{MaxConcurrentOps: 3, MaxFilesPerPlan: 50, Timeout: 10 * time.Minute})
 	p.ShellAllowlist = DefaultShellAllowlist()
 	dev := policy.DevRules()
@@ -239,7 +239,7 @@ func policyDev() Profile {
 // policyFullAuto: every policy-compliant action runs without prompting; the blocklist and the
 // network host groups still filter; self-upgrade is allowed with a checkpoint and a notification.
 func policyFullAuto() Profile {
-	p := policySpecBase(ProfileFullAuto, "fully autonomous: every policy-compliant action runs without prompting", policy.Autonomous.Dial(),
+	p := policySpecBase(ProfileFullAuto, "fully autonomous: every policy-compliant action runs without prompting", policy.BandAutonomous.Dial(),
 		Limits{MaxConcurrentOps: 5, MaxFilesPerPlan: 200, Timeout: 30 * time.Minute})
 	dev := policy.DevRules()
 	selfUpgrade := rule("allow-self-upgrade", 4, policy.Allow, "self-upgrade is allowed with gates: checkpoint first, notify the user", policy.Condition{OperationType: onSelfUpgrade})
@@ -257,9 +257,9 @@ func policyFullAuto() Profile {
 
 func bandLimits(dial float64) Limits {
 	switch b, _ := policy.BandOf(dial); b {
-	case policy.Autonomous:
+	case policy.BandAutonomous:
 		return Limits{MaxConcurrentOps: 5, MaxFilesPerPlan: 200, Timeout: 30 * time.Minute}
-	case policy.Trusted:
+	case policy.BandTrusted:
 		return Limits{MaxConcurrentOps: 3, MaxFilesPerPlan: 50, Timeout: 10 * time.Minute}
 	}
 	return Limits{MaxConcurrentOps: 1, MaxFilesPerPlan: 10, Timeout: 2 * time.Minute}

@@ -35,20 +35,22 @@
 // # Presets
 //
 // Each built-in profile is also a value, a [Preset]: profile.Dev.Profile() is
-// MustBuiltin("PROFILE-DEV"), as a fresh copy. A preset is named after its profile; where that
-// name is taken in this package (the permission modes [ReadOnly], [Plan] and [EmergencyStop],
-// and PROFILE-SAFE's [Safe]), it carries its family's suffix:
+// MustBuiltin("PROFILE-DEV"), as a fresh copy. A preset is named after its profile; the approval
+// modes, whose "safe" would collide with PROFILE-SAFE's [Safe], carry the suffix Approval.
+// Three kinds of names never share a spelling: presets (profile.Trusted, a [Preset]), profile
+// names as configuration spells them (profile.PermissionTrusted, "trusted", a string), permission
+// modes (profile.ModePlan, a [Mode]); the autonomy bands are policy.BandTrusted and its siblings.
 //
 //	Preset                 Profile name (Builtin)   Family
 //	Safe                   PROFILE-SAFE             policy-spec
 //	Dev                    PROFILE-DEV              policy-spec
 //	FullAuto               PROFILE-FULL-AUTO        policy-spec
-//	ReadOnlyProfile        read-only                permission-mode
-//	PlanProfile            plan                     permission-mode
+//	ReadOnly               read-only                permission-mode
+//	Plan                   plan                     permission-mode
 //	Supervised             supervised               permission-mode
 //	Trusted                trusted                  permission-mode
 //	Autonomous             autonomous               permission-mode
-//	EmergencyStopProfile   emergency-stop           permission-mode
+//	EmergencyStop          emergency-stop           permission-mode
 //	AskApproval            ask                      approval-mode
 //	SafeApproval           safe                     approval-mode
 //	AutoApproval           auto                     approval-mode

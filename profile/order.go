@@ -33,11 +33,11 @@ func (m Mode) StricterThan(n Mode) bool { return modeRank(m) < modeRank(n) }
 // modeRank orders permission modes from most to least restrictive.
 func modeRank(m Mode) int {
 	switch m {
-	case EmergencyStop:
+	case ModeEmergencyStop:
 		return 0
-	case Plan:
+	case ModePlan:
 		return 1
-	case ReadOnly:
+	case ModeReadOnly:
 		return 2
 	}
 	return 3
@@ -164,7 +164,7 @@ func overlay(p, base Profile) string {
 //     rules to adds are DENY rules. (An added CONFIRM rule could win over a DENY and loosen.)
 func AtLeastAsRestrictive(to, from Profile) (ok bool, why string) {
 	// Modes that deny everything: emergency-stop, then plan.
-	for _, m := range []Mode{EmergencyStop, Plan} {
+	for _, m := range []Mode{ModeEmergencyStop, ModePlan} {
 		switch {
 		case to.Mode == m:
 			return true, ""

@@ -23,7 +23,7 @@ func TestBuiltinFamiliesAreOrdered(t *testing.T) {
 	t.Parallel()
 	for _, chain := range [][]string{
 		{profile.ProfileSafe, profile.ProfileDev, profile.ProfileFullAuto},
-		{profile.ModeEmergencyStop, profile.ModePlan, profile.ModeReadOnly, profile.ModeSupervised, profile.ModeTrusted, profile.ModeAutonomous},
+		{profile.PermissionEmergencyStop, profile.PermissionPlan, profile.PermissionReadOnly, profile.PermissionSupervised, profile.PermissionTrusted, profile.PermissionAutonomous},
 		{profile.ApprovalAsk, profile.ApprovalSafe, profile.ApprovalAuto, profile.ApprovalYolo},
 	} {
 		for i := range chain {
@@ -44,8 +44,8 @@ func TestOrderAcrossFamiliesAndCustom(t *testing.T) {
 		ok       bool
 		why      string
 	}{
-		{"anything to emergency-stop", profile.MustBuiltin(profile.ModeEmergencyStop), profile.MustBuiltin(profile.ApprovalYolo), true, ""},
-		{"leaving plan", dev, profile.MustBuiltin(profile.ModePlan), false, "leaves plan"},
+		{"anything to emergency-stop", profile.MustBuiltin(profile.PermissionEmergencyStop), profile.MustBuiltin(profile.ApprovalYolo), true, ""},
+		{"leaving plan", dev, profile.MustBuiltin(profile.PermissionPlan), false, "leaves plan"},
 		{"cross family: DEV to ask", profile.MustBuiltin(profile.ApprovalAsk), dev, false, ""},
 		{"same profile", dev, dev, true, ""},
 		{"added deny rule", dev.WithRules(policy.Rule{ID: "no-curl", Priority: 0, Action: policy.Deny, Condition: policy.Condition{Commands: []string{"curl"}}}), dev, true, ""},
@@ -53,7 +53,7 @@ func TestOrderAcrossFamiliesAndCustom(t *testing.T) {
 		{"added confirm rule", dev.WithRules(policy.Rule{ID: "ask-all", Priority: 0, Action: policy.Confirm}), dev, false, "asks instead of denying"},
 		{"raised dial", func() profile.Profile { p := dev.Clone(); p.Name = "x"; p.Autonomy = 0.9; return p }(), dev, false, "autonomy"},
 		{"lowered dial", func() profile.Profile { p := dev.Clone(); p.Name = "x"; p.Autonomy = 0.1; return p }(), dev, true, ""},
-		{"read-only mode", func() profile.Profile { p := dev.Clone(); p.Name = "x"; p.Mode = profile.ReadOnly; return p }(), dev, true, ""},
+		{"read-only mode", func() profile.Profile { p := dev.Clone(); p.Name = "x"; p.Mode = profile.ModeReadOnly; return p }(), dev, true, ""},
 		{"fewer protected paths", func() profile.Profile {
 			p := dev.Clone()
 			p.Name = "x"
@@ -112,7 +112,7 @@ func TestOrderOfEquallyChangedBuiltins(t *testing.T) {
 // TestModeStricterThan: emergency-stop < plan < read-only < default, a strict order.
 func TestModeStricterThan(t *testing.T) {
 	t.Parallel()
-	order := []profile.Mode{profile.EmergencyStop, profile.Plan, profile.ReadOnly, profile.Default}
+	order := []profile.Mode{profile.ModeEmergencyStop, profile.ModePlan, profile.ModeReadOnly, profile.ModeDefault}
 	for i, m := range order {
 		for j, n := range order {
 			assert.Equal(t, i < j, m.StricterThan(n), "%s stricter than %s", m, n)

@@ -16,12 +16,12 @@ var (
 	Dev      = Preset{ProfileDev}
 	FullAuto = Preset{ProfileFullAuto}
 
-	ReadOnlyProfile      = Preset{ModeReadOnly}
-	PlanProfile          = Preset{ModePlan}
-	Supervised           = Preset{ModeSupervised}
-	Trusted              = Preset{ModeTrusted}
-	Autonomous           = Preset{ModeAutonomous}
-	EmergencyStopProfile = Preset{ModeEmergencyStop}
+	ReadOnly      = Preset{PermissionReadOnly}
+	Plan          = Preset{PermissionPlan}
+	Supervised    = Preset{PermissionSupervised}
+	Trusted       = Preset{PermissionTrusted}
+	Autonomous    = Preset{PermissionAutonomous}
+	EmergencyStop = Preset{PermissionEmergencyStop}
 
 	AskApproval  = Preset{ApprovalAsk}
 	SafeApproval = Preset{ApprovalSafe}
@@ -46,7 +46,7 @@ func (p Preset) Name() string { return p.name }
 // String returns the profile's name, or "emergency-stop (zero Preset)" for the zero Preset.
 func (p Preset) String() string {
 	if p.name == "" {
-		return ModeEmergencyStop + " (zero Preset)"
+		return PermissionEmergencyStop + " (zero Preset)"
 	}
 	return p.name
 }
@@ -55,7 +55,7 @@ func (p Preset) String() string {
 // changes neither the preset nor any other copy. The zero Preset returns emergency-stop.
 func (p Preset) Profile() Profile {
 	if p.name == "" {
-		return MustBuiltin(ModeEmergencyStop)
+		return MustBuiltin(PermissionEmergencyStop)
 	}
 	return MustBuiltin(p.name)
 }

@@ -24,12 +24,12 @@ func TestPresetsMatchBuiltins(t *testing.T) {
 		{profile.Safe, profile.ProfileSafe, profile.FamilyPolicySpec},
 		{profile.Dev, profile.ProfileDev, profile.FamilyPolicySpec},
 		{profile.FullAuto, profile.ProfileFullAuto, profile.FamilyPolicySpec},
-		{profile.ReadOnlyProfile, profile.ModeReadOnly, profile.FamilyPermissionMode},
-		{profile.PlanProfile, profile.ModePlan, profile.FamilyPermissionMode},
-		{profile.Supervised, profile.ModeSupervised, profile.FamilyPermissionMode},
-		{profile.Trusted, profile.ModeTrusted, profile.FamilyPermissionMode},
-		{profile.Autonomous, profile.ModeAutonomous, profile.FamilyPermissionMode},
-		{profile.EmergencyStopProfile, profile.ModeEmergencyStop, profile.FamilyPermissionMode},
+		{profile.ReadOnly, profile.PermissionReadOnly, profile.FamilyPermissionMode},
+		{profile.Plan, profile.PermissionPlan, profile.FamilyPermissionMode},
+		{profile.Supervised, profile.PermissionSupervised, profile.FamilyPermissionMode},
+		{profile.Trusted, profile.PermissionTrusted, profile.FamilyPermissionMode},
+		{profile.Autonomous, profile.PermissionAutonomous, profile.FamilyPermissionMode},
+		{profile.EmergencyStop, profile.PermissionEmergencyStop, profile.FamilyPermissionMode},
 		{profile.AskApproval, profile.ApprovalAsk, profile.FamilyApprovalMode},
 		{profile.SafeApproval, profile.ApprovalSafe, profile.FamilyApprovalMode},
 		{profile.AutoApproval, profile.ApprovalAuto, profile.FamilyApprovalMode},
@@ -93,7 +93,7 @@ func TestPresetProfileIsADeepCopy(t *testing.T) {
 				r.Condition.OperationType[j] = "changed"
 			}
 		}
-		p.Mode, p.Autonomy = profile.Default, 1
+		p.Mode, p.Autonomy = profile.ModeDefault, 1
 		assert.Equal(t, want, pr.Profile().Hash(), "%s: changing a copy changed the preset", pr)
 	}
 }
@@ -105,8 +105,8 @@ func TestZeroPresetFailsClosed(t *testing.T) {
 	var zero profile.Preset
 	assert.Empty(t, zero.Name())
 	p := zero.Profile()
-	assert.Equal(t, profile.EmergencyStop, p.Mode)
-	assert.Equal(t, profile.EmergencyStopProfile.Profile().Hash(), p.Hash())
+	assert.Equal(t, profile.ModeEmergencyStop, p.Mode)
+	assert.Equal(t, profile.EmergencyStop.Profile().Hash(), p.Hash())
 	assert.Contains(t, zero.String(), "zero Preset")
 }
 

@@ -18,21 +18,21 @@ import (
 type Mode uint8
 
 // The permission modes of the autonomy seed. The seed's Supervised, Trusted and Autonomous modes
-// "defer to" their autonomy gate: in reins they are Default with the dial in that band (the
+// "defer to" their autonomy gate: in reins they are ModeDefault with the dial in that band (the
 // built-in profiles "supervised", "trusted" and "autonomous").
 const (
-	// Default defers to the profile's rules, then the autonomy matrix at the profile's dial.
-	Default Mode = iota
-	// ReadOnly allows read-only actions only; it denies mutating, exec, network and
+	// ModeDefault defers to the profile's rules, then the autonomy matrix at the profile's dial.
+	ModeDefault Mode = iota
+	// ModeReadOnly allows read-only actions only; it denies mutating, exec, network and
 	// destructive ones.
-	ReadOnly
-	// Plan denies tool execution entirely (planning-only sessions).
-	Plan
-	// EmergencyStop denies every action.
-	EmergencyStop
+	ModeReadOnly
+	// ModePlan denies tool execution entirely (planning-only sessions).
+	ModePlan
+	// ModeEmergencyStop denies every action.
+	ModeEmergencyStop
 )
 
-var modeNames = [...]string{Default: "default", ReadOnly: "read-only", Plan: "plan", EmergencyStop: "emergency-stop"}
+var modeNames = [...]string{ModeDefault: "default", ModeReadOnly: "read-only", ModePlan: "plan", ModeEmergencyStop: "emergency-stop"}
 
 // String returns "default", "read-only", "plan" or "emergency-stop".
 func (m Mode) String() string {
@@ -54,7 +54,7 @@ func ParseMode(name string) (Mode, error) {
 			return Mode(m), nil
 		}
 	}
-	return Default, fmt.Errorf("profile: unknown permission mode %q (want default, read-only, plan or emergency-stop)", name)
+	return ModeDefault, fmt.Errorf("profile: unknown permission mode %q (want default, read-only, plan or emergency-stop)", name)
 }
 
 // MarshalText implements [encoding.TextMarshaler].

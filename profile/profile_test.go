@@ -80,7 +80,7 @@ func TestDevProfileHasTheSpecRulesInOrder(t *testing.T) {
 
 func TestCompileErrors(t *testing.T) {
 	t.Parallel()
-	base := profile.MustBuiltin(profile.ModeTrusted)
+	base := profile.MustBuiltin(profile.PermissionTrusted)
 	for _, tc := range []struct {
 		name   string
 		modify func(*profile.Profile)
@@ -107,8 +107,8 @@ func TestCompileErrors(t *testing.T) {
 func TestParseMode(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]profile.Mode{
-		"default": profile.Default, "read-only": profile.ReadOnly, "READ_ONLY": profile.ReadOnly, "readonly": profile.ReadOnly,
-		"plan": profile.Plan, "emergency-stop": profile.EmergencyStop, "emergency_stop": profile.EmergencyStop,
+		"default": profile.ModeDefault, "read-only": profile.ModeReadOnly, "READ_ONLY": profile.ModeReadOnly, "readonly": profile.ModeReadOnly,
+		"plan": profile.ModePlan, "emergency-stop": profile.ModeEmergencyStop, "emergency_stop": profile.ModeEmergencyStop,
 	} {
 		got, err := profile.ParseMode(in)
 		require.NoError(t, err, in)

@@ -103,7 +103,7 @@ func run(ctx context.Context, out io.Writer) error {
 	hard, hardErr := hardened.New(hardened.Config{Root: ws})
 
 	var notes []string
-	g, err := gate.New(profile.MustBuiltin(profile.ModeTrusted), &gate.Options{Workspace: []string{ws}, Audit: sink})
+	g, err := gate.New(profile.MustBuiltin(profile.PermissionTrusted), &gate.Options{Workspace: []string{ws}, Audit: sink})
 	if err != nil {
 		return err
 	}

@@ -349,7 +349,7 @@ func (h *hook) runtime(ctx context.Context, in *payload, st *stateFile) (*runtim
 	p := loaded.Profile
 	if in.PermissionMode == "plan" {
 		// Claude Code's plan mode: reins' plan profile, which denies every tool that acts.
-		p = profile.PlanProfile.Profile()
+		p = profile.Plan.Profile()
 	}
 	log, err := audit.OpenJSONL(filepath.Join(h.stateDir, "audit.jsonl"), nil)
 	if err != nil {

@@ -48,7 +48,7 @@ func file(op policy.Operation, tool, path string) policy.Action {
 
 // the two profiles the story compares: the policy spec's developer profile and the autonomy
 // dial's supervised band.
-var profiles = []string{profile.ProfileDev, profile.ModeSupervised}
+var profiles = []string{profile.ProfileDev, profile.PermissionSupervised}
 
 var table = []policy.Action{
 	file(policy.OpRead, "read_file", "main.go"),

@@ -72,7 +72,7 @@ func New(t testing.TB, opts *Options) *Kit {
 		k.Workspace = t.TempDir()
 	}
 	k.Checkpointer = &Checkpointer{Root: k.Workspace}
-	p := profile.MustBuiltin(profile.ModeTrusted)
+	p := profile.MustBuiltin(profile.PermissionTrusted)
 	if o.Profile != nil {
 		p = *o.Profile
 	}

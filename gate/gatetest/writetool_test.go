@@ -74,7 +74,7 @@ func TestWriteTool(t *testing.T) {
 
 func TestWriteToolUnderSupervision(t *testing.T) {
 	ctx := context.Background()
-	p := profile.MustBuiltin(profile.ModeSupervised)
+	p := profile.MustBuiltin(profile.PermissionSupervised)
 	k := gatetest.New(t, &gatetest.Options{Profile: &p})
 	tool := writeTool{s: k.Session, ws: k.Workspace}
 	k.RequireConfirm(policy.Action{Tool: "write_file", Operation: policy.OpWrite, Targets: []string{"a.txt"}})

@@ -21,7 +21,7 @@ import (
 func TestCheckAllowDoesNotAllocateWithGrants(t *testing.T) {
 	ctx := context.Background()
 	ws := gitWorkspace(t)
-	g, err := gate.New(profile.MustBuiltin(profile.ModeTrusted), &gate.Options{Workspace: []string{ws}, Audit: audit.Discard})
+	g, err := gate.New(profile.MustBuiltin(profile.PermissionTrusted), &gate.Options{Workspace: []string{ws}, Audit: audit.Discard})
 	require.NoError(t, err)
 	s, err := session.New(ctx, g, nil)
 	require.NoError(t, err)

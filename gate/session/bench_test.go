@@ -23,7 +23,7 @@ import (
 // counts; absolute times vary with the machine).
 func BenchmarkDo(b *testing.B) {
 	ctx := context.Background()
-	g, err := gate.New(profile.MustBuiltin(profile.ModeTrusted), &gate.Options{Workspace: []string{gitWorkspace(b)}, Audit: audit.Discard})
+	g, err := gate.New(profile.MustBuiltin(profile.PermissionTrusted), &gate.Options{Workspace: []string{gitWorkspace(b)}, Audit: audit.Discard})
 	require.NoError(b, err)
 	s, err := session.New(ctx, g, nil)
 	require.NoError(b, err)
@@ -65,7 +65,7 @@ func BenchmarkExecCheckpoint(b *testing.B) {
 	sb, err := sandbox.NewLocal(sandbox.LocalConfig{Root: ws})
 	require.NoError(b, err)
 	for _, exec := range []profile.ExecCheckpoints{profile.ExecCheckpointsOff, profile.ExecCheckpointsOn} {
-		p := profile.MustBuiltin(profile.ModeAutonomous)
+		p := profile.MustBuiltin(profile.PermissionAutonomous)
 		p.ExecCheckpoints = exec
 		g, err := gate.New(p, &gate.Options{Workspace: []string{ws}, Audit: audit.Discard})
 		require.NoError(b, err)

@@ -56,7 +56,7 @@ func newE2E(t *testing.T, gopts gate.Options, tune func(*session.Options)) *e2e 
 	cp, err := checkpoint.New(context.Background(), ws, &checkpoint.Options{ShadowRoot: t.TempDir()})
 	require.NoError(t, err)
 	gopts.Workspace, gopts.Audit, gopts.ConfigDir = []string{ws}, e.sink, filepath.Join(t.TempDir(), "reins")
-	e.g, err = gate.New(profile.MustBuiltin(profile.ModeTrusted), &gopts)
+	e.g, err = gate.New(profile.MustBuiltin(profile.PermissionTrusted), &gopts)
 	require.NoError(t, err)
 	o := &session.Options{Checkpointer: cp, Sandbox: hard,
 		Notifier: session.NotifierFunc(func(context.Context, session.Notice) error { return nil })}
@@ -135,7 +135,7 @@ func TestEndToEndFailuresLatchOrDeescalate(t *testing.T) {
 		_, halted := e.g.Halted()
 		assert.Equal(t, pol == gate.FailuresLatch, halted)
 		if pol == gate.FailuresDeescalate {
-			assert.Equal(t, policy.Supervised, e.g.Profile().Band())
+			assert.Equal(t, policy.BandSupervised, e.g.Profile().Band())
 		}
 		e.verify(t)
 	}

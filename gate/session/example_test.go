@@ -19,7 +19,7 @@ func ExampleSession_Do() {
 	ctx := context.Background()
 	ws, _ := os.MkdirTemp("", "reins-example-")
 	defer os.RemoveAll(ws)
-	g, err := gate.New(profile.MustBuiltin(profile.ModeSupervised), &gate.Options{Workspace: []string{ws}, Audit: audit.Discard})
+	g, err := gate.New(profile.MustBuiltin(profile.PermissionSupervised), &gate.Options{Workspace: []string{ws}, Audit: audit.Discard})
 	if err != nil {
 		fmt.Println(err)
 		return

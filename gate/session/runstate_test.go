@@ -24,7 +24,7 @@ func TestRepeatedFailuresLatchOrDeescalate(t *testing.T) {
 	boom := errors.New("tool broke")
 	fail := func(context.Context, gate.Decision) error { return boom }
 
-	f := newFixture(t, profile.ModeAutonomous, nil, nil)
+	f := newFixture(t, profile.PermissionAutonomous, nil, nil)
 	for range 3 {
 		_, err := f.s.Do(ctx, writeAction("main.go"), fail)
 		require.ErrorIs(t, err, boom)
@@ -33,21 +33,21 @@ func TestRepeatedFailuresLatchOrDeescalate(t *testing.T) {
 	require.True(t, halted)
 	assert.Equal(t, gate.CauseToolFailures, h.Cause)
 
-	f = newFixture(t, profile.ModeAutonomous, &gate.Options{OnRepeatedFailure: gate.FailuresDeescalate}, nil)
+	f = newFixture(t, profile.PermissionAutonomous, &gate.Options{OnRepeatedFailure: gate.FailuresDeescalate}, nil)
 	for range 3 {
 		_, err := f.s.Do(ctx, writeAction("main.go"), fail)
 		require.ErrorIs(t, err, boom)
 	}
 	_, halted = f.g.Halted()
 	assert.False(t, halted)
-	assert.Equal(t, policy.Trusted, f.g.Profile().Band(), "one band down")
+	assert.Equal(t, policy.BandTrusted, f.g.Profile().Band(), "one band down")
 	for range 3 {
 		_, _ = f.s.Do(ctx, writeAction("main.go"), fail)
 	}
-	assert.Equal(t, policy.Supervised, f.g.Profile().Band())
+	assert.Equal(t, policy.BandSupervised, f.g.Profile().Band())
 	// Supervised asks for writes; nobody to ask: denied, so no more failures count. A latch
 	// is the last step.
-	g2, err := gate.New(profile.MustBuiltin(profile.ModeSupervised), &gate.Options{Workspace: []string{f.ws}, OnRepeatedFailure: gate.FailuresDeescalate})
+	g2, err := gate.New(profile.MustBuiltin(profile.PermissionSupervised), &gate.Options{Workspace: []string{f.ws}, OnRepeatedFailure: gate.FailuresDeescalate})
 	require.NoError(t, err)
 	for range 3 {
 		g2.RecordResult(ctx, "x", boom)
@@ -65,7 +65,7 @@ func TestRepeatedFailuresLatchOrDeescalate(t *testing.T) {
 
 func TestBudgetMetersWarnThenStop(t *testing.T) {
 	ctx := context.Background()
-	f := newFixture(t, profile.ModeAutonomous, nil, func(o *session.Options) {
+	f := newFixture(t, profile.PermissionAutonomous, nil, func(o *session.Options) {
 		o.Meters = []session.Meter{
 			{Name: session.MeterCost, Limit: 10, WarnAt: 0.5},
 			{Name: session.MeterTokens, Limit: 1000},
@@ -121,7 +121,7 @@ func TestBudgetMetersWarnThenStop(t *testing.T) {
 
 func TestWallTimeMeter(t *testing.T) {
 	ctx := context.Background()
-	f := newFixture(t, profile.ModeAutonomous, nil, func(o *session.Options) {
+	f := newFixture(t, profile.PermissionAutonomous, nil, func(o *session.Options) {
 		o.Meters = []session.Meter{{Name: session.MeterWallTime, Limit: 0.05, WarnAt: 0.01}}
 	})
 	read := policy.Action{Tool: "read_file", Operation: policy.OpRead, Targets: []string{"main.go"}}
@@ -144,7 +144,7 @@ func meterOf(s *session.Session, name string) session.MeterStatus {
 
 func TestEmergencyStopCancelsInFlightWork(t *testing.T) {
 	ctx := context.Background()
-	f := newFixture(t, profile.ModeAutonomous, nil, nil)
+	f := newFixture(t, profile.PermissionAutonomous, nil, nil)
 	done := make(chan error, 1)
 	started := time.Now()
 	go func() {
@@ -178,7 +178,7 @@ func TestEmergencyStopCancelsInFlightWork(t *testing.T) {
 
 func TestBatchRollsBackTheGroup(t *testing.T) {
 	ctx := context.Background()
-	f := newFixture(t, profile.ModeAutonomous, nil, nil)
+	f := newFixture(t, profile.PermissionAutonomous, nil, nil)
 	write := func(name, body string) session.Func {
 		return func(context.Context, gate.Decision) error {
 			return os.WriteFile(filepath.Join(f.ws, name), []byte(body), 0o644)
@@ -229,7 +229,7 @@ func TestReplayUnderAStricterProfile(t *testing.T) {
 	logPath := filepath.Join(t.TempDir(), "audit.jsonl")
 	sink, err := audit.OpenJSONL(logPath, nil)
 	require.NoError(t, err)
-	g, err := gate.New(profile.MustBuiltin(profile.ModeAutonomous), &gate.Options{Workspace: []string{ws}, Audit: sink})
+	g, err := gate.New(profile.MustBuiltin(profile.PermissionAutonomous), &gate.Options{Workspace: []string{ws}, Audit: sink})
 	require.NoError(t, err)
 	actions := []policy.Action{
 		{Tool: "read_file", Operation: policy.OpRead, Targets: []string{"main.go"}}, // allow -> allow
@@ -248,8 +248,8 @@ func TestReplayUnderAStricterProfile(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, sink.Close(ctx))
 
-	sup := profile.MustBuiltin(profile.ModeSupervised)
-	auto := profile.MustBuiltin(profile.ModeAutonomous)
+	sup := profile.MustBuiltin(profile.PermissionSupervised)
+	auto := profile.MustBuiltin(profile.PermissionAutonomous)
 	for _, baseline := range []*profile.Profile{nil, &auto} {
 		rep, err := session.Replay(ctx, audit.Scan(logPath, nil), sup, &session.ReplayOptions{Workspace: []string{ws}, Baseline: baseline})
 		require.NoError(t, err)

@@ -22,7 +22,7 @@ import (
 func TestApprovalScopes(t *testing.T) {
 	ctx := context.Background()
 	ap := &script{}
-	f := newFixture(t, profile.ModeTrusted, nil, func(o *session.Options) { o.Approver = ap })
+	f := newFixture(t, profile.PermissionTrusted, nil, func(o *session.Options) { o.Approver = ap })
 	rm := shellAction("rm -rf build")
 
 	// Once: asked each time.
@@ -85,7 +85,7 @@ func TestAlwaysGrantIsReviewedSavedAndReloaded(t *testing.T) {
 		{Verdict: policy.Allow, Scope: session.Always, By: "carol", MaxUses: 5},
 		{Verdict: policy.Allow, By: "carol"}, // confirms the proposal
 	}}
-	f := newFixture(t, profile.ModeTrusted, nil, func(o *session.Options) { o.Approver = ap; o.Grants = store })
+	f := newFixture(t, profile.PermissionTrusted, nil, func(o *session.Options) { o.Approver = ap; o.Grants = store })
 	out, err := f.s.Do(ctx, shellAction("rm -rf build"), ok)
 	require.NoError(t, err)
 	assert.Equal(t, session.Always, out.Approval.Scope)
@@ -104,7 +104,7 @@ func TestAlwaysGrantIsReviewedSavedAndReloaded(t *testing.T) {
 
 	// A new session under the same profile loads it: no question.
 	ap2 := &script{}
-	g2, err := gate.New(profile.MustBuiltin(profile.ModeTrusted), &gate.Options{Workspace: []string{f.ws}, Audit: audit.Discard})
+	g2, err := gate.New(profile.MustBuiltin(profile.PermissionTrusted), &gate.Options{Workspace: []string{f.ws}, Audit: audit.Discard})
 	require.NoError(t, err)
 	s2, err := session.New(ctx, g2, &session.Options{Approver: ap2, Grants: store, Checkpointer: f.cp})
 	require.NoError(t, err)
@@ -113,7 +113,7 @@ func TestAlwaysGrantIsReviewedSavedAndReloaded(t *testing.T) {
 	assert.Zero(t, ap2.count())
 
 	// Under a more restrictive profile it does not apply.
-	g3, err := gate.New(profile.MustBuiltin(profile.ModeSupervised), &gate.Options{Workspace: []string{f.ws}, Audit: audit.Discard})
+	g3, err := gate.New(profile.MustBuiltin(profile.PermissionSupervised), &gate.Options{Workspace: []string{f.ws}, Audit: audit.Discard})
 	require.NoError(t, err)
 	_, err = session.New(ctx, g3, &session.Options{Grants: store})
 	require.NoError(t, err)
@@ -129,7 +129,7 @@ func TestAlwaysWithoutConfirmationStaysInTheSession(t *testing.T) {
 	ctx := context.Background()
 	store := session.NewFileStore(filepath.Join(t.TempDir(), "grants.json"))
 	ap := &script{answers: []session.Answer{{Verdict: policy.Allow, Scope: session.Always}}} // proposal refused
-	f := newFixture(t, profile.ModeTrusted, nil, func(o *session.Options) { o.Approver = ap; o.Grants = store })
+	f := newFixture(t, profile.PermissionTrusted, nil, func(o *session.Options) { o.Approver = ap; o.Grants = store })
 	out, err := f.s.Do(ctx, shellAction("rm -rf build"), ok)
 	require.NoError(t, err)
 	assert.Equal(t, session.ForSession, out.Approval.Scope)
@@ -144,7 +144,7 @@ func TestApprovalTimeoutIsADenial(t *testing.T) {
 		<-ctx.Done()
 		return session.Answer{Verdict: policy.Allow}, ctx.Err()
 	})
-	f := newFixture(t, profile.ModeTrusted, nil, func(o *session.Options) { o.Approver = block; o.ApprovalTimeout = 30 * time.Millisecond })
+	f := newFixture(t, profile.PermissionTrusted, nil, func(o *session.Options) { o.Approver = block; o.ApprovalTimeout = 30 * time.Millisecond })
 	out, err := f.s.Do(ctx, shellAction("rm -rf build"), ok)
 	var de *gate.DeniedError
 	require.ErrorAs(t, err, &de)
@@ -162,7 +162,7 @@ func TestApprovalTimeoutIsADenial(t *testing.T) {
 
 func TestHeadlessDenyAndPark(t *testing.T) {
 	ctx := context.Background()
-	f := newFixture(t, profile.ModeTrusted, nil, nil)
+	f := newFixture(t, profile.PermissionTrusted, nil, nil)
 	_, err := f.s.Do(ctx, shellAction("rm -rf build"), ok)
 	var de *gate.DeniedError
 	require.ErrorAs(t, err, &de)
@@ -170,7 +170,7 @@ func TestHeadlessDenyAndPark(t *testing.T) {
 	require.NotEmpty(t, de.Alternatives)
 	assert.Equal(t, gate.AltAsk, de.Alternatives[0].Kind)
 
-	p := newFixture(t, profile.ModeTrusted, nil, func(o *session.Options) { o.Headless = session.HeadlessPark })
+	p := newFixture(t, profile.PermissionTrusted, nil, func(o *session.Options) { o.Headless = session.HeadlessPark })
 	rm := shellAction("rm -rf build")
 	out, err := p.s.Do(ctx, rm, ok)
 	var pe *session.ParkedError
@@ -256,7 +256,7 @@ func (r *fakeRunner) Run(context.Context, sandbox.Command) (sandbox.Result, erro
 func TestDoCommandCarriesOutTheSandboxObligation(t *testing.T) {
 	ctx := context.Background()
 	// No runner: denied.
-	f := newFixture(t, profile.ModeTrusted, nil, func(o *session.Options) { o.Sandbox = nil })
+	f := newFixture(t, profile.PermissionTrusted, nil, func(o *session.Options) { o.Sandbox = nil })
 	_, _, err := f.s.DoCommand(ctx, shellAction("go test ./..."), sandbox.Command{})
 	var de *gate.DeniedError
 	require.ErrorAs(t, err, &de)
@@ -269,7 +269,7 @@ func TestDoCommandCarriesOutTheSandboxObligation(t *testing.T) {
 
 	// Violations latch the sandbox-escape hard stop.
 	r := &fakeRunner{res: sandbox.Result{ExitCode: 126, Violations: []sandbox.Violation{{Subject: "/etc/passwd", Detail: "write refused"}}}}
-	f = newFixture(t, profile.ModeTrusted, nil, func(o *session.Options) { o.Sandbox = r })
+	f = newFixture(t, profile.PermissionTrusted, nil, func(o *session.Options) { o.Sandbox = r })
 	_, _, err = f.s.DoCommand(ctx, shellAction("go test ./..."), sandbox.Command{})
 	var ce *session.CommandError
 	require.ErrorAs(t, err, &ce)
@@ -278,7 +278,7 @@ func TestDoCommandCarriesOutTheSandboxObligation(t *testing.T) {
 	assert.Equal(t, gate.CauseSandboxEscape, h.Cause)
 
 	// The local backend runs a real command.
-	f = newFixture(t, profile.ModeAutonomous, nil, nil)
+	f = newFixture(t, profile.PermissionAutonomous, nil, nil)
 	out, res, err := f.s.DoCommand(ctx, policy.Action{Tool: "bash"}, sandbox.Command{Args: []string{"sh", "-c", "echo hello"}})
 	require.NoError(t, err)
 	assert.True(t, out.Ran)

@@ -44,9 +44,9 @@ func TestStress(t *testing.T) {
 	ws := gitWorkspace(t)
 	before := runtime.NumGoroutine()
 
-	profA := profile.MustBuiltin(profile.ModeTrusted)
+	profA := profile.MustBuiltin(profile.PermissionTrusted)
 	profA.Name, profA.Limits.MaxConcurrentOps = "stress-trusted", limit
-	profB := profile.MustBuiltin(profile.ModeAutonomous)
+	profB := profile.MustBuiltin(profile.PermissionAutonomous)
 	profB.Name, profB.Limits.MaxConcurrentOps = "stress-autonomous", limit
 	hashes := map[string]string{profA.Name: profA.Hash(), profB.Name: profB.Hash()}
 

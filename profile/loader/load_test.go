@@ -126,7 +126,7 @@ func TestPrecedence(t *testing.T) {
 		// project's.
 		// (A switch from PROFILE-DEV to PROFILE-SAFE needs trust: see
 		// TestProjectSwitchJudgedByEffect. One to plan, which denies everything, does not.)
-		{name: "user and project: project wins and restrictions accumulate", user: userDev, project: projPlan, wantName: profile.ModePlan,
+		{name: "user and project: project wins and restrictions accumulate", user: userDev, project: projPlan, wantName: profile.PermissionPlan,
 			wantAutonomy: 0.4, wantActiveBy: loader.OriginProject, wantBlocklist: []string{"user-blocked", "project-blocked"}, wantOps: 1, wantTimeout: 2 * time.Minute},
 		{name: "empty files change nothing", user: `{}`, project: `{}`, wantName: profile.ProfileSafe, wantActiveBy: loader.OriginBuiltin, wantOps: 1, wantTimeout: 2 * time.Minute},
 	} {
@@ -316,7 +316,7 @@ func TestProjectFileTightensWithoutTrust(t *testing.T) {
 	assert.Empty(t, l.Skipped, "every setting tightens, so all apply without trust")
 	p := l.Profile
 	assert.Equal(t, profile.ProfileSafe, p.Name)
-	assert.Equal(t, profile.ReadOnly, p.Mode)
+	assert.Equal(t, profile.ModeReadOnly, p.Mode)
 	assert.Contains(t, p.ShellBlocklist, "npm publish")
 	assert.Contains(t, p.ProtectedPaths, "deploy/prod")
 	assert.Equal(t, []string{"*.tracker.example"}, p.HostGroups["blocked-hosts"], "a group only DENY rules use may be widened")
@@ -588,12 +588,12 @@ func TestPermissionModeBands(t *testing.T) {
 		mode     profile.Mode
 		autonomy float64
 	}{
-		{"band sets the dial", `{"active_profile": "supervised", "permission_mode": "autonomous"}`, profile.Default, 1},
-		{"band keeps a dial already in it", `{"active_profile": "PROFILE-DEV", "autonomy": 0.4, "permission_mode": "trusted"}`, profile.Default, 0.4},
-		{"band moves the dial down", `{"active_profile": "autonomous", "permission_mode": "trusted"}`, profile.Default, 0.5},
-		{"band leaves read-only", `{"active_profile": "read-only", "permission_mode": "supervised"}`, profile.Default, 0},
-		{"mode keeps the dial", `{"active_profile": "trusted", "permission_mode": "read-only"}`, profile.ReadOnly, 0.5},
-		{"plan", `{"permission_mode": "plan"}`, profile.Plan, 0},
+		{"band sets the dial", `{"active_profile": "supervised", "permission_mode": "autonomous"}`, profile.ModeDefault, 1},
+		{"band keeps a dial already in it", `{"active_profile": "PROFILE-DEV", "autonomy": 0.4, "permission_mode": "trusted"}`, profile.ModeDefault, 0.4},
+		{"band moves the dial down", `{"active_profile": "autonomous", "permission_mode": "trusted"}`, profile.ModeDefault, 0.5},
+		{"band leaves read-only", `{"active_profile": "read-only", "permission_mode": "supervised"}`, profile.ModeDefault, 0},
+		{"mode keeps the dial", `{"active_profile": "trusted", "permission_mode": "read-only"}`, profile.ModeReadOnly, 0.5},
+		{"plan", `{"permission_mode": "plan"}`, profile.ModePlan, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

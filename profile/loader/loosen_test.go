@@ -109,7 +109,7 @@ func TestBandChangeJudgedByEffect(t *testing.T) {
 			require.Len(t, l.Skipped, 1, "%v", l.Skipped)
 			assert.Equal(t, tc.pointer, l.Skipped[0].Source.Pointer)
 			assert.Equal(t, tc.reason+lost, l.Skipped[0].Reason)
-			assert.Equal(t, policy.Trusted, l.Profile.MustCompile().Band(), "the band stays")
+			assert.Equal(t, policy.BandTrusted, l.Profile.MustCompile().Band(), "the band stays")
 		})
 	}
 }

@@ -111,9 +111,9 @@ func bandLoss(from, to profile.Profile) string {
 	}
 	var levels []risk.Level
 	switch to.Mode {
-	case profile.Default:
+	case profile.ModeDefault:
 		levels = risk.Levels()
-	case profile.ReadOnly:
+	case profile.ModeReadOnly:
 		levels = []risk.Level{risk.ReadOnly}
 	}
 	var lost []string
@@ -274,7 +274,7 @@ func (b *builder) apply(f *parsedFile) {
 	if c.PermissionMode != nil {
 		mode, dial := p.Mode, p.Autonomy
 		if band, err := policy.ParseBand(*c.PermissionMode); err == nil {
-			mode = profile.Default
+			mode = profile.ModeDefault
 			if cur, _ := policy.BandOf(dial); cur != band && c.Autonomy == nil {
 				dial = band.Dial()
 			}
@@ -678,7 +678,7 @@ func listCovers(a, b []string) bool {
 //
 // The band of the autonomy matrix is judged separately (bandLoss).
 func profileLoosens(from, to profile.Profile) string {
-	if to.Mode == profile.EmergencyStop || to.Mode == profile.Plan {
+	if to.Mode == profile.ModeEmergencyStop || to.Mode == profile.ModePlan {
 		return ""
 	}
 	switch {

@@ -18,14 +18,14 @@ import (
 // TestSeedConflicts pins the choices the package doc names under "Where the seeds disagree".
 func TestSeedConflicts(t *testing.T) {
 	t.Run("supervised denies destructive actions (the 001 table, not the 000 prose)", func(t *testing.T) {
-		assert.Equal(t, policy.Deny, policy.Matrix(policy.Supervised, risk.Destructive).Verdict)
-		assert.Equal(t, policy.Confirm, policy.Matrix(policy.Supervised, risk.Mutating).Verdict)
+		assert.Equal(t, policy.Deny, policy.Matrix(policy.BandSupervised, risk.Destructive).Verdict)
+		assert.Equal(t, policy.Confirm, policy.Matrix(policy.BandSupervised, risk.Mutating).Verdict)
 	})
 	t.Run("across families, a lower dial is not by itself more restrictive", func(t *testing.T) {
-		ok, why := profile.AtLeastAsRestrictive(profile.MustBuiltin(profile.ModeSupervised), profile.MustBuiltin(profile.ProfileDev))
+		ok, why := profile.AtLeastAsRestrictive(profile.MustBuiltin(profile.PermissionSupervised), profile.MustBuiltin(profile.ProfileDev))
 		assert.False(t, ok, "PROFILE-DEV to supervised needs confirmation")
 		assert.NotEmpty(t, why)
-		for _, strict := range []string{profile.ModePlan, profile.ModeEmergencyStop} {
+		for _, strict := range []string{profile.PermissionPlan, profile.PermissionEmergencyStop} {
 			ok, _ := profile.AtLeastAsRestrictive(profile.MustBuiltin(strict), profile.MustBuiltin(profile.ProfileDev))
 			assert.True(t, ok, "a switch to %s is always allowed", strict)
 		}

@@ -59,9 +59,9 @@ func decideModel(c *profile.Compiled, a policy.Action) outcome {
 		}
 	}
 	switch c.Mode() {
-	case profile.Plan, profile.EmergencyStop:
+	case profile.ModePlan, profile.ModeEmergencyStop:
 		return deny
-	case profile.ReadOnly:
+	case profile.ModeReadOnly:
 		if levels != risk.Of(risk.ReadOnly) {
 			return deny
 		}

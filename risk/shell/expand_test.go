@@ -177,7 +177,7 @@ func TestExpansionTable(t *testing.T) {
 		require.NoError(t, os.MkdirAll(filepath.Join(ws, d), 0o755))
 	}
 	gates := map[string]*gate.Gate{}
-	for _, name := range []string{profile.ProfileDev, profile.ModeSupervised, profile.ModeAutonomous} {
+	for _, name := range []string{profile.ProfileDev, profile.PermissionSupervised, profile.PermissionAutonomous} {
 		g, err := gate.New(profile.MustBuiltin(name), &gate.Options{Workspace: []string{ws}})
 		require.NoError(t, err)
 		gates[name] = g
@@ -196,7 +196,7 @@ func TestExpansionTable(t *testing.T) {
 		if r.opaque {
 			assert.NotEmpty(t, why(an), "%q: an opaque line says why", r.line)
 		}
-		for name, want := range map[string]policy.Verdict{profile.ProfileDev: r.dev, profile.ModeSupervised: r.sup, profile.ModeAutonomous: r.auto} {
+		for name, want := range map[string]policy.Verdict{profile.ProfileDev: r.dev, profile.PermissionSupervised: r.sup, profile.PermissionAutonomous: r.auto} {
 			d, err := gates[name].Check(context.Background(), policy.Action{Tool: "bash", Operation: policy.OpShell, Command: r.line})
 			require.NoError(t, err)
 			assert.Equal(t, want, d.Verdict, "%q under %s: %s", r.line, name, d)

@@ -250,7 +250,7 @@ func TestOptionRows(t *testing.T) {
 		assert.Equal(t, r.writes, paths(an.Writes, ws, home), "%q: writes", r.line)
 		assert.Equal(t, r.hosts, hosts(an), "%q: hosts", r.line)
 		assert.Equal(t, r.opaque, an.Opaque, "%q: opaque (%v)", r.line, why(an))
-		for name, want := range map[string]policy.Verdict{profile.ProfileDev: r.dev, profile.ModeSupervised: r.sup, profile.ModeAutonomous: r.auto} {
+		for name, want := range map[string]policy.Verdict{profile.ProfileDev: r.dev, profile.PermissionSupervised: r.sup, profile.PermissionAutonomous: r.auto} {
 			// A fresh gate per line: a write outside the workspace latches the halt.
 			g, err := gate.New(profile.MustBuiltin(name), &gate.Options{Workspace: []string{ws}, ConfigDir: filepath.Join(ws, "..", "cfg")})
 			require.NoError(t, err)

@@ -433,7 +433,7 @@ func TestAnalysisTable(t *testing.T) {
 		WithHostGroup(profile.GroupAIAPIs, "api.model.example").
 		WithHostGroup(profile.GroupPackageManagers, "registry.npm.example", "pypi.example", "proxy.go.example", "crates.example")
 	dev.Registries = registries
-	auto := profile.MustBuiltin(profile.ModeAutonomous)
+	auto := profile.MustBuiltin(profile.PermissionAutonomous)
 	auto.Registries = registries
 	seen := map[string]bool{}
 
