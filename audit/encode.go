@@ -31,10 +31,17 @@ import (
 //
 // It fails, leaving dst's contents unspecified beyond its original length, for a time outside
 // the years 0 to 9999, an invalid verdict, and obligations or risk sets with unknown bits.
-func AppendJSON(dst []byte, r *Record) ([]byte, error) { return appendJSON(dst, r, nil) }
+func AppendJSON(dst []byte, r *Record) ([]byte, error) { return appendJSON(dst, r, nil, false) }
 
-// appendJSON is AppendJSON with a cache of the last formatted second (nil: none).
-func appendJSON(dst []byte, r *Record, tc *timeCache) ([]byte, error) {
+// appendJSON is AppendJSON with an encoder's state from the records before (nil: none). With
+// redact, it writes the record [RedactSecrets] would leave: each field RedactSecrets masks
+// is scanned once, for secrets and for what JSON escapes together.
+func appendJSON(dst []byte, r *Record, st *encState, redact bool) ([]byte, error) {
+	var tc *timeCache
+	var memo *[2]textMemo
+	if st != nil {
+		tc, memo = &st.time, &st.memo
+	}
 	dst = append(dst, `{"timestamp":"`...)
 	var err error
 	if dst, err = tc.appendTime(dst, r.Time); err != nil {
@@ -47,7 +54,7 @@ func appendJSON(dst []byte, r *Record, tc *timeCache) ([]byte, error) {
 	dst = append(dst, `,"operation_type":`...)
 	dst = appendString(dst, r.Operation)
 	dst = append(dst, `,"target":`...)
-	dst = appendString(dst, r.Target)
+	dst = appendText(dst, r.Target, redact)
 	dst = append(dst, `,"decision":"`...)
 	switch r.Decision {
 	case policy.Deny:
@@ -80,7 +87,11 @@ func appendJSON(dst []byte, r *Record, tc *timeCache) ([]byte, error) {
 		dst = appendString(dst, string(r.DecidedBy))
 	}
 	dst = append(dst, `,"reason":`...)
-	dst = appendString(dst, r.Reason)
+	if memo != nil {
+		dst = memo[0].append(dst, r.Reason, redact)
+	} else {
+		dst = appendText(dst, r.Reason, redact)
+	}
 	dst = append(dst, `,"obligations":[`...)
 	if r.Obligations&^allObligations != 0 {
 		return dst, fmt.Errorf("audit: obligations: invalid bits %#x", uint8(r.Obligations))
@@ -113,7 +124,7 @@ func appendJSON(dst []byte, r *Record, tc *timeCache) ([]byte, error) {
 	}
 	dst = append(dst, ']')
 	dst = appendOptional(dst, `,"tool":`, r.Tool)
-	dst = appendOptional(dst, `,"command":`, r.Command)
+	dst = appendOptionalText(dst, `,"command":`, r.Command, redact)
 	dst = appendOptional(dst, `,"host":`, r.Host)
 	if len(r.Targets) > 0 {
 		dst = append(dst, `,"targets":[`...)
@@ -121,20 +132,27 @@ func appendJSON(dst []byte, r *Record, tc *timeCache) ([]byte, error) {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendString(dst, t)
+			dst = appendText(dst, t, redact)
 		}
 		dst = append(dst, ']')
 	}
-	dst = appendOptional(dst, `,"profile_hash":`, r.ProfileHash)
+	if r.ProfileHash != "" {
+		dst = append(dst, `,"profile_hash":`...)
+		if memo != nil {
+			dst = memo[1].append(dst, r.ProfileHash, false)
+		} else {
+			dst = appendString(dst, r.ProfileHash)
+		}
+	}
 	dst = appendOptional(dst, `,"requested_profile":`, r.RequestedProfile)
 	dst = appendOptional(dst, `,"requested_profile_hash":`, r.RequestedProfileHash)
 	dst = appendOptional(dst, `,"outcome":`, string(r.Outcome))
 	dst = appendOptional(dst, `,"checkpoint_id":`, r.CheckpointID)
-	dst = appendOptional(dst, `,"error":`, r.Error)
+	dst = appendOptionalText(dst, `,"error":`, r.Error, redact)
 	dst = appendOptional(dst, `,"approver":`, r.Approver)
 	dst = appendOptional(dst, `,"approval_scope":`, r.ApprovalScope)
-	dst = appendOptional(dst, `,"note":`, r.Note)
-	dst = appendOptional(dst, `,"input":`, r.Input)
+	dst = appendOptionalText(dst, `,"note":`, r.Note, redact)
+	dst = appendOptionalText(dst, `,"input":`, r.Input, redact)
 	if r.Seq != 0 {
 		dst = append(dst, `,"seq":`...)
 		dst = strconv.AppendUint(dst, r.Seq, 10)
@@ -255,6 +273,71 @@ func appendOptional(dst []byte, key, s string) []byte {
 	return appendString(dst, s)
 }
 
+func appendOptionalText(dst []byte, key, s string, redact bool) []byte {
+	if s == "" {
+		return dst
+	}
+	dst = append(dst, key...)
+	return appendText(dst, s, redact)
+}
+
+// appendText appends s as appendString does, after MaskSecrets when redact is set. Text without
+// secrets is scanned once, for both.
+func appendText(dst []byte, s string, redact bool) []byte {
+	if !redact {
+		return appendString(dst, s)
+	}
+	secret, plain := scanText(s)
+	if secret {
+		s = maskSecrets(s)
+		plain = plainString(s)
+	}
+	return appendQuoted(dst, s, plain)
+}
+
+// appendQuoted appends s quoted, escaped unless plain says appendString copies it as it is.
+func appendQuoted(dst []byte, s string, plain bool) []byte {
+	dst = append(dst, '"')
+	if plain {
+		dst = append(dst, s...)
+	} else {
+		dst = appendEscaped(dst, s)
+	}
+	return append(dst, '"')
+}
+
+// encState is what an encoder keeps from one record to the next: the last second it formatted,
+// and the last Reason and ProfileHash, which repeat from record to record (a rule's reason,
+// the active profile's hash).
+type encState struct {
+	time timeCache
+	memo [2]textMemo // Reason, ProfileHash
+}
+
+// textMemo remembers the last text of a field when it was plain and, if redacted, held no
+// secret: the same text again (compared by content) is copied as it is without scanning.
+type textMemo struct {
+	text   []byte
+	redact bool // text held no secret (else it was not redacted)
+	ok     bool
+}
+
+func (m *textMemo) append(dst []byte, s string, redact bool) []byte {
+	if m.ok && m.redact == redact && string(m.text) == s {
+		return appendQuoted(dst, s, true)
+	}
+	secret, plain := false, plainString(s)
+	if redact {
+		secret, plain = scanText(s)
+	}
+	if secret || !plain {
+		m.ok = false
+		return appendText(dst, s, redact)
+	}
+	m.text, m.redact, m.ok = append(m.text[:0], s...), redact, true
+	return appendQuoted(dst, s, true)
+}
+
 const hexDigits = "0123456789abcdef"
 
 // hexPairs[b] is b as two lower-case hex digits.
@@ -308,15 +391,7 @@ func hasZero(x uint64) uint64 { return (x - ones) &^ x }
 
 // appendString appends s as a quoted JSON string, escaped as encoding/json escapes it except
 // that invalid UTF-8 becomes a literal U+FFFD.
-func appendString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	if plainString(s) {
-		dst = append(dst, s...)
-	} else {
-		dst = appendEscaped(dst, s)
-	}
-	return append(dst, '"')
-}
+func appendString(dst []byte, s string) []byte { return appendQuoted(dst, s, plainString(s)) }
 
 // plainString reports whether appendString copies every byte of s as it is. It tests eight
 // bytes at a time; a tail shorter than eight is tested as the last eight bytes of s, or byte
@@ -324,7 +399,7 @@ func appendString(dst []byte, s string) []byte {
 func plainString(s string) bool {
 	if len(s) < 8 {
 		for i := 0; i < len(s); i++ {
-			if !plain[s[i]] {
+			if !plainByte[s[i]] {
 				return false
 			}
 		}
@@ -338,10 +413,10 @@ func plainString(s string) bool {
 	return !special8(load8(s, len(s)-8))
 }
 
-// plain marks the bytes a JSON string holds as they are; every other ASCII byte is escaped
+// plainByte marks the bytes a JSON string holds as they are; every other ASCII byte is escaped
 // (controls, the quote, the backslash, and <, > and & as encoding/json does), and bytes of
 // 0x80 and more are UTF-8 to check.
-var plain = func() (t [256]bool) {
+var plainByte = func() (t [256]bool) {
 	for c := 0x20; c < utf8.RuneSelf; c++ {
 		t[c] = true
 	}
@@ -364,7 +439,7 @@ func appendEscaped(dst []byte, s string) []byte {
 		}
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if plain[c] {
+			if plainByte[c] {
 				i++
 				continue
 			}

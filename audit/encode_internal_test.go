@@ -20,6 +20,7 @@ func FuzzAppendJSON(f *testing.F) {
 	f.Add("\x00\x1f\x7f\u2028\u2029", "\xff\xfe é € 😀", "\\\t\n\r", int64(-62167219200), int64(0))
 	f.Add("12345678<1234567", "abcdefgh\u2028", "", int64(253402300799), int64(999999999))
 	f.Add(strings.Repeat("x", 17)+"\xc3", "&&&&&&&&>", "\xe2\x80", int64(0), int64(100))
+	f.Add("curl -u a:b https://u:p@h/?token=t", "tool --password x", "ghp_16C7e42F292c6912E7710c838347Ae178B4a", int64(1), int64(1))
 	f.Fuzz(func(t *testing.T, command, reason, target string, sec, nsec int64) {
 		r := sample(1)
 		r.Command, r.Reason, r.Target = command, reason, target
@@ -27,6 +28,23 @@ func FuzzAppendJSON(f *testing.F) {
 		r.Time = time.Unix(sec, nsec%1e9).UTC()
 		got, err := AppendJSON(nil, &r)
 		want, jerr := json.Marshal(&r)
+		if err == nil {
+			// Redacted while encoding, with and without what the encoder keeps from the record
+			// before: what RedactSecrets and AppendJSON write.
+			red := r
+			RedactSecrets(&red)
+			wantRed, err := AppendJSON(nil, &red)
+			require.NoError(t, err)
+			var st encState
+			for range 2 {
+				gotRed, err := appendJSON(nil, &r, &st, true)
+				require.NoError(t, err)
+				require.Equal(t, string(wantRed), string(gotRed))
+			}
+			gotRed, err := appendJSON(nil, &r, nil, true)
+			require.NoError(t, err)
+			require.Equal(t, string(wantRed), string(gotRed))
+		}
 		if jerr != nil {
 			require.Error(t, err, "encoding/json refuses the record (%v); so must AppendJSON", jerr)
 			return
@@ -90,7 +108,7 @@ func TestChainEncoder_MatchesAppendChained(t *testing.T) {
 		want := r
 		want.Seq, want.Prev = seq, prev
 		line, h, err := appendChained(nil, &want)
-		perr := e.encode(&r, true)
+		perr := e.encode(&r, true, false)
 		if err != nil {
 			require.Error(t, perr, "record %d", i)
 			continue
@@ -108,7 +126,7 @@ func TestSpecial8(t *testing.T) {
 	t.Parallel()
 	bytewise := func(b []byte) bool {
 		for _, c := range b {
-			if !plain[c] {
+			if !plainByte[c] {
 				return true
 			}
 		}
@@ -179,7 +197,7 @@ func TestChainLines_MatchesAppendChained(t *testing.T) {
 		var lines []lineSlot
 		for range 1 + rng.IntN(20) {
 			r := randomRecord(rng)
-			if err := e.encode(&r, false); err != nil {
+			if err := e.encode(&r, false, false); err != nil {
 				continue
 			}
 			seq++
@@ -195,5 +213,43 @@ func TestChainLines_MatchesAppendChained(t *testing.T) {
 		}
 		require.Equal(t, prev, chainLines(batch, lines, head), "round %d from seq %d", round, var0)
 		require.Equal(t, string(want), string(batch), "round %d from seq %d", round, var0)
+	}
+}
+
+// Encoding with the default redaction writes what RedactSecrets followed by AppendJSON writes,
+// for records whose fields hold secrets, characters JSON escapes, both or neither, and whose
+// Reason and ProfileHash repeat from one record to the next (the encoder's memo) or change.
+func TestAppendJSON_RedactWhileEncoding(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(15, 16))
+	texts := []string{
+		"", "go test ./... -run X -count=1", "curl -H 'Authorization: Bearer abc' https://u:p@h/?token=t",
+		"GITHUB_TOKEN=ghp_16C7e42F292c6912E7710c838347Ae178B4a", "a <b> & \"c\" \\ \n é \u2028 \xff",
+		"--password <x>", "low and medium risk actions run automatically", "sha256:9f86d081884c7d65",
+	}
+	var st encState
+	for i := range 5000 {
+		r := randomRecord(rng)
+		pick := func() string {
+			if rng.IntN(3) == 0 {
+				return r.Command + texts[rng.IntN(len(texts))]
+			}
+			return texts[rng.IntN(len(texts))]
+		}
+		r.Command, r.Target, r.Reason, r.ProfileHash = pick(), pick(), pick(), pick()
+		r.Error, r.Note, r.Input = pick(), pick(), pick()
+		r.Targets = []string{pick(), pick()}
+		red := r
+		RedactSecrets(&red)
+		want, err := AppendJSON(nil, &red)
+		require.NoError(t, err, "record %d", i)
+		got, err := appendJSON(nil, &r, &st, true)
+		require.NoError(t, err, "record %d", i)
+		require.Equal(t, string(want), string(got), "record %d", i)
+		plainWant, err := AppendJSON(nil, &r)
+		require.NoError(t, err)
+		plainGot, err := appendJSON(nil, &r, &st, false)
+		require.NoError(t, err)
+		require.Equal(t, string(plainWant), string(plainGot), "record %d without redaction", i)
 	}
 }

@@ -112,7 +112,9 @@ type JSONLOptions struct {
 	// each Write, besides the Write's context) before it fails with ErrInUse.
 	// Default: DefaultLockTimeout (10 s).
 	LockTimeout time.Duration
-	// Redact rewrites each record before it is encoded. Default: RedactSecrets.
+	// Redact rewrites each record before it is encoded. Default: RedactSecrets (which the sink
+	// applies as it encodes the record, scanning each field it masks once, with the same
+	// result).
 	Redact Redactor
 	// KeepSecrets turns redaction off (Redact is then ignored). Default: false.
 	KeepSecrets bool
@@ -326,11 +328,9 @@ func (s *JSONL) Write(ctx context.Context, r Record) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("audit: %s: %w", s.path, err)
 	}
-	switch {
-	case s.noRedact:
-	case s.redact == nil:
-		RedactSecrets(&r)
-	default:
+	// The default redaction happens as the record is encoded (see appendJSON).
+	redact := !s.noRedact && s.redact == nil
+	if !s.noRedact && s.redact != nil {
 		r = redactCopy(s.redact, r)
 	}
 	r.Time = r.Time.UTC()
@@ -338,7 +338,7 @@ func (s *JSONL) Write(ctx context.Context, r Record) error {
 	defer s.putEncoder(e)
 	// Encode, and for the modes that chain under the lock hash the bytes before the chain
 	// fields, before taking the lock, so that concurrent writers share the work across cores.
-	if err := e.encode(&r, !s.piped()); err != nil {
+	if err := e.encode(&r, !s.piped(), redact); err != nil {
 		return fmt.Errorf("audit: %s: %w", s.path, err)
 	}
 	s.mu.Lock()
@@ -504,16 +504,22 @@ func (s *JSONL) chainAndWrite(b []byte, lines []lineSlot) error {
 // the line's bytes up to the hash field, and a closing brace.
 func chainLines(b []byte, lines []lineSlot, prev Digest) Digest {
 	start := 0
+	var prevHex []byte // prev in hex, as the line before holds it
 	for _, l := range lines {
 		line := b[start:l.end]
 		at := len(line) - 1 - hashSuffixLen // the ',' of `,"hash":"`
 		if l.prev {
-			hex.Encode(line[at-1-2*len(prev):at-1], prev[:])
+			if dst := line[at-1-2*len(prev) : at-1]; prevHex != nil {
+				copy(dst, prevHex)
+			} else {
+				hex.Encode(dst, prev[:])
+			}
 		}
 		line[at] = '}'
 		prev = sha256.Sum256(line[:at+1])
 		line[at] = ','
-		hex.Encode(line[at+len(`,"hash":"`):], prev[:])
+		prevHex = line[at+len(`,"hash":"`) : at+len(`,"hash":"`)+2*len(prev)]
+		hex.Encode(prevHex, prev[:])
 		start = l.end
 	}
 	return prev
@@ -528,7 +534,7 @@ type chainEncoder struct {
 	tail []byte // `,"seq":N,"prev":"<hex>"}`: the rest of the hashed bytes
 	h    hash.Hash
 	sum  Digest
-	tc   timeCache
+	st   encState
 }
 
 // maxFreeEncoders bounds the encoders a JSONL keeps for reuse (one per concurrent writer).
@@ -556,11 +562,11 @@ func (s *JSONL) putEncoder(e *chainEncoder) {
 	}
 }
 
-// encode encodes r (whose chain fields it clears) and, if hash, hashes the bytes that precede
-// the chain fields.
-func (e *chainEncoder) encode(r *Record, hash bool) error {
+// encode encodes r (whose chain fields it clears; redacted as RedactSecrets does if redact) and,
+// if hash, hashes the bytes that precede the chain fields.
+func (e *chainEncoder) encode(r *Record, hash, redact bool) error {
 	r.Seq, r.Prev, r.Hash = 0, Digest{}, Digest{}
-	body, err := appendJSON(e.body[:0], r, &e.tc)
+	body, err := appendJSON(e.body[:0], r, &e.st, redact)
 	if err != nil {
 		e.body = body[:0]
 		return err
@@ -963,7 +969,7 @@ func (s *JSONL) loadTail() error {
 	}
 	id, _ := uuid.NewV7()
 	rec := Record{Time: s.clock().UTC(), Kind: KindRecovery, DecisionID: id, CorrelationID: id, Reason: tornNote}
-	if err := s.enc.encode(&rec, !s.piped()); err != nil {
+	if err := s.enc.encode(&rec, !s.piped(), false); err != nil {
 		return fmt.Errorf("audit: %s: %w", s.path, err)
 	}
 	if _, err := s.appendLocked(&s.enc); err != nil {

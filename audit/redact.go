@@ -105,6 +105,14 @@ func MaskSecrets(s string) string {
 // requires). FuzzMaySecret checks that whatever maySecret lets through, maskSecrets leaves
 // unchanged.
 func maySecret(s string) bool {
+	secret, _ := scanText(s)
+	return secret
+}
+
+// scanText is maySecret and, when it finds no secret, also reports whether appendString
+// copies s as it is (plain): letters and digits are, and every other byte is looked up.
+func scanText(s string) (secret, plain bool) {
+	var bad uint8
 	var w wordState
 	ws := 0          // the current word starts at s[ws]
 	key, hdr := 0, 0 // the current runs of key and header-name characters start here
@@ -115,49 +123,68 @@ func maySecret(s string) bool {
 			// A token starts only here, after a byte that is not a letter or digit; skip the
 			// rest of the run in a tight loop.
 			if tokenStart[c] && tokenPrefixAt(s, i) {
-				return true
+				return true, false
 			}
 			for i+1 < len(s) && preClass[s[i+1]] == preAlnum {
 				i++
 			}
 			continue
 		}
-		switch k {
-		case preKey: // '_', '.'
+		bad |= notPlain[c]
+		// The frequent classes first, outside the switch.
+		if k == preOther {
+			key, hdr = i+1, i+1
+			continue
+		}
+		if k == preKey { // '_', '.'
 			hdr = i + 1
+			continue
+		}
+		switch k {
 		case preDash:
 			if i == ws && strings.HasPrefix(s[i:], "-----BEGIN") {
-				return true
+				return true, false
 			}
 		case preQuote:
 			if i == ws && strings.HasPrefix(s[i+1:], "-----BEGIN") {
-				return true
+				return true, false
 			}
 			key, hdr = i+1, i+1
 		case preEq:
 			if secretName(strings.TrimLeft(s[key:i], "-")) {
-				return true
+				return true, false
 			}
 			w.eq = true
 			key, hdr = i+1, i+1
 		case preColon:
 			if secretHeader(s[hdr:i]) || strings.HasPrefix(s[i:], "://") && urlUserInfo(s, i+3) {
-				return true
+				return true, false
 			}
 			w.colon = true
 			key, hdr = i+1, i+1
 		case preSpace:
 			if i > ws && w.special(s[ws:i]) && w.end(s[ws:i]) {
-				return true
+				return true, false
 			}
 			w.eq, w.colon = false, false
 			ws, key, hdr = i+1, i+1, i+1
-		default: // preOther
-			key, hdr = i+1, i+1
 		}
 	}
-	return len(s) > ws && w.special(s[ws:]) && w.end(s[ws:])
+	if len(s) > ws && w.special(s[ws:]) && w.end(s[ws:]) {
+		return true, false
+	}
+	return false, bad == 0
 }
+
+// notPlain is 1 for the bytes appendString does not copy as they are (see plainByte).
+var notPlain = func() (t [256]uint8) {
+	for c := range t {
+		if !plainByte[c] {
+			t[c] = 1
+		}
+	}
+	return t
+}()
 
 // wordState is what maySecret knows about the word it is in and the one before it.
 type wordState struct {

@@ -59,6 +59,7 @@ func TestMaySecret_Pieces(t *testing.T) {
 		" ", " ", "\t", "\n", "-", "--", "=", ":", "://", "@", "/", "?", "&", "#", `"`, "'", ".", "_",
 		"password", "token", "pass", "auth", "file", "stdin", "u", "user", "proxy-user", "bearer", "BeArEr",
 		"authorization", "x-api-key", "cookie", "https", "abc", "x", "0123456789abcdefghij",
+		"<", "&", "\\", "\x00", "\x7f", "é", "\u2028", "\xff",
 		"ghp_", "github_pat_", "glpat-", "sk_live_", "rk_live_", "npm_", "pypi-", "AIza", "ASIA", "sk-", "xoxb-", "AKIA", "eyJ", "eyJa.b.c", "ABCDEFGHIJKLMNOP", "-----BEGIN", "PRIVATE KEY-----",
 	}
 	rng := rand.New(rand.NewPCG(11, 12))
@@ -69,8 +70,9 @@ func TestMaySecret_Pieces(t *testing.T) {
 			b.WriteString(pieces[rng.IntN(len(pieces))])
 		}
 		s := b.String()
-		if !maySecret(s) {
+		if secret, plain := scanText(s); !secret {
 			require.Equal(t, s, maskSecrets(s), "maySecret(%q) = false, but the scanner masks it", s)
+			require.Equal(t, plainString(s), plain, "scanText(%q)", s)
 		}
 	}
 }
