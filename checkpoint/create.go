@@ -74,12 +74,9 @@ type prepared struct {
 	uncovered []string // work-tree paths; directories end in "/"
 
 	// deferIndex: the private index learns the snapshot once it is
-	// stored (see recordIndex); update and remove are what git hashes
-	// into it and drops from it when it cannot be written directly, and
-	// done is called once it knows.
-	deferIndex     bool
-	update, remove []string
-	done           func()
+	// stored (see recordIndex), and done is called once it knows.
+	deferIndex bool
+	done       func()
 }
 
 func (c *Checkpointer) prepare(ctx context.Context, paths []string) (prepared, error) {
@@ -116,18 +113,21 @@ func (c *Checkpointer) store(ctx context.Context, label, corr, reason string, pa
 	if err != nil {
 		return Checkpoint{}, err
 	}
-	record, err := encodeUncovered(p.uncovered)
-	if err != nil {
-		return Checkpoint{}, err
-	}
-	recordOID := c.blobOID(record)
 	now := c.opts.now()
-	m := meta{V: metaVersion, ID: id, Label: label, Correlation: corr, Reason: reason, Scope: c.scope, Paths: paths, Uncovered: recordOID}
-	msg, err := m.message()
-	if err != nil {
-		return Checkpoint{}, err
+	var record []byte
+	skipped := p.skipped
+	finish := func(moreSkipped, moreUncov []string) ([]byte, []byte, error) {
+		skipped = append(skipped, moreSkipped...)
+		rec, err := encodeUncovered(append(slices.Clip(p.uncovered), moreUncov...))
+		if err != nil {
+			return nil, nil, err
+		}
+		record = rec
+		m := meta{V: metaVersion, ID: id, Label: label, Correlation: corr, Reason: reason, Scope: c.scope, Paths: paths, Uncovered: c.blobOID(rec)}
+		msg, err := m.message()
+		return rec, msg, err
 	}
-	imp, err := c.importCommit(ctx, RefPrefix+id, msg, now.Unix(), p.base, p.entries, record, recordOID)
+	imp, err := c.importCommit(ctx, streamSpec{ref: RefPrefix + id, when: now.Unix(), base: p.base, finish: finish}, p.entries)
 	if err != nil {
 		return Checkpoint{}, err
 	}
@@ -136,7 +136,7 @@ func (c *Checkpointer) store(ctx context.Context, label, corr, reason string, pa
 			return Checkpoint{}, err
 		}
 	}
-	commit, tree := imp.commit, imp.tree
+	commit, tree, recordOID := imp.commit, imp.tree, imp.recordOID
 	c.records.put(recordOID, record)
 	cp := Checkpoint{
 		ID:            id,
@@ -146,7 +146,7 @@ func (c *Checkpointer) store(ctx context.Context, label, corr, reason string, pa
 		Time:          time.Unix(now.Unix(), 0).UTC(),
 		Paths:         paths,
 		FilesChanged:  -1,
-		Skipped:       p.skipped,
+		Skipped:       skipped,
 		Commit:        commit,
 		Tree:          tree,
 		record:        recordOID,
@@ -310,16 +310,20 @@ func (c *Checkpointer) recordIndex(ctx context.Context, p prepared, imp imported
 			return err
 		}
 	}
-	if len(p.remove) > 0 {
-		if err := c.updateIndex(ctx, c.privEnv, []string{"--force-remove"}, p.remove); err != nil {
+	if len(imp.gone) > 0 {
+		if err := c.updateIndex(ctx, c.privEnv, []string{"--force-remove"}, imp.gone); err != nil {
 			return err
 		}
 	}
-	if len(p.update) > 0 {
-		if err := c.updateIndex(ctx, c.privEnv, []string{"--add", "--remove", "--replace", "--info-only"}, p.update); err != nil {
+	if len(imp.files) > 0 {
+		paths := make([]string, len(imp.files))
+		for i, f := range imp.files {
+			paths[i] = f.path
+		}
+		if err := c.updateIndex(ctx, c.privEnv, []string{"--add", "--remove", "--replace", "--info-only"}, paths); err != nil {
 			return err
 		}
-		c.noteDirs(p.update)
+		c.noteDirs(paths)
 	}
 	p.done()
 	return nil
@@ -439,6 +443,25 @@ func (cl *classifier) realDir(d string) bool {
 	}
 	cl.realDirs[d] = ok
 	return ok
+}
+
+// considerName is the part of consider that needs no system call, for an
+// untracked path: actAdd when p may be recorded (what it is on disk is
+// left to the caller), actNone when it is left out.
+func (cl *classifier) considerName(p string) action {
+	if cl.seen[p] {
+		return actNone
+	}
+	cl.seen[p] = true
+	if strings.HasSuffix(p, "/") {
+		cl.uncov = append(cl.uncov, p) // a nested repository
+		return actNone
+	}
+	if rel, ok := cl.c.wsPath(p); !ok || cl.c.secrets.match(rel) || cl.inNested(p) {
+		cl.uncov = append(cl.uncov, p) // read-protected
+		return actNone
+	}
+	return actAdd
 }
 
 // consider classifies the work-tree path p; tracked says whether the

@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,17 +10,33 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/reins-go/reins/checkpoint/internal/gitx"
 )
 
-var errFastImportExited = errors.New("fast-import exited before reading the whole stream")
-
 // importEntry is one path of a snapshot built by fast-import.
 type importEntry struct {
 	path   string // work-tree relative
 	delete bool   // remove from the base tree
+	// classify: nothing has looked at the path yet; the stream leaves it
+	// out if it is a special file or (under OversizeSkip) above the size
+	// cap, and fails the snapshot if it is above the cap under
+	// OversizeFail.
+	classify bool
+}
+
+// streamSpec is what a snapshot's fast-import stream needs besides its
+// entries.
+type streamSpec struct {
+	ref  string
+	when int64 // committer date, Unix seconds
+	base string
+	// finish receives what the stream left out (skipped: workspace-
+	// relative paths; uncov: work-tree paths) and returns the record of
+	// uncovered paths and the commit message, which names the record.
+	finish func(skipped, uncov []string) (record, msg []byte, err error)
 }
 
 // imported is what importCommit stored.
@@ -27,6 +44,7 @@ type imported struct {
 	commit, tree string
 	files        []importedFile // paths stored from disk, in stream order
 	gone         []string       // paths removed from the base tree
+	recordOID    string
 }
 
 // importedFile is one file a snapshot stored, with the stat data of what
@@ -42,7 +60,7 @@ type importedFile struct {
 // importCommit stores a snapshot with one "git fast-import" run: the
 // content of each listed path is read from disk, the tree is the base tree
 // with those paths replaced or removed, and the commit is recorded under
-// ref. Everything new lands in a single pack, instead of one file per
+// the ref. Everything new lands in a single pack, instead of one file per
 // object; on a file system where creating a file
 // costs a millisecond this is most of the cost of a checkpoint.
 //
@@ -50,10 +68,10 @@ type importedFile struct {
 // (a file that vanished is removed), so the tree is always a state the
 // disk was in.
 //
-// The record of uncovered paths is stored first, as the only file of a
-// parent commit (so it lives exactly as long as the checkpoint), and its
-// id is checked against recordOID, which the metadata in msg names.
-func (c *Checkpointer) importCommit(ctx context.Context, ref string, msg []byte, when int64, base string, entries []importEntry, record []byte, recordOID string) (imported, error) {
+// The record of uncovered paths is stored after the files, as the only
+// file of a parent commit (so it lives exactly as long as the checkpoint),
+// and its id is checked against the one the metadata names.
+func (c *Checkpointer) importCommit(ctx context.Context, spec streamSpec, entries []importEntry) (imported, error) {
 	var res imported
 	var src fileSource
 	var err error
@@ -66,73 +84,129 @@ func (c *Checkpointer) importCommit(ctx context.Context, ref string, msg []byte,
 		return res, fmt.Errorf("checkpoint: %w", err)
 	}
 	defer src.close()
+	marks := filepath.Join(c.private, "marks-"+randHex())
+	defer os.Remove(marks)
 
-	pr, pw := io.Pipe()
-	errc := make(chan error, 1)
-	go func() {
-		w := bufio.NewWriterSize(pw, 256<<10)
-		err := c.writeStream(w, src, ref, msg, when, base, entries, record, &res)
-		if err == nil {
-			err = w.Flush()
-		}
-		pw.CloseWithError(err)
-		errc <- err
-	}()
 	// Level-1 compression and no deltas between unrelated consecutive
 	// blobs keep the CPU cost near that of hashing ("git repack"
 	// deltifies later); fastimport.unpackLimit=1 keeps even a small
-	// import in one pack instead of one loose file per object.
-	out, err := c.git.Run(ctx, gitx.Cmd{Dir: c.workDir, Env: c.refEnv, Stdin: pr,
-		Args: []string{"-c", "pack.compression=1", "-c", "fastimport.unpackLimit=1", "fast-import", "--quiet", "--done", "--date-format=raw", "--depth=0"}})
-	pr.CloseWithError(errFastImportExited)
-	streamErr := <-errc
-	if streamErr != nil && !errors.Is(streamErr, errFastImportExited) {
-		return res, fmt.Errorf("checkpoint: storing snapshot: %w", streamErr)
+	// import in one pack instead of one loose file per object. The
+	// files' object ids are read from the marks file, written once at
+	// the end (a "get-mark" per file would cost a write per file).
+	s, err := c.git.Start(ctx, gitx.Cmd{Dir: c.workDir, Env: c.refEnv,
+		Args: []string{"-c", "pack.compression=1", "-c", "fastimport.unpackLimit=1", "fast-import", "--quiet", "--done",
+			"--date-format=raw", "--depth=0", "--export-marks=" + marks}})
+	if err != nil {
+		return res, fmt.Errorf("checkpoint: storing snapshot: %w", err)
+	}
+	outc := make(chan []byte, 1)
+	go func() {
+		out, _ := io.ReadAll(io.LimitReader(s.Stdout, 1<<20))
+		outc <- out
+	}()
+	w := bufio.NewWriterSize(s.Stdin, 256<<10)
+	streamErr := c.writeStream(w, src, spec, entries, &res)
+	if streamErr == nil {
+		streamErr = w.Flush()
+	}
+	_ = s.Stdin.Close()
+	out := <-outc
+	err = s.Wait()
+	var ftl *FileTooLargeError
+	if errors.As(streamErr, &ftl) {
+		return res, streamErr
 	}
 	if err != nil {
 		return res, fmt.Errorf("checkpoint: storing snapshot: %w", err)
 	}
-	// Answers to "ls :1 \"\"", "get-mark :1", "get-mark :2", then one
-	// "get-mark" per stored file.
+	if streamErr != nil {
+		return res, fmt.Errorf("checkpoint: storing snapshot: %w", streamErr)
+	}
+	// Answers to "ls :1 \"\"", "get-mark :1" and "get-mark :2".
 	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
-	if len(lines) != 3+len(res.files) {
+	if len(lines) != 3 {
 		return res, fmt.Errorf("checkpoint: unexpected fast-import output %q", truncate(string(out), 200))
 	}
 	f := strings.Fields(lines[0])
-	if len(f) != 3 || f[0] != "040000" || f[1] != "tree" || !gitx.IsOID(f[2]) || !gitx.IsOID(lines[1]) {
+	if len(f) != 3 || f[0] != "040000" || f[1] != "tree" || !c.isOID(f[2]) || !c.isOID(lines[1]) {
 		return res, fmt.Errorf("checkpoint: unexpected fast-import output %q", truncate(string(out), 200))
 	}
-	if lines[2] != recordOID {
-		return res, fmt.Errorf("checkpoint: the record of uncovered paths was stored as %q, expected %s", truncate(lines[2], 80), recordOID)
-	}
-	for i, l := range lines[3:] {
-		if !c.isOID(l) {
-			return res, fmt.Errorf("checkpoint: fast-import printed %q for the mark of %s", truncate(l, 80), truncate(res.files[i].path, 80))
-		}
-		res.files[i].oid = l
+	if lines[2] != res.recordOID {
+		return res, fmt.Errorf("checkpoint: the record of uncovered paths was stored as %q, expected %s", truncate(lines[2], 80), res.recordOID)
 	}
 	res.commit, res.tree = lines[1], f[2]
+	if len(res.files) > 0 {
+		if err := c.readMarks(marks, res.files); err != nil {
+			return res, err
+		}
+	}
 	return res, nil
 }
 
-func (c *Checkpointer) writeStream(w *bufio.Writer, src fileSource, ref string, msg []byte, when int64, base string, entries []importEntry, record []byte, res *imported) error {
-	// :1 is the checkpoint commit, :2 the record blob, :3 its commit; the
-	// stored files are :4 onwards, in the order of res.files.
-	fmt.Fprintf(w, "blob\nmark :2\ndata %d\n", len(record))
-	w.Write(record)
-	const recordMsg = "reins checkpoint: record of the paths the snapshot does not cover\n"
-	fmt.Fprintf(w, "\ncommit %s\nmark :3\ncommitter %s <%s> %d +0000\ndata %d\n%s\nM 100644 :2 %s\n\n",
-		ref, gitx.IdentityName, gitx.IdentityEmail, when, len(recordMsg), recordMsg, uncoveredName)
+// firstFileMark is the mark of the first stored file: :1 is the
+// checkpoint commit, :2 the record blob, :3 its commit.
+const firstFileMark = 4
+
+// readMarks fills in the object ids of the stored files from a marks file
+// (":<mark> <oid>" lines).
+func (c *Checkpointer) readMarks(name string, files []importedFile) error {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return fmt.Errorf("checkpoint: reading fast-import marks: %w", err)
+	}
+	n := 0
+	for len(data) > 0 {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		mark, oid, ok := bytes.Cut(line, []byte(" "))
+		if !ok || len(mark) < 2 || mark[0] != ':' {
+			return fmt.Errorf("checkpoint: malformed fast-import mark %q", truncate(string(line), 80))
+		}
+		m, err := strconv.Atoi(string(mark[1:]))
+		if err != nil || m < 1 || m >= firstFileMark+len(files) || !c.isOID(string(oid)) {
+			return fmt.Errorf("checkpoint: malformed fast-import mark %q", truncate(string(line), 80))
+		}
+		if m >= firstFileMark {
+			if files[m-firstFileMark].oid == "" {
+				n++
+			}
+			files[m-firstFileMark].oid = string(oid)
+		}
+	}
+	if n != len(files) {
+		return fmt.Errorf("checkpoint: fast-import marks name %d of %d stored files", n, len(files))
+	}
+	return nil
+}
+
+func (c *Checkpointer) writeStream(w *bufio.Writer, src fileSource, spec streamSpec, entries []importEntry, res *imported) error {
+	var skipped, uncov []string
+	limit := c.opts.maxFileSize()
 	for _, e := range entries {
 		if e.delete {
 			res.gone = append(res.gone, e.path)
 			continue
 		}
-		sf, err := src.open(e.path)
+		sf, err := src.open(e.path, e.classify)
 		if err != nil {
 			return fmt.Errorf("%s: %w", e.path, err)
 		}
-		mark := 4 + len(res.files)
+		if e.classify && (sf.kind == 's' || sf.kind == 'f' && limit >= 0 && sf.size > limit) {
+			sf.release()
+			rel, _ := c.wsPath(e.path)
+			if sf.kind == 'f' && c.opts.Oversize == OversizeFail {
+				return &FileTooLargeError{Path: rel, Size: sf.size, Limit: limit}
+			}
+			skipped = append(skipped, rel)
+			uncov = append(uncov, e.path)
+			res.gone = append(res.gone, e.path)
+			continue
+		}
+		mark := firstFileMark + len(res.files)
 		var mode uint32
 		switch sf.kind {
 		case 'l':
@@ -151,25 +225,32 @@ func (c *Checkpointer) writeStream(w *bufio.Writer, src fileSource, ref string, 
 				mode = gitx.ModeExec
 			}
 		default:
+			sf.release()
 			res.gone = append(res.gone, e.path) // vanished, or a directory or a special file now
 			continue
 		}
 		res.files = append(res.files, importedFile{path: e.path, mode: mode, sd: sf.sd, sdOK: sf.sdOK})
 	}
-	fmt.Fprintf(w, "commit %s\nmark :1\ncommitter %s <%s> %d +0000\ndata %d\n", ref, gitx.IdentityName, gitx.IdentityEmail, when, len(msg))
+	record, msg, err := spec.finish(skipped, uncov)
+	if err != nil {
+		return err
+	}
+	res.recordOID = c.blobOID(record)
+	fmt.Fprintf(w, "blob\nmark :2\ndata %d\n", len(record))
+	w.Write(record)
+	const recordMsg = "reins checkpoint: record of the paths the snapshot does not cover\n"
+	fmt.Fprintf(w, "\ncommit %s\nmark :3\ncommitter %s <%s> %d +0000\ndata %d\n%s\nM 100644 :2 %s\n\n",
+		spec.ref, gitx.IdentityName, gitx.IdentityEmail, spec.when, len(recordMsg), recordMsg, uncoveredName)
+	fmt.Fprintf(w, "commit %s\nmark :1\ncommitter %s <%s> %d +0000\ndata %d\n", spec.ref, gitx.IdentityName, gitx.IdentityEmail, spec.when, len(msg))
 	w.Write(msg)
-	fmt.Fprintf(w, "\nfrom :3\nM 040000 %s \"\"\n", base)
+	fmt.Fprintf(w, "\nfrom :3\nM 040000 %s \"\"\n", spec.base)
 	for _, p := range res.gone {
 		fmt.Fprintf(w, "D %s\n", quotePath(p))
 	}
 	for i, f := range res.files {
-		fmt.Fprintf(w, "M %06o :%d %s\n", f.mode, 4+i, quotePath(f.path))
+		fmt.Fprintf(w, "M %06o :%d %s\n", f.mode, firstFileMark+i, quotePath(f.path))
 	}
-	w.WriteString("\nls :1 \"\"\nget-mark :1\nget-mark :2\n")
-	for i := range res.files {
-		fmt.Fprintf(w, "get-mark :%d\n", 4+i)
-	}
-	w.WriteString("done\n")
+	w.WriteString("\nls :1 \"\"\nget-mark :1\nget-mark :2\ndone\n")
 	return nil
 }
 

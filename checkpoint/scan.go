@@ -92,43 +92,49 @@ func (c *Checkpointer) scan(ctx context.Context, b baseState) (prepared, error) 
 	}
 
 	cl := c.newClassifier(sd.nested, len(records)+len(sd.forced))
-	var update, remove []string
-	entries := make(map[string]bool) // path -> recorded (false: removed from the base tree)
-	visit := func(paths []string, tracked, hash bool) error {
+	// Path -> what the snapshot does with it: recorded from disk, or
+	// removed from the base tree.
+	const (
+		record   = 1
+		classify = 2 // recorded, unless the stream finds a special or oversized file
+		drop     = 3
+	)
+	entries := make(map[string]int)
+	visit := func(paths []string, tracked bool) error {
 		for _, q := range paths {
 			act, err := cl.consider(q, tracked)
 			switch {
 			case err != nil:
 				return err
 			case act == actAdd:
-				if hash {
-					update = append(update, q)
-				}
-				entries[q] = true
+				entries[q] = record
 			case act == actRemove:
-				remove = append(remove, q)
-				entries[q] = false
+				entries[q] = drop
 			}
 		}
 		return nil
 	}
-	if err := visit(changed, true, true); err != nil {
+	if err := visit(changed, true); err != nil {
 		return p, err
 	}
-	// The index already holds these as they are on disk: recorded from
-	// disk without hashing them again.
-	if err := visit(indexNew, true, false); err != nil {
+	// The index holds these as they are on disk, but not as the base does.
+	if err := visit(indexNew, true); err != nil {
 		return p, err
 	}
-	if err := visit(others, false, true); err != nil {
-		return p, err
+	// Untracked files are not looked at here: the stream reads their
+	// directories anyway and sorts out special and oversized files (the
+	// first snapshot of a large tree is mostly these).
+	for _, q := range others {
+		if cl.considerName(q) == actAdd {
+			entries[q] = classify
+		}
 	}
-	if err := visit(sd.forced, false, true); err != nil {
+	if err := visit(sd.forced, false); err != nil {
 		return p, err
 	}
 	for _, q := range dropped {
 		if _, ok := entries[q]; !ok {
-			entries[q] = false
+			entries[q] = drop
 		}
 	}
 	if len(cl.becameDir) > 0 {
@@ -140,19 +146,19 @@ func (c *Checkpointer) scan(ctx context.Context, b baseState) (prepared, error) 
 		}
 		ignored = append(ignored, more...)
 	}
-	p.deferIndex, p.update, p.remove, p.done = true, update, remove, sd.done
+	p.deferIndex, p.done = true, sd.done
 
 	// What is recorded is not left out (a file the user's repository
 	// tracks although it is ignored is listed as ignored too).
 	for _, q := range ignored {
-		if !entries[q] {
+		if a, ok := entries[q]; !ok || a == drop {
 			uncov = append(uncov, q)
 		}
 	}
 	p.skipped, p.uncovered = cl.skipped, append(uncov, cl.uncov...)
 	p.entries = make([]importEntry, 0, len(entries))
-	for q, keep := range entries {
-		p.entries = append(p.entries, importEntry{path: q, delete: !keep})
+	for q, a := range entries {
+		p.entries = append(p.entries, importEntry{path: q, delete: a == drop, classify: a == classify})
 	}
 	slices.SortFunc(p.entries, func(a, b importEntry) int {
 		switch {

@@ -15,14 +15,16 @@ import (
 // work tree, and a link is read as a link.
 type fileSource interface {
 	// open looks at the work-tree path p as it is now. Paths come sorted,
-	// so that the files of a directory are read one after the other.
-	open(p string) (sourceFile, error)
+	// so that the files of a directory are read one after the other. With
+	// classify, nothing has looked at p yet: it may be a special file,
+	// which open must not open.
+	open(p string, classify bool) (sourceFile, error)
 	close()
 }
 
 // sourceFile is one path as open found it.
 type sourceFile struct {
-	kind   byte // 'f' regular file, 'l' symbolic link, 0 absent or not storable (directory, special file)
+	kind   byte // 'f' regular file, 'l' symbolic link, 's' special file, 0 absent or a directory
 	exec   bool
 	size   int64
 	target string    // link target
@@ -39,13 +41,15 @@ func (f *sourceFile) release() {
 	}
 }
 
-// rootSource reads through an os.Root, one directory at a time. It has no
-// stat data for the index.
+// rootSource reads through an os.Root, one directory at a time, after
+// checking with Lstat that every directory on the way is a real one. It
+// has no stat data for the index.
 type rootSource struct {
 	root   *os.Root
 	curDir string
 	cur    *os.Root
 	curErr error
+	real   map[string]bool
 }
 
 func newRootSource(dir string) (*rootSource, error) {
@@ -53,7 +57,7 @@ func newRootSource(dir string) (*rootSource, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &rootSource{root: root, curDir: ".", cur: root}, nil
+	return &rootSource{root: root, curDir: ".", cur: root, real: map[string]bool{".": true}}, nil
 }
 
 func (s *rootSource) close() {
@@ -72,14 +76,31 @@ func splitDir(p string) (dir, name string) {
 	return dir, name
 }
 
-func (s *rootSource) open(p string) (sourceFile, error) {
+// realDir reports whether d is a directory reached without following a
+// symbolic link.
+func (s *rootSource) realDir(d string) bool {
+	if ok, seen := s.real[d]; seen {
+		return ok
+	}
+	ok := s.realDir(path.Dir(d))
+	if ok {
+		st, err := s.root.Lstat(d)
+		ok = err == nil && st.IsDir()
+	}
+	s.real[d] = ok
+	return ok
+}
+
+func (s *rootSource) open(p string, _ bool) (sourceFile, error) {
 	dir, name := splitDir(p)
 	if dir != s.curDir {
 		if s.cur != s.root && s.cur != nil {
 			s.cur.Close()
 		}
 		s.cur, s.curErr, s.curDir = s.root, nil, dir
-		if dir != "." {
+		if !s.realDir(dir) {
+			s.cur, s.curErr = nil, fs.ErrNotExist
+		} else if dir != "." {
 			s.cur, s.curErr = s.root.OpenRoot(dir)
 		}
 	}
@@ -113,6 +134,8 @@ func (s *rootSource) open(p string) (sourceFile, error) {
 		}
 		return sourceFile{kind: 'f', exec: fst.Mode().Perm()&0o100 != 0, size: fst.Size(), r: f,
 			closer: func() { f.Close() }}, nil
+	case st.IsDir():
+		return sourceFile{}, nil
 	}
-	return sourceFile{}, nil // a directory or a special file now
+	return sourceFile{kind: 's'}, nil
 }
