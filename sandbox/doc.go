@@ -161,12 +161,12 @@ from the policy; their package documentation says what each enforces.
 # Performance
 
 Measured with go test -bench on the 2-core development machine, under
-load from other work, each figure against a baseline of the same
-invocation: the shell-analysis check of a typical "sh -c" script (a cd,
-a pipeline, a redirection, a glob) costs about 8 times the argument
-check of a plain argument vector, or about three quarters of starting
-/bin/true directly, so it adds about half to a local run of a short
-command.
+load from other work, against a baseline of the same invocation (the
+benchmarks of sandbox/internal/argcheck): the shell-analysis check of a
+typical "sh -c" script (a cd, a pipeline, a redirection, a glob) costs
+8 to 10 times the argument check of a plain argument vector of similar
+length. BenchmarkRunLocal against BenchmarkExecDirect in this package
+gives what local adds to a short command.
 
 # Worktrees and the registry
 

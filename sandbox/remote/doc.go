@@ -97,11 +97,12 @@ prints them base64-encoded.
 # Performance
 
 Measured with go test -bench on the 2-core development machine, each
-figure against a baseline of the same invocation (BenchmarkExecDirect):
-building the script of a ten-argument command costs under 1% of a
-direct process start. A run through ssh to a loopback sshd, with a new
-connection each time, costs about 500 times a direct /bin/true in wall
-time and 140 times in CPU time: the key exchange and authentication
+figure against a baseline of the same invocation (BenchmarkExecDirect,
+/bin/true started directly): building the script of a ten-argument
+command costs 1 to 4% of a direct process start. A run through ssh to a
+loopback sshd, with a new connection each time, costs about 140 to 170
+times a direct /bin/true in CPU time, and 500 times or more in wall time
+(far more on a loaded machine): the key exchange and authentication
 dominate (a ControlMaster in SSHConfig.Options saves them after the
 first run).
 
