@@ -247,6 +247,12 @@ func (h *Sandbox) startLauncher(ctx context.Context, key string, masks, readOnly
 		res.Stderr = append(l.stderr.Bytes(), res.Stderr...)
 		return nil, res, uerr
 	}
+	if conf.Has(sandbox.LayerMountNS) {
+		// The launcher's root is mounted: the host directory is no
+		// longer in use, and is removed now rather than left behind if
+		// this process is killed.
+		os.RemoveAll(runDir)
+	}
 	l.conf = conf
 	h.starts.Add(1)
 	return l, sandbox.Result{}, nil
