@@ -11,10 +11,16 @@ import (
 // this host), RemoteDir for ssh, daytona and vercel-sandbox (a directory
 // on the far side).
 type Options struct {
-	SSH     SSHConfig
-	Modal   ModalConfig
+	// SSH is the template of "ssh"; without a Host its probe reports
+	// the backend as not configured.
+	SSH SSHConfig
+	// Modal is the template of "modal".
+	Modal ModalConfig
+	// Daytona is the template of "daytona"; without a Sandbox its probe
+	// reports the backend as not configured.
 	Daytona DaytonaConfig
-	Vercel  VercelSandboxConfig
+	// Vercel is the template of "vercel-sandbox".
+	Vercel VercelSandboxConfig
 }
 
 // Register adds this package's backends to r: "ssh", "modal", "daytona"
