@@ -14,6 +14,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/reins-go/reins/checkpoint/internal/gitx"
@@ -283,9 +284,10 @@ func appendVarint(dst []byte, v uint64) []byte {
 	return append(dst, buf[pos:]...)
 }
 
-// encodeIndex renders entries (sorted, unique) as a version 4 index
-// without extensions.
-func encodeIndex(entries []indexEntry, h hash.Hash) []byte {
+// encodeIndex renders entries (sorted, unique) as a version 4 index, with
+// the given extensions (each a signature and its payload, already
+// framed) after them.
+func encodeIndex(entries []indexEntry, h hash.Hash, ext ...[]byte) []byte {
 	out := make([]byte, 12, 12+len(entries)*80)
 	copy(out, "DIRC")
 	binary.BigEndian.PutUint32(out[4:], 4)
@@ -310,6 +312,9 @@ func encodeIndex(entries []indexEntry, h hash.Hash) []byte {
 		out = append(out, e.path[common:]...)
 		out = append(out, 0)
 		prev = e.path
+	}
+	for _, x := range ext {
+		out = append(out, x...)
 	}
 	h.Reset()
 	h.Write(out)
@@ -381,7 +386,7 @@ func (c *Checkpointer) writeIndex(idx *gitIndex, u indexUpdate) error {
 			}
 		}
 	}
-	data := encodeIndex(entries, c.newHash())
+	data := encodeIndex(entries, c.newHash(), c.cacheTree(entries))
 	tmp, err := os.CreateTemp(c.private, "index-*.tmp")
 	if err != nil {
 		return fmt.Errorf("checkpoint: writing the private index: %w", err)
@@ -442,4 +447,87 @@ func (c *Checkpointer) newIndexEntry(p string, mode uint32, oid string, sd statD
 		return indexEntry{}, fmt.Errorf("checkpoint: object id %q for %s", truncate(oid, 80), truncate(p, 80))
 	}
 	return indexEntry{path: p, mode: mode, oid: raw, sd: sd}, nil
+}
+
+// cacheTree returns the "TREE" extension of an index holding entries
+// (sorted, unique): the object id of the tree of every directory, as "git
+// write-tree" would write them, so that "git status" skips every
+// directory whose tree is the base snapshot's without reading either.
+func (c *Checkpointer) cacheTree(entries []indexEntry) []byte {
+	h := c.newHash()
+	root := buildTree(entries, 0, h)
+	var body []byte
+	var write func(n *treeNode, name string)
+	write = func(n *treeNode, name string) {
+		body = append(body, name...)
+		body = append(body, 0)
+		body = strconv.AppendInt(body, int64(n.count), 10)
+		body = append(body, ' ')
+		body = strconv.AppendInt(body, int64(len(n.subs)), 10)
+		body = append(body, '\n')
+		body = append(body, n.oid...)
+		// In git's order: shorter names first, then byte order.
+		subs := slices.Clone(n.subs)
+		slices.SortFunc(subs, func(a, b *treeNode) int {
+			if len(a.name) != len(b.name) {
+				return len(a.name) - len(b.name)
+			}
+			return strings.Compare(a.name, b.name)
+		})
+		for _, s := range subs {
+			write(s, s.name)
+		}
+	}
+	write(root, "")
+	ext := make([]byte, 0, 8+len(body))
+	ext = append(ext, "TREE"...)
+	ext = binary.BigEndian.AppendUint32(ext, uint32(len(body)))
+	return append(ext, body...)
+}
+
+// treeNode is a directory of the cache tree.
+type treeNode struct {
+	name  string
+	count int // index entries below it
+	oid   []byte
+	subs  []*treeNode
+}
+
+// buildTree computes the tree of entries, which all start with the same
+// directory prefix of length off. Index order is tree order: a
+// directory's entries are contiguous, and sort where "name/" would.
+func buildTree(entries []indexEntry, off int, h hash.Hash) *treeNode {
+	n := &treeNode{count: len(entries)}
+	var content []byte
+	for i := 0; i < len(entries); {
+		rest := entries[i].path[off:]
+		j := strings.IndexByte(rest, '/')
+		if j < 0 {
+			content = strconv.AppendUint(content, uint64(entries[i].mode), 8)
+			content = append(content, ' ')
+			content = append(content, rest...)
+			content = append(content, 0)
+			content = append(content, entries[i].oid...)
+			i++
+			continue
+		}
+		prefix := entries[i].path[:off+j+1]
+		k := i + 1
+		for k < len(entries) && strings.HasPrefix(entries[k].path, prefix) {
+			k++
+		}
+		sub := buildTree(entries[i:k], off+j+1, h)
+		sub.name = rest[:j]
+		n.subs = append(n.subs, sub)
+		content = append(content, "40000 "...)
+		content = append(content, sub.name...)
+		content = append(content, 0)
+		content = append(content, sub.oid...)
+		i = k
+	}
+	h.Reset()
+	h.Write([]byte("tree " + strconv.Itoa(len(content)) + "\x00"))
+	h.Write(content)
+	n.oid = h.Sum(nil)
+	return n
 }

@@ -3,6 +3,7 @@ package checkpoint
 import (
 	"bytes"
 	"crypto/sha1"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"os/exec"
@@ -65,6 +66,21 @@ func TestIndexRoundTripWithGit(t *testing.T) {
 			assert.Empty(t, gitIn(t, dir, env, "diff-files", "--name-only"))
 			assert.Empty(t, gitIn(t, dir, env, "ls-files", "--modified", "--deleted"))
 			tree := strings.TrimSpace(gitIn(t, dir, nil, "write-tree"))
+			assert.Equal(t, tree, strings.TrimSpace(gitIn(t, dir, env, "write-tree")))
+
+			// The cache tree is the one git writes (git's index has it now),
+			// byte for byte, and git takes the root tree from it.
+			data, err = os.ReadFile(filepath.Join(dir, ".git", "index"))
+			require.NoError(t, err)
+			i := bytes.Index(data, []byte("TREE"))
+			require.Positive(t, i)
+			n := int(binary.BigEndian.Uint32(data[i+4:]))
+			c := &Checkpointer{zeroOID: strings.Repeat("0", 40)}
+			assert.Equal(t, data[i:i+8+n], c.cacheTree(idx.entries))
+			withTree := filepath.Join(t.TempDir(), "index")
+			require.NoError(t, os.WriteFile(withTree, encodeIndex(idx.entries, sha1.New(), c.cacheTree(idx.entries)), 0o644))
+			env = []string{"GIT_INDEX_FILE=" + withTree}
+			assert.Equal(t, lsFiles, gitIn(t, dir, env, "ls-files", "--stage", "--debug"))
 			assert.Equal(t, tree, strings.TrimSpace(gitIn(t, dir, env, "write-tree")))
 		})
 	}
