@@ -1,8 +1,9 @@
 //go:build unix
 
-package audit_test
+package gate_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -21,14 +22,41 @@ import (
 	"github.com/reins-go/reins/profile"
 )
 
-// readAction is allowed by PROFILE-DEV when its record can be written.
-var readAction = policy.Action{Tool: "read_file", Operation: policy.OpRead, Targets: []string{"main.go"}}
+// The gate over audit sinks that fail: a decision that cannot be recorded is a Deny at the
+// audit layer, with the sink's error. What the JSONL log itself does with a failed write is
+// tested in package audit (fsize_test.go).
 
-func newGate(t *testing.T, sink audit.Sink) *gate.Gate {
+// auditReadAction is allowed by PROFILE-DEV when its record can be written.
+var auditReadAction = policy.Action{Tool: "read_file", Operation: policy.OpRead, Targets: []string{"main.go"}}
+
+func newAuditGate(t *testing.T, sink audit.Sink) *gate.Gate {
 	t.Helper()
 	g, err := gate.New(profile.MustBuiltin(profile.ProfileDev), &gate.Options{Workspace: []string{t.TempDir()}, Audit: sink})
 	require.NoError(t, err)
 	return g
+}
+
+// openAuditLog opens a JSONL log that is closed when the test ends.
+func openAuditLog(t *testing.T, path string) *audit.JSONL {
+	t.Helper()
+	s, err := audit.OpenJSONL(path, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { s.Close(context.Background()) })
+	return s
+}
+
+// scanAuditLog returns the log's records, failing on any error but a torn last line.
+func scanAuditLog(t *testing.T, path string) []audit.Record {
+	t.Helper()
+	var out []audit.Record
+	for r, err := range audit.Scan(path, nil) {
+		if errors.Is(err, audit.ErrTorn) {
+			continue
+		}
+		require.NoError(t, err)
+		out = append(out, r)
+	}
+	return out
 }
 
 // A decision that cannot be recorded is a Deny, with the sink's error.
@@ -53,8 +81,8 @@ func TestGate_DeniesWhenTheSinkFails(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			g := newGate(t, tt.sink)
-			d, err := g.Check(context.Background(), readAction)
+			g := newAuditGate(t, tt.sink)
+			d, err := g.Check(context.Background(), auditReadAction)
 			require.Error(t, err)
 			assert.ErrorIs(t, err, tt.want)
 			assert.Equal(t, policy.Deny, d.Verdict)
@@ -65,13 +93,13 @@ func TestGate_DeniesWhenTheSinkFails(t *testing.T) {
 
 	// The same gate over a working sink allows the action, and the record is complete.
 	path := filepath.Join(t.TempDir(), "audit.jsonl")
-	s := openLog(t, path, nil)
-	g := newGate(t, s)
-	d, err := g.Check(context.Background(), readAction)
+	s := openAuditLog(t, path)
+	g := newAuditGate(t, s)
+	d, err := g.Check(context.Background(), auditReadAction)
 	require.NoError(t, err)
 	require.Equal(t, policy.Allow, d.Verdict)
 	require.NoError(t, s.Close(context.Background()))
-	got := scanAll(t, path, nil)
+	got := scanAuditLog(t, path)
 	require.Len(t, got, 1)
 	assert.Equal(t, d.DecisionID, got[0].DecisionID)
 	assert.Equal(t, profile.ProfileDev, got[0].Profile)
@@ -80,8 +108,8 @@ func TestGate_DeniesWhenTheSinkFails(t *testing.T) {
 	assert.Equal(t, audit.KindDecision, got[0].Kind)
 }
 
-// fsizeResult is what the fsize child reports.
-type fsizeResult struct {
+// auditFsizeResult is what the audit-fsize child reports.
+type auditFsizeResult struct {
 	Allowed int    `json:"allowed"`
 	Verdict string `json:"verdict"`
 	Layer   string `json:"layer"`
@@ -90,9 +118,9 @@ type fsizeResult struct {
 	Again   bool   `json:"again_denied"`
 }
 
-// fsizeChild runs a gate over a JSONL sink with a file size limit (RLIMIT_FSIZE, so the kernel
-// refuses the write part way, like a full disk) until a decision fails, and reports it.
-func fsizeChild() error {
+// auditFsizeChild runs a gate over a JSONL sink with a file size limit (RLIMIT_FSIZE, so the
+// kernel refuses the write part way, like a full disk) until a decision fails, and reports it.
+func auditFsizeChild() error {
 	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: 5000, Max: 5000}); err != nil {
 		return err
 	}
@@ -104,9 +132,9 @@ func fsizeChild() error {
 	if err != nil {
 		return err
 	}
-	var res fsizeResult
+	var res auditFsizeResult
 	for range 100 {
-		d, err := g.Check(context.Background(), readAction)
+		d, err := g.Check(context.Background(), auditReadAction)
 		if err == nil {
 			if d.Verdict != policy.Allow {
 				return errors.New("unexpected verdict " + d.String())
@@ -116,7 +144,7 @@ func fsizeChild() error {
 		}
 		res.Verdict, res.Layer, res.Err = d.Verdict.String(), d.Layer.String(), err.Error()
 		res.EFBIG = errors.Is(err, syscall.EFBIG)
-		d, err = g.Check(context.Background(), readAction)
+		d, err = g.Check(context.Background(), auditReadAction)
 		res.Again = err != nil && d.Verdict == policy.Deny
 		break
 	}
@@ -129,12 +157,12 @@ func fsizeChild() error {
 func TestGate_DeniesOnAPartialWrite(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "audit.jsonl")
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), helperEnv+"=fsize", "REINS_AUDIT_PATH="+path, "REINS_AUDIT_WS="+t.TempDir())
-	var stderr safeBuffer
+	cmd.Env = append(os.Environ(), helperEnv+"=audit-fsize", "REINS_AUDIT_PATH="+path, "REINS_AUDIT_WS="+t.TempDir())
+	var stderr bytes.Buffer // read only after Output returns, when exec has copied everything
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	require.NoError(t, err, "stderr: %s", &stderr)
-	var res fsizeResult
+	var res auditFsizeResult
 	require.NoError(t, json.Unmarshal(out, &res), "%s", out)
 	t.Logf("%+v", res)
 	assert.Equal(t, "DENY", res.Verdict)
