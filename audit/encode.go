@@ -54,7 +54,7 @@ func appendJSON(dst []byte, r *Record, st *encState, redact bool) ([]byte, error
 	dst = append(dst, `,"operation_type":`...)
 	dst = appendString(dst, r.Operation)
 	dst = append(dst, `,"target":`...)
-	dst = appendText(dst, r.Target, redact)
+	dst, targetAsIs := appendTextAsIs(dst, r.Target, redact)
 	dst = append(dst, `,"decision":"`...)
 	switch r.Decision {
 	case policy.Deny:
@@ -132,7 +132,11 @@ func appendJSON(dst []byte, r *Record, st *encState, redact bool) ([]byte, error
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendText(dst, t, redact)
+			if targetAsIs && t == r.Target { // the first of Targets is usually Target
+				dst = appendQuoted(dst, t, true)
+			} else {
+				dst = appendText(dst, t, redact)
+			}
 		}
 		dst = append(dst, ']')
 	}
@@ -284,15 +288,24 @@ func appendOptionalText(dst []byte, key, s string, redact bool) []byte {
 // appendText appends s as appendString does, after MaskSecrets when redact is set. Text without
 // secrets is scanned once, for both.
 func appendText(dst []byte, s string, redact bool) []byte {
-	if !redact {
-		return appendString(dst, s)
+	dst, _ = appendTextAsIs(dst, s, redact)
+	return dst
+}
+
+// appendTextAsIs is appendText that also reports whether it copied s as it is (no secret, no
+// escape).
+func appendTextAsIs(dst []byte, s string, redact bool) ([]byte, bool) {
+	secret, plain := false, false
+	if redact {
+		secret, plain = scanText(s)
+	} else {
+		plain = plainString(s)
 	}
-	secret, plain := scanText(s)
 	if secret {
 		s = maskSecrets(s)
 		plain = plainString(s)
 	}
-	return appendQuoted(dst, s, plain)
+	return appendQuoted(dst, s, plain), plain && !secret
 }
 
 // appendQuoted appends s quoted, escaped unless plain says appendString copies it as it is.
