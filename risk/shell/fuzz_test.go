@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/reins-go/reins/internal/shelltables"
 	"github.com/reins-go/reins/risk"
 	"github.com/reins-go/reins/risk/shell"
 )
@@ -15,11 +16,11 @@ import (
 // reported as anything but opaque and high-risk; appending "; rm -rf /" to a line never lowers
 // its risk.
 func FuzzAnalyze(f *testing.F) {
-	for _, r := range table {
-		f.Add(r.line)
+	for _, r := range shelltables.Table {
+		f.Add(r.Line)
 	}
-	for _, r := range expansionTable {
-		f.Add(r.line)
+	for _, r := range shelltables.Expansions {
+		f.Add(r.Line)
 	}
 	// Short hostile seeds (the 64 KiB lines are TestHostileLinesAreBounded's and the benchmark's).
 	for _, s := range []string{"echo {1..20000000}", "echo " + strings.Repeat("{a,b}", 20), "echo {1..9223372036854775807..1}",
