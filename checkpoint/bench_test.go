@@ -202,9 +202,10 @@ func baselines(b *testing.B, w *benchWS, pidx string) {
 // persistent-index plumbing (add -A, write-tree, commit-tree, update-ref)
 // and, for the first checkpoint, "git add -A" plus "git write-tree" into a
 // fresh index. The paired metrics (x-status, cpu-x-status...) are ratios
-// over the same iterations; the baseline=... sub-benchmarks time the
-// baselines alone. Sizes: 10,000 and 50,000 files (-checkpoint.benchsmall
-// for 10,000 only); each workspace is generated once per process.
+// over the same iterations; the baseline=... sub-benchmarks (status,
+// plumbing, addwrite) time the baselines alone. Sizes: 10,000 and 50,000
+// files (-checkpoint.benchsmall for 10,000 only); each workspace is
+// generated once per process.
 func BenchmarkCreate(b *testing.B) {
 	ctx := context.Background()
 	for _, n := range benchSizes() {
@@ -257,6 +258,12 @@ func BenchmarkCreate(b *testing.B) {
 				p.report(b, "first")
 			})
 			baselines(b, w, pidx)
+			b.Run("baseline=addwrite", func(b *testing.B) {
+				fidx := filepath.Join(b.TempDir(), "fresh-index")
+				for b.Loop() {
+					w.freshPlumbing(b, fidx)
+				}
+			})
 		})
 	}
 }

@@ -114,6 +114,7 @@ type Checkpointer struct {
 	portable bool
 	dirs     map[string]bool // directories checked for nested repositories (guarded by the lock)
 	records  recordCache     // recent records of uncovered paths, by object id
+	icache   *indexCache     // the private index as last read or written (guarded by the lock)
 
 	sem chan struct{}
 }

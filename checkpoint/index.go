@@ -14,6 +14,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -74,8 +75,33 @@ func (c *Checkpointer) newHash() hash.Hash {
 	return sha1.New()
 }
 
+// indexCache is the private index as this Checkpointer last read or wrote
+// it, with its cache tree: reused while the file is that file (same
+// inode, size and modification time; every writer, git included,
+// replaces the file by renaming a new one over it). Guarded by the
+// workspace lock.
+type indexCache struct {
+	key  indexKey
+	idx  *gitIndex
+	tree *treeNode // nil: not computed
+}
+
+type indexKey struct {
+	size, mtime int64
+	id          uint64
+}
+
+func keyOf(st os.FileInfo) indexKey {
+	return indexKey{size: st.Size(), mtime: st.ModTime().UnixNano(), id: fileID(st)}
+}
+
 // readIndex reads the private index; a missing file is an empty index.
 func (c *Checkpointer) readIndex() (*gitIndex, error) {
+	st, err := os.Stat(c.index)
+	if err == nil && c.icache != nil && c.icache.key == keyOf(st) {
+		return c.icache.idx, nil
+	}
+	c.icache = nil
 	f, err := os.Open(c.index)
 	if errors.Is(err, os.ErrNotExist) {
 		return &gitIndex{}, nil
@@ -84,8 +110,7 @@ func (c *Checkpointer) readIndex() (*gitIndex, error) {
 		return nil, fmt.Errorf("checkpoint: reading the private index: %w", err)
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
+	if st, err = f.Stat(); err != nil {
 		return nil, fmt.Errorf("checkpoint: reading the private index: %w", err)
 	}
 	if st.Size() > maxIndexBytes {
@@ -100,6 +125,7 @@ func (c *Checkpointer) readIndex() (*gitIndex, error) {
 		return nil, err
 	}
 	idx.mtimeSec = uint32(st.ModTime().Unix())
+	c.icache = &indexCache{key: keyOf(st), idx: idx}
 	return idx, nil
 }
 
@@ -352,8 +378,22 @@ func (u indexUpdate) apply(old []indexEntry) []indexEntry {
 		}
 	}
 	set := slices.Clone(u.set)
-	slices.SortFunc(set, func(a, b indexEntry) int { return strings.Compare(a.path, b.path) })
+	slices.SortStableFunc(set, func(a, b indexEntry) int { return strings.Compare(a.path, b.path) })
 	set = slices.CompactFunc(set, func(a, b indexEntry) bool { return a.path == b.path })
+	// Within the update, a file where another path needs a directory
+	// gives way, as in fast-import's tree.
+	shadowed := make([]bool, len(set))
+	for k, e := range set {
+		i, _ := slices.BinarySearchFunc(set, e.path+"/", func(x indexEntry, p string) int { return strings.Compare(x.path, p) })
+		shadowed[k] = i < len(set) && strings.HasPrefix(set[i].path, e.path+"/")
+	}
+	kept := set[:0:0]
+	for k, e := range set {
+		if !shadowed[k] {
+			kept = append(kept, e)
+		}
+	}
+	set = kept
 	out := make([]indexEntry, 0, len(old)+len(set))
 	i := 0
 	for _, e := range old {
@@ -386,7 +426,14 @@ func (c *Checkpointer) writeIndex(idx *gitIndex, u indexUpdate) error {
 			}
 		}
 	}
-	data := encodeIndex(entries, c.newHash(), c.cacheTree(entries))
+	// The trees of the directories the update did not touch are the
+	// ones computed last time.
+	var old *treeNode
+	if c.icache != nil && c.icache.idx == idx {
+		old = c.icache.tree
+	}
+	tree := buildTree(entries, 0, c.newHash(), old, u.dirty())
+	data := encodeIndex(entries, c.newHash(), treeExtension(tree))
 	tmp, err := os.CreateTemp(c.private, "index-*.tmp")
 	if err != nil {
 		return fmt.Errorf("checkpoint: writing the private index: %w", err)
@@ -400,9 +447,39 @@ func (c *Checkpointer) writeIndex(idx *gitIndex, u indexUpdate) error {
 	}
 	if werr != nil {
 		_ = os.Remove(tmp.Name())
+		c.icache = nil
 		return fmt.Errorf("checkpoint: writing the private index: %w", werr)
 	}
+	c.icache = nil
+	if st, err := os.Stat(c.index); err == nil {
+		c.icache = &indexCache{key: keyOf(st), tree: tree,
+			idx: &gitIndex{entries: entries, mtimeSec: uint32(st.ModTime().Unix())}}
+	}
 	return nil
+}
+
+// dirty returns the directories (work-tree paths, "" for the top) whose
+// trees the update may change: those above every path it sets or
+// removes, and the path itself, which may have been a directory.
+func (u indexUpdate) dirty() map[string]bool {
+	d := map[string]bool{"": true}
+	mark := func(p string) {
+		for !d[p] {
+			d[p] = true
+			i := strings.LastIndexByte(p, '/')
+			if i < 0 {
+				return
+			}
+			p = p[:i]
+		}
+	}
+	for _, e := range u.set {
+		mark(e.path)
+	}
+	for _, p := range u.remove {
+		mark(p)
+	}
+	return d
 }
 
 // racilyModified reports whether the file of entry e has the modification
@@ -454,8 +531,11 @@ func (c *Checkpointer) newIndexEntry(p string, mode uint32, oid string, sd statD
 // write-tree" would write them, so that "git status" skips every
 // directory whose tree is the base snapshot's without reading either.
 func (c *Checkpointer) cacheTree(entries []indexEntry) []byte {
-	h := c.newHash()
-	root := buildTree(entries, 0, h)
+	return treeExtension(buildTree(entries, 0, c.newHash(), nil, nil))
+}
+
+// treeExtension renders a cache tree as the "TREE" index extension.
+func treeExtension(root *treeNode) []byte {
 	var body []byte
 	var write func(n *treeNode, name string)
 	write = func(n *treeNode, name string) {
@@ -490,13 +570,36 @@ type treeNode struct {
 	name  string
 	count int // index entries below it
 	oid   []byte
-	subs  []*treeNode
+	subs  []*treeNode // in tree order
+}
+
+// sub returns the subdirectory name of n, or nil.
+func (n *treeNode) sub(name string) *treeNode {
+	if n == nil {
+		return nil
+	}
+	i, ok := slices.BinarySearchFunc(n.subs, name, func(s *treeNode, name string) int {
+		return strings.Compare(s.name+"/", name+"/")
+	})
+	if !ok {
+		return nil
+	}
+	return n.subs[i]
 }
 
 // buildTree computes the tree of entries, which all start with the same
 // directory prefix of length off. Index order is tree order: a
-// directory's entries are contiguous, and sort where "name/" would.
-func buildTree(entries []indexEntry, off int, h hash.Hash) *treeNode {
+// directory's entries are contiguous, and sort where "name/" would. A
+// directory that dirty does not name (dirty nil: every directory is) is
+// taken from old when old has it, without reading its entries.
+func buildTree(entries []indexEntry, off int, h hash.Hash, old *treeNode, dirty map[string]bool) *treeNode {
+	dir := ""
+	if off > 0 {
+		dir = entries[0].path[:off-1]
+	}
+	if old != nil && dirty != nil && !dirty[dir] && old.count == len(entries) {
+		return old
+	}
 	n := &treeNode{count: len(entries)}
 	var content []byte
 	for i := 0; i < len(entries); {
@@ -511,16 +614,18 @@ func buildTree(entries []indexEntry, off int, h hash.Hash) *treeNode {
 			i++
 			continue
 		}
+		name := rest[:j]
 		prefix := entries[i].path[:off+j+1]
-		k := i + 1
-		for k < len(entries) && strings.HasPrefix(entries[k].path, prefix) {
-			k++
-		}
-		sub := buildTree(entries[i:k], off+j+1, h)
-		sub.name = rest[:j]
+		// The directory's entries end at the first path past the prefix.
+		k := i + 1 + sort.Search(len(entries)-i-1, func(x int) bool {
+			p := entries[i+1+x].path
+			return p > prefix && !strings.HasPrefix(p, prefix)
+		})
+		sub := buildTree(entries[i:k], off+j+1, h, old.sub(name), dirty)
+		sub.name = name
 		n.subs = append(n.subs, sub)
 		content = append(content, "40000 "...)
-		content = append(content, sub.name...)
+		content = append(content, name...)
 		content = append(content, 0)
 		content = append(content, sub.oid...)
 		i = k

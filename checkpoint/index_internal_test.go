@@ -5,6 +5,7 @@ import (
 	"crypto/sha1"
 	"encoding/binary"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -103,6 +104,47 @@ func TestIndexApply(t *testing.T) {
 	assert.Equal(t, []string{"a/new", "b", "c", "x/y/z", "zz"}, paths(got),
 		"a file replaces a directory and a directory a file; removals drop entries")
 	assert.Equal(t, paths(old), paths(indexUpdate{}.apply(old)))
+}
+
+// A cache tree updated from the previous one (only the directories an
+// update touched recomputed) equals one computed from scratch.
+func TestCacheTreeIncremental(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	names := []string{"a", "b", "a-b", "a.txt", "a0", "c d", "x"}
+	randPath := func() string {
+		var parts []string
+		for n := 1 + rng.IntN(4); n > 0; n-- {
+			parts = append(parts, names[rng.IntN(len(names))])
+		}
+		return strings.Join(parts, "/")
+	}
+	e := func(p string) indexEntry {
+		oid := make([]byte, 20)
+		oid[0] = byte(rng.IntN(256))
+		return indexEntry{path: p, mode: gitx.ModeFile, oid: oid}
+	}
+	c := &Checkpointer{zeroOID: strings.Repeat("0", 40)}
+	var entries []indexEntry
+	var tree *treeNode
+	for round := 0; round < 300; round++ {
+		var u indexUpdate
+		for n := rng.IntN(6); n > 0; n-- {
+			if len(entries) > 0 && rng.IntN(3) == 0 {
+				u.remove = append(u.remove, entries[rng.IntN(len(entries))].path)
+			} else {
+				u.set = append(u.set, e(randPath()))
+			}
+		}
+		entries = u.apply(entries)
+		for i, x := range entries {
+			for _, y := range entries[i+1:] {
+				require.False(t, strings.HasPrefix(y.path, x.path+"/"), "%s and %s", x.path, y.path)
+			}
+		}
+		tree = buildTree(entries, 0, sha1.New(), tree, u.dirty())
+		require.Equal(t, c.cacheTree(entries), treeExtension(tree), "round %d", round)
+	}
+	require.NotEmpty(t, entries)
 }
 
 func TestVarint(t *testing.T) {
