@@ -235,7 +235,7 @@ func (g *Gate) check(ctx context.Context, st *state, a policy.Action) (Decision,
 	if err := g.sink.Write(ctx, rec); err != nil {
 		d.Verdict, d.Obligations, d.Layer, d.RuleID = policy.Deny, 0, policy.LayerAudit, CheckAudit
 		d.Reason = "the decision could not be recorded: " + err.Error()
-		return d, fmt.Errorf("gate: check %q: audit: %w", a.Tool, err)
+		return d, fmt.Errorf("gate: check %q: recording the decision: %w", a.Tool, err)
 	}
 	return d, nil
 }
