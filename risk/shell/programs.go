@@ -84,7 +84,23 @@ func sedRisky(s string) bool {
 
 func init() {
 	programs = map[string]handler{}
+	registerReaders()
+	registerWriters()
+	registerRunners()
+	registerInterpreters()
+	registerWrappers()
+	registerSystem()
+	register(gitCmd, "git")
+	registerNetwork()
+	for name := range versionFlags {
+		if h, ok := programs[name]; ok {
+			programs[name] = withVersion(name, h)
+		}
+	}
+}
 
+// registerReaders registers the read-only programs: option tables and directory changes.
+func registerReaders() {
 	// Read only, by option table (tables.go).
 	for name, t := range readOnlyTools {
 		programs[name] = t.run
@@ -155,7 +171,10 @@ func init() {
 		}
 		cd(c.sc, target, known, c.w.opts.Home)
 	}, "cd", "pushd", "popd", "chdir")
+}
 
+// registerWriters registers the programs that write or destroy their operands.
+func registerWriters() {
 	// Writers.
 	register(writer("dtr", "date", "reference"), "touch")
 	register(writer("m", "mode", "context"), "mkdir")
@@ -310,7 +329,10 @@ func init() {
 		o, _ := parseOpts(c.args, "cSoOpu", false)
 		c.writeAll(o.pos)
 	}, "vi", "vim", "nvim", "nano", "emacs", "pico", "ed", "ex", "code", "subl", "joe", "micro", "hx", "kak")
+}
 
+// registerRunners registers build and test runners and package managers: they run the project's code.
+func registerRunners() {
 	// Build and test runners: they run the project's code.
 	register(func(c *call) {
 		c.risk(risk.Exec)
@@ -353,7 +375,10 @@ func init() {
 	}
 	register(systemPM, "apt", "apt-get", "aptitude", "dnf", "yum", "apk", "pacman", "zypper", "brew", "port",
 		"snap", "flatpak", "nix-env", "emerge", "pkg", "choco", "winget", "scoop")
+}
 
+// registerInterpreters registers interpreters and shells.
+func registerInterpreters() {
 	// Interpreters and shells.
 	register(shellProg, "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "busybox")
 	register(foreignShell, "fish", "csh", "tcsh", "nu", "elvish", "xonsh", "pwsh", "powershell", "cmd")
@@ -391,7 +416,10 @@ func init() {
 			c.opaque("a trap handler the line does not spell out")
 		}
 	}
+}
 
+// registerWrappers registers wrappers that run another command.
+func registerWrappers() {
 	// Wrappers that run another command.
 	programs["exec"] = func(c *call) {
 		o, idx := parseOpts(c.args, "a", true)
@@ -486,7 +514,10 @@ func init() {
 		c.code(strings.Join(parts, " "), true, "watch")
 	}
 	programs["find"] = find
+}
 
+// registerSystem registers processes and the system.
+func registerSystem() {
 	// Processes and the system.
 	register(func(c *call) { c.risk(risk.Destructive) }, "kill", "pkill", "killall", "killall5", "xkill", "skill")
 	register(func(c *call) { c.risk(risk.Destructive); c.severity(risk.High) },
@@ -531,13 +562,6 @@ func init() {
 			case c.args[i].is("-connect"):
 				c.net(hostOf(c.args[i+1].val))
 			}
-		}
-	}
-	register(gitCmd, "git")
-	registerNetwork()
-	for name := range versionFlags {
-		if h, ok := programs[name]; ok {
-			programs[name] = withVersion(name, h)
 		}
 	}
 }
