@@ -49,7 +49,12 @@ func Supervise(arch Arch, listener int, report func(pid uint32, nr uint32, what 
 	for {
 		var req notif
 		_, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(listener), unix.SECCOMP_IOCTL_NOTIF_RECV, uintptr(unsafe.Pointer(&req)))
-		if errno == unix.EINTR {
+		if errno == unix.EINTR || errno == unix.ENOENT {
+			// ENOENT: the notification this receive was woken for was
+			// withdrawn, its caller interrupted by a signal before the
+			// answer (a Go program's preemption signal, say); the call
+			// restarts and notifies again. Stopping here would leave
+			// every later refused call waiting forever.
 			continue
 		}
 		if errno != 0 {
