@@ -358,6 +358,28 @@ type indexUpdate struct {
 // any entry of the same name, entries below it (it was a directory) and
 // entries named like one of its parent directories (they were files).
 func (u indexUpdate) apply(old []indexEntry) []indexEntry {
+	set := slices.Clone(u.set)
+	slices.SortStableFunc(set, func(a, b indexEntry) int { return strings.Compare(a.path, b.path) })
+	set = slices.CompactFunc(set, func(a, b indexEntry) bool { return a.path == b.path })
+	// Within the update, a file where another path needs a directory
+	// gives way, as in fast-import's tree. Sorted, the paths below p come
+	// after p and after the other names that start with p and a byte
+	// below '/'.
+	kept := set[:0:0]
+	for k, e := range set {
+		j := k + 1
+		for j < len(set) && strings.HasPrefix(set[j].path, e.path) && set[j].path[len(e.path)] < '/' {
+			j++
+		}
+		if j < len(set) && strings.HasPrefix(set[j].path, e.path+"/") {
+			continue
+		}
+		kept = append(kept, e)
+	}
+	set = kept
+	if len(old) == 0 {
+		return set
+	}
 	drop := make(map[string]bool, len(u.set)+len(u.remove))
 	for _, p := range u.remove {
 		drop[p] = true
@@ -365,7 +387,7 @@ func (u indexUpdate) apply(old []indexEntry) []indexEntry {
 	find := func(p string) (int, bool) {
 		return slices.BinarySearchFunc(old, p, func(e indexEntry, p string) int { return strings.Compare(e.path, p) })
 	}
-	for _, e := range u.set {
+	for _, e := range set {
 		drop[e.path] = true
 		for d := path.Dir(e.path); d != "."; d = path.Dir(d) {
 			if _, ok := find(d); ok {
@@ -377,23 +399,6 @@ func (u indexUpdate) apply(old []indexEntry) []indexEntry {
 			drop[old[i].path] = true
 		}
 	}
-	set := slices.Clone(u.set)
-	slices.SortStableFunc(set, func(a, b indexEntry) int { return strings.Compare(a.path, b.path) })
-	set = slices.CompactFunc(set, func(a, b indexEntry) bool { return a.path == b.path })
-	// Within the update, a file where another path needs a directory
-	// gives way, as in fast-import's tree.
-	shadowed := make([]bool, len(set))
-	for k, e := range set {
-		i, _ := slices.BinarySearchFunc(set, e.path+"/", func(x indexEntry, p string) int { return strings.Compare(x.path, p) })
-		shadowed[k] = i < len(set) && strings.HasPrefix(set[i].path, e.path+"/")
-	}
-	kept := set[:0:0]
-	for k, e := range set {
-		if !shadowed[k] {
-			kept = append(kept, e)
-		}
-	}
-	set = kept
 	out := make([]indexEntry, 0, len(old)+len(set))
 	i := 0
 	for _, e := range old {

@@ -14,10 +14,10 @@ import (
 // link: the directories above a path must be real directories inside the
 // work tree, and a link is read as a link.
 type fileSource interface {
-	// open looks at the work-tree path p as it is now. Paths come sorted,
-	// so that the files of a directory are read one after the other. With
-	// classify, nothing has looked at p yet: it may be a special file,
-	// which open must not open.
+	// open looks at the work-tree path p as it is now: a regular file or
+	// a link when it was listed, whatever it is now. Paths come sorted,
+	// so that the files of a directory are read one after the other.
+	// classify says that no lstat has looked at p since git listed it.
 	open(p string, classify bool) (sourceFile, error)
 	close()
 }
@@ -31,12 +31,12 @@ type sourceFile struct {
 	r      io.Reader // content of a regular file, size bytes
 	sd     statData  // stat data as a git index records them
 	sdOK   bool
-	closer func()
+	closer io.Closer // closes r
 }
 
 func (f *sourceFile) release() {
 	if f.closer != nil {
-		f.closer()
+		f.closer.Close()
 		f.closer = nil
 	}
 }
@@ -133,7 +133,7 @@ func (s *rootSource) open(p string, _ bool) (sourceFile, error) {
 			return sourceFile{}, fmt.Errorf("changed while being read")
 		}
 		return sourceFile{kind: 'f', exec: fst.Mode().Perm()&0o100 != 0, size: fst.Size(), r: f,
-			closer: func() { f.Close() }}, nil
+			closer: f}, nil
 	case st.IsDir():
 		return sourceFile{}, nil
 	}

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"slices"
 	"strings"
 
@@ -32,11 +30,6 @@ type fdSource struct {
 	names []string // components of the current directory
 	fds   []int    // descriptors of names[:len(fds)]; fewer: not a real directory
 	buf   []byte
-	// The types of the current directory's entries, read once more than
-	// a few unclassified paths were asked for in it (one listing instead
-	// of an lstat per file).
-	types     map[string]fs.FileMode
-	unchecked int
 }
 
 func (s *fdSource) close() {
@@ -65,7 +58,6 @@ func (s *fdSource) enter(dir string) (bool, error) {
 		}
 		s.fds = s.fds[:keep]
 		s.names = comps
-		s.types, s.unchecked = nil, 0
 		for _, name := range comps[keep:] {
 			fd, err := unix.Openat(s.dirFD(), name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 			if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP) {
@@ -90,6 +82,9 @@ func (s *fdSource) dirFD() int {
 // fdReader reads a file descriptor.
 type fdReader int
 
+// Close closes the descriptor.
+func (r fdReader) Close() error { return unix.Close(int(r)) }
+
 func (r fdReader) Read(b []byte) (int, error) {
 	for {
 		n, err := unix.Read(int(r), b)
@@ -106,78 +101,15 @@ func (r fdReader) Read(b []byte) (int, error) {
 	}
 }
 
-// listingAfter is how many unclassified paths of one directory are looked
-// at one by one before the directory is listed.
-const listingAfter = 4
-
-// typeOf returns the type of name in the current directory without
-// following a link; ok is false when there is no such entry.
-func (s *fdSource) typeOf(name string) (typ fs.FileMode, ok bool, err error) {
-	if s.types == nil && s.unchecked >= listingAfter {
-		fd, err := unix.Openat(s.dirFD(), ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-		if err != nil {
-			return 0, false, err
-		}
-		f := os.NewFile(uintptr(fd), ".")
-		list, err := f.ReadDir(-1)
-		f.Close()
-		if err != nil {
-			return 0, false, err
-		}
-		s.types = make(map[string]fs.FileMode, len(list))
-		for _, e := range list {
-			s.types[e.Name()] = e.Type()
-		}
-	}
-	if s.types != nil {
-		typ, ok = s.types[name]
-		return typ, ok, nil
-	}
-	s.unchecked++
-	var st unix.Stat_t
-	if err := unix.Fstatat(s.dirFD(), name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-		if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) {
-			return 0, false, nil
-		}
-		return 0, false, err
-	}
-	switch st.Mode & unix.S_IFMT {
-	case unix.S_IFREG:
-		return 0, true, nil
-	case unix.S_IFLNK:
-		return fs.ModeSymlink, true, nil
-	case unix.S_IFDIR:
-		return fs.ModeDir, true, nil
-	}
-	return fs.ModeDevice, true, nil
-}
-
-func (s *fdSource) open(p string, classify bool) (sourceFile, error) {
+func (s *fdSource) open(p string, _ bool) (sourceFile, error) {
 	dir, name := splitDir(p)
 	if ok, err := s.enter(dir); err != nil || !ok {
 		return sourceFile{}, err
 	}
 	dfd := s.dirFD()
-	if classify {
-		// Nothing has looked at p: a special file must not be opened.
-		typ, ok, err := s.typeOf(name)
-		switch {
-		case err != nil:
-			return sourceFile{}, err
-		case !ok || typ&fs.ModeDir != 0:
-			return sourceFile{}, nil
-		case typ&fs.ModeSymlink != 0:
-			sf, err := s.readLink(dfd, name)
-			if !errors.Is(err, errNotLink) {
-				return sf, err
-			}
-			// A regular file replaced the link since the listing.
-		case typ&fs.ModeType != 0:
-			return sourceFile{kind: 's'}, nil
-		}
-	}
-	// A regular file or a link was seen here: open it without following
-	// a link and without waiting on a FIFO that replaced it.
+	// A regular file or a link was seen here (git lists nothing else as
+	// untracked, and the scan looked at the others): open it without
+	// following a link and without waiting on a FIFO that replaced it.
 	fd, err := unix.Openat(dfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err == nil {
 		var st unix.Stat_t
@@ -188,7 +120,7 @@ func (s *fdSource) open(p string, classify bool) (sourceFile, error) {
 		switch st.Mode & unix.S_IFMT {
 		case unix.S_IFREG:
 			return sourceFile{kind: 'f', exec: st.Mode&0o100 != 0, size: st.Size, r: fdReader(fd),
-				sd: toStatData(&st), sdOK: true, closer: func() { unix.Close(fd) }}, nil
+				sd: toStatData(&st), sdOK: true, closer: fdReader(fd)}, nil
 		case unix.S_IFDIR:
 			unix.Close(fd)
 			return sourceFile{}, nil
@@ -201,15 +133,8 @@ func (s *fdSource) open(p string, classify bool) (sourceFile, error) {
 	}
 	// A link makes O_NOFOLLOW fail (ELOOP, or EMLINK or EFTYPE on some
 	// systems); look at what is there.
-	sf, err := s.readLink(dfd, name)
-	if errors.Is(err, errNotLink) {
-		err = errors.New("changed while being read")
-	}
-	return sf, err
+	return s.readLink(dfd, name)
 }
-
-// errNotLink: readLink found a regular file.
-var errNotLink = errors.New("not a symbolic link")
 
 // readLink reads the link name in directory dfd.
 func (s *fdSource) readLink(dfd int, name string) (sourceFile, error) {
@@ -225,7 +150,7 @@ func (s *fdSource) readLink(dfd int, name string) (sourceFile, error) {
 	case unix.S_IFDIR:
 		return sourceFile{}, nil
 	case unix.S_IFREG:
-		return sourceFile{}, errNotLink
+		return sourceFile{}, errors.New("changed while being read")
 	default:
 		return sourceFile{kind: 's'}, nil
 	}

@@ -222,15 +222,20 @@ type Stream struct {
 	stderr bytes.Buffer
 }
 
-// Start starts a streaming invocation; c.Stdin is ignored.
+// Start starts a streaming invocation. Without c.Stdin, Stream.Stdin is
+// a pipe to the process; with it, the process reads c.Stdin (an *os.File,
+// such as the read end of a pipe the caller writes to, is handed over as
+// it is) and Stream.Stdin is nil.
 func (r *Runner) Start(ctx context.Context, c Cmd) (*Stream, error) {
 	cmd := r.command(ctx, c)
-	cmd.Stdin = nil
 	s := &Stream{cmd: cmd, args: c.Args, ctx: ctx}
 	cmd.Stderr = &s.stderr
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, err
+	var in io.WriteCloser
+	if c.Stdin == nil {
+		var err error
+		if in, err = cmd.StdinPipe(); err != nil {
+			return nil, err
+		}
 	}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -245,7 +250,9 @@ func (r *Runner) Start(ctx context.Context, c Cmd) (*Stream, error) {
 
 // Wait closes standard input and waits for the process to exit.
 func (s *Stream) Wait() error {
-	_ = s.Stdin.Close()
+	if s.Stdin != nil {
+		_ = s.Stdin.Close()
+	}
 	_, _ = io.Copy(io.Discard, s.Stdout)
 	if err := s.cmd.Wait(); err != nil {
 		return wrapErr(s.ctx, s.args, err, s.stderr.String())
