@@ -469,7 +469,7 @@ func TestHardenedOrphansDieWithTheRun(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, res.TimedOut)
 	// Host-side evidence: no process with the marker is left.
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		left := processesWith(t, marker)
 		if len(left) == 0 {

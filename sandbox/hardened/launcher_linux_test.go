@@ -199,10 +199,11 @@ func TestPerRunChild(t *testing.T) {
 }
 
 // waitGone fails the test if a process whose command line contains
-// marker is still alive a few seconds from now.
+// marker is still alive half a minute from now (generous: a loaded
+// machine may take a while to tear a pid namespace down).
 func waitGone(t *testing.T, marker string) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for len(processesWith(t, marker)) > 0 {
 		if time.Now().After(deadline) {
 			t.Fatalf("processes survived: %v", processesWith(t, marker))

@@ -6,6 +6,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -46,13 +47,16 @@ func TestHardenedDiesWithItsLauncher(t *testing.T) {
 			done := make(chan struct{})
 			go func() { _ = launcher.Wait(); close(done) }()
 
-			// Wait until the loop writes.
-			f := filepath.Join(root, "f")
-			deadline := time.Now().Add(20 * time.Second)
-			for size(f) < 4 {
+			// Wait until the loop writes and the lock is held: the two
+			// jobs of the script run in no set order, and on a loaded
+			// machine flock may take its lock long after the loop's
+			// first writes.
+			f, lock := filepath.Join(root, "f"), filepath.Join(root, "lock")
+			deadline := time.Now().Add(time.Minute)
+			for size(f) < 4 || !lockHeld(t, lock) {
 				if time.Now().After(deadline) {
 					_ = launcher.Process.Kill()
-					t.Fatalf("the sandboxed loop never wrote: %s", out.String())
+					t.Fatalf("the sandboxed loop never wrote (%d bytes) or the lock was never taken: %s", size(f), out.String())
 				}
 				time.Sleep(20 * time.Millisecond)
 			}
@@ -61,7 +65,7 @@ func TestHardenedDiesWithItsLauncher(t *testing.T) {
 
 			// Host-side evidence: nothing with the marker is left, the
 			// file stops growing, and the lock is free.
-			deadline = time.Now().Add(5 * time.Second)
+			deadline = time.Now().Add(30 * time.Second)
 			for len(processesWith(t, marker)) > 0 {
 				if time.Now().After(deadline) {
 					t.Fatalf("processes survived their launcher: %v", processesWith(t, marker))
@@ -71,12 +75,32 @@ func TestHardenedDiesWithItsLauncher(t *testing.T) {
 			s1 := size(f)
 			time.Sleep(300 * time.Millisecond)
 			assert.Equal(t, s1, size(f), "the loop kept writing after its launcher died")
-			lf, err := os.OpenFile(filepath.Join(root, "lock"), os.O_RDWR, 0)
+			lf, err := os.OpenFile(lock, os.O_RDWR, 0)
 			require.NoError(t, err)
 			defer lf.Close()
 			assert.NoError(t, unix.Flock(int(lf.Fd()), unix.LOCK_EX|unix.LOCK_NB), "the lock taken inside the sandbox is still held")
 		})
 	}
+}
+
+// lockHeld reports whether someone holds an exclusive flock on p. It
+// takes a shared lock for a moment when nobody does (a blocking flock
+// in the sandbox then waits for the next try).
+func lockHeld(t *testing.T, p string) bool {
+	t.Helper()
+	lf, err := os.Open(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	require.NoError(t, err)
+	defer lf.Close()
+	err = unix.Flock(int(lf.Fd()), unix.LOCK_SH|unix.LOCK_NB)
+	if errors.Is(err, unix.EWOULDBLOCK) {
+		return true
+	}
+	require.NoError(t, err)
+	require.NoError(t, unix.Flock(int(lf.Fd()), unix.LOCK_UN))
+	return false
 }
 
 func size(p string) int64 {
