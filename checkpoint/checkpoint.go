@@ -111,10 +111,11 @@ type Checkpointer struct {
 	// portable (tests) makes the Checkpointer work as on a platform
 	// without the stat data git records: files are read through an
 	// os.Root and git maintains the private index.
-	portable bool
-	dirs     map[string]bool // directories checked for nested repositories (guarded by the lock)
-	records  recordCache     // recent records of uncovered paths, by object id
-	icache   *indexCache     // the private index as last read or written (guarded by the lock)
+	portable    bool
+	fetchBudget int64           // tests: bytes a restore reads in advance (0: fetchBudget)
+	dirs        map[string]bool // directories checked for nested repositories (guarded by the lock)
+	records     recordCache     // recent records of uncovered paths, by object id
+	icache      *indexCache     // the private index as last read or written (guarded by the lock)
 
 	sem chan struct{}
 }

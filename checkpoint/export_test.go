@@ -7,3 +7,6 @@ func SetRestoreHook(c *Checkpointer, f func(op, path string) error) { c.hook = f
 // SetPortable makes c read files and maintain its private index the way
 // it does on platforms without the stat data git records.
 func SetPortable(c *Checkpointer) { c.portable = true }
+
+// SetFetchBudget bounds the content c's restores read before writing.
+func SetFetchBudget(c *Checkpointer, n int64) { c.fetchBudget = n }

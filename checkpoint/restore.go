@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -330,7 +331,8 @@ type restorePlan struct {
 	writes  []writeOp
 	created []string // work-tree paths of the files the restore creates
 	changes []Change
-	full    bool // a full restore (the private index follows it)
+	full    bool     // a full restore (the private index follows it)
+	blobs   [][]byte // the content of writes, when read in advance
 }
 
 // restoreEntries carries out a restore whose differences from the current
@@ -442,8 +444,15 @@ func (c *Checkpointer) plan(ctx context.Context, root *os.Root, entries []gitx.R
 			return pl, &RestoreError{Failure: RestoreConflict, Path: w.rel, Err: err}
 		}
 	}
-	if err := c.checkObjects(ctx, pl.writes); err != nil {
-		return pl, &RestoreError{Failure: RestoreUnreadable, Err: err}
+	if len(pl.writes) > 0 {
+		blobs, ok, err := c.fetchBlobs(ctx, pl.writes)
+		if err == nil && !ok {
+			err = c.checkObjects(ctx, pl.writes)
+		}
+		if err != nil {
+			return pl, &RestoreError{Failure: RestoreUnreadable, Err: err}
+		}
+		pl.blobs = blobs
 	}
 	return pl, nil
 }
@@ -473,7 +482,13 @@ func (c *Checkpointer) applyPlan(ctx context.Context, root *os.Root, pl restoreP
 			_ = root.Remove(d) // fails harmlessly when not empty
 		}
 	}
-	if err := c.writeBlobs(ctx, root, pl.writes); err != nil {
+	if pl.blobs != nil {
+		for i, op := range pl.writes {
+			if err := c.writeContent(root, op, int64(len(pl.blobs[i])), bytes.NewReader(pl.blobs[i])); err != nil {
+				return err
+			}
+		}
+	} else if err := c.writeBlobs(ctx, root, pl.writes); err != nil {
 		return err
 	}
 	// Record the files the restore created in the private index: a
@@ -674,6 +689,65 @@ func (c *Checkpointer) checkWritable(v *view, p string, tracked bool, delSet map
 	return nil
 }
 
+// fetchBudget bounds the blobs a restore holds in memory (see fetchBlobs).
+const fetchBudget = 32 << 20
+
+func (c *Checkpointer) fetchLimit() int64 {
+	if c.fetchBudget != 0 {
+		return c.fetchBudget
+	}
+	return fetchBudget
+}
+
+// fetchBlobs reads every blob a restore writes with one "cat-file
+// --batch", which also checks that they all exist, and keeps them in
+// memory: one process instead of a check and a second read. ok is false
+// (and nothing is kept) when they do not fit fetchBudget; the restore then
+// checks them first and streams them while writing.
+func (c *Checkpointer) fetchBlobs(ctx context.Context, writes []writeOp) (blobs [][]byte, ok bool, err error) {
+	var total int64
+	s, err := c.git.Start(ctx, gitx.Cmd{Dir: c.workDir, Env: c.privEnv, Args: []string{"cat-file", "--batch"}})
+	if err != nil {
+		return nil, false, fmt.Errorf("checkpoint: reading snapshot: %w", err)
+	}
+	go func() {
+		w := bufio.NewWriter(s.Stdin)
+		for _, op := range writes {
+			w.WriteString(op.oid)
+			w.WriteByte('\n')
+		}
+		w.Flush()
+		s.Stdin.Close()
+	}()
+	r := bufio.NewReaderSize(s.Stdout, 64<<10)
+	blobs = make([][]byte, 0, len(writes))
+	for _, op := range writes {
+		size, err := readHeader(r, op)
+		if err == nil && total+size > c.fetchLimit() {
+			_ = s.Kill()
+			_ = s.Wait()
+			return nil, false, nil
+		}
+		if err != nil {
+			_ = s.Kill()
+			_ = s.Wait()
+			return nil, false, fmt.Errorf("checkpoint: checking snapshot objects: %w", err)
+		}
+		total += size
+		b := make([]byte, size+1)
+		if _, err := io.ReadFull(r, b); err != nil || b[size] != '\n' {
+			_ = s.Kill()
+			_ = s.Wait()
+			return nil, false, fmt.Errorf("checkpoint: reading blob for %s: malformed cat-file stream", op.rel)
+		}
+		blobs = append(blobs, b[:size])
+	}
+	if err := s.Wait(); err != nil {
+		return nil, false, fmt.Errorf("checkpoint: reading snapshot: %w", err)
+	}
+	return blobs, true, nil
+}
+
 // checkObjects makes sure every blob to write exists before anything is
 // removed.
 func (c *Checkpointer) checkObjects(ctx context.Context, writes []writeOp) error {
@@ -734,19 +808,42 @@ func (c *Checkpointer) writeBlobs(ctx context.Context, root *os.Root, writes []w
 	return werr
 }
 
-func (c *Checkpointer) writeOne(root *os.Root, r *bufio.Reader, op writeOp) error {
+// readHeader reads one "cat-file --batch" header for op and returns the
+// blob's size.
+func readHeader(r *bufio.Reader, op writeOp) (int64, error) {
 	header, err := r.ReadString('\n')
 	if err != nil {
-		return fmt.Errorf("checkpoint: reading blob for %s: %w", op.rel, err)
+		return 0, fmt.Errorf("checkpoint: reading blob for %s: %w", op.rel, err)
 	}
 	f := strings.Fields(header)
 	if len(f) != 3 || f[0] != op.oid || f[1] != "blob" {
-		return fmt.Errorf("checkpoint: unexpected cat-file answer %q for %s", truncate(header, 120), op.rel)
+		return 0, fmt.Errorf("checkpoint: unexpected cat-file answer %q for %s", truncate(header, 120), op.rel)
 	}
 	size, err := strconv.ParseInt(f[2], 10, 64)
 	if err != nil || size < 0 {
-		return fmt.Errorf("checkpoint: unexpected cat-file size %q for %s", f[2], op.rel)
+		return 0, fmt.Errorf("checkpoint: unexpected cat-file size %q for %s", f[2], op.rel)
 	}
+	return size, nil
+}
+
+// writeOne writes op from its cat-file answer in r (header, content and
+// the newline after it).
+func (c *Checkpointer) writeOne(root *os.Root, r *bufio.Reader, op writeOp) error {
+	size, err := readHeader(r, op)
+	if err != nil {
+		return err
+	}
+	if err := c.writeContent(root, op, size, r); err != nil {
+		return err
+	}
+	if b, err := r.ReadByte(); err != nil || b != '\n' {
+		return fmt.Errorf("checkpoint: malformed cat-file stream after %s", op.rel)
+	}
+	return nil
+}
+
+// writeContent writes op's size bytes of content, read from r.
+func (c *Checkpointer) writeContent(root *os.Root, op writeOp, size int64, r io.Reader) error {
 	if err := c.restoreHook("write", op.rel); err != nil {
 		return err
 	}
@@ -764,14 +861,8 @@ func (c *Checkpointer) writeOne(root *os.Root, r *bufio.Reader, op writeOp) erro
 		// A regular file replaced by a regular file is rewritten in place
 		// (one metadata operation instead of create and rename).
 		done, err := overwrite(root, r, op, size)
-		if err != nil {
+		if err != nil || done {
 			return err
-		}
-		if done {
-			if b, err := r.ReadByte(); err != nil || b != '\n' {
-				return fmt.Errorf("checkpoint: malformed cat-file stream after %s", op.rel)
-			}
-			return nil
 		}
 	}
 	tmp := path.Join(dir, ".reins-restore-"+randHex())
@@ -808,9 +899,6 @@ func (c *Checkpointer) writeOne(root *os.Root, r *bufio.Reader, op writeOp) erro
 		_ = root.Remove(tmp)
 		return fmt.Errorf("checkpoint: writing %s: %w", op.rel, err)
 	}
-	if b, err := r.ReadByte(); err != nil || b != '\n' {
-		return fmt.Errorf("checkpoint: malformed cat-file stream after %s", op.rel)
-	}
 	return nil
 }
 
@@ -823,7 +911,7 @@ func randHex() string {
 // overwrite writes the blob over an existing regular file, fixing the
 // executable bit; it reports false (having consumed nothing) when the path
 // is not an existing regular file.
-func overwrite(root *os.Root, r *bufio.Reader, op writeOp, size int64) (bool, error) {
+func overwrite(root *os.Root, r io.Reader, op writeOp, size int64) (bool, error) {
 	st, err := root.Lstat(op.rel)
 	if err != nil || !st.Mode().IsRegular() || linkCount(st) != 1 {
 		// Not a regular file, or hard-linked elsewhere (possibly outside

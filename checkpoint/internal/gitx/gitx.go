@@ -248,6 +248,9 @@ func (r *Runner) Start(ctx context.Context, c Cmd) (*Stream, error) {
 	return s, nil
 }
 
+// Kill stops the process; Wait must still be called.
+func (s *Stream) Kill() error { return s.cmd.Process.Kill() }
+
 // Wait closes standard input and waits for the process to exit.
 func (s *Stream) Wait() error {
 	if s.Stdin != nil {

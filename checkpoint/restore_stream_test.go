@@ -1,0 +1,45 @@
+package checkpoint_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/reins-go/reins/checkpoint"
+)
+
+// A restore whose content does not fit the budget it reads in advance
+// checks the objects first and streams them while writing, with the same
+// result.
+func TestRestoreBeyondTheReadAheadBudget(t *testing.T) {
+	for _, budget := range []int64{0, 1, 100} {
+		t.Run(fmt.Sprintf("budget=%d", budget), func(t *testing.T) {
+			ctx := context.Background()
+			dir := newRepo(t)
+			c := newCheckpointer(t, dir, nil)
+			if budget > 0 {
+				checkpoint.SetFetchBudget(c, budget)
+			}
+			for i := 0; i < 5; i++ {
+				writeFile(t, dir, fmt.Sprintf("f/%d.txt", i), strings.Repeat(fmt.Sprint(i), 40+i), 0o644)
+			}
+			writeFile(t, dir, "f/run.sh", "#!/bin/sh\n", 0o755)
+			cp, err := c.Create(ctx, "target")
+			require.NoError(t, err)
+			want := readTree(t, dir, nil)
+			for i := 0; i < 5; i++ {
+				writeFile(t, dir, fmt.Sprintf("f/%d.txt", i), "edited", 0o644)
+			}
+			writeFile(t, dir, "f/run.sh", "#!/bin/sh\nexit 1\n", 0o644)
+			writeFile(t, dir, "g/new.txt", "new", 0o644)
+			res, err := c.Rewind(ctx, cp.ID)
+			require.NoError(t, err)
+			assert.Len(t, res.Changes, 7)
+			assert.Equal(t, want, readTree(t, dir, nil))
+		})
+	}
+}
