@@ -308,24 +308,25 @@ func (w *walk) permissionMode() bool {
 // part (each risk level of each piece, times each target and host it applies to) in decidePart;
 // the strictest part decides. An opaque command, or a plan over more files than the profile
 // allows, is never auto-approved.
+//
+// A Check stops at the first denied part that settles the decision (see settled): nothing is
+// stricter than DENY, so the parts after it could change neither the verdict nor which rule the
+// decision names. An explanation decides every part, so its trace lists them all. The parts share
+// one line memo, so each DENY or CONFIRM command pattern runs on the whole command line at most
+// once per Check.
 func (w *walk) rulesAndMatrix(a *policy.Action, pieces []piece, targets []target) {
 	d := &w.d
 	opaque := false
 	acc := strictest{d: d, first: true}
+	var memo policy.LineMemo
 	sub := policy.Subject{Tool: a.Tool, Operation: w.op, Provider: a.Provider, Surface: a.Surface, Line: a.Command}
+parts:
 	for pi := range pieces {
 		p := &pieces[pi]
 		opaque = opaque || p.opaque
 		sub.Command, sub.Argv, sub.Redirects, sub.Substitution, sub.Host = p.command, p.argv, p.redirect, p.subst, p.host
 		sub.HostGroup = hostGroupOf(p.host)
-		levels := p.levels
-		for i := range targets {
-			if targets[i].piece == pi && targets[i].access == accessRead {
-				levels = levels.With(risk.ReadOnly)
-				break
-			}
-		}
-		for l := range levels.All() {
+		for l := range partLevels(pieces, targets, pi).All() {
 			sub.Level, sub.Severity = l, p.severity(l)
 			nh := 1
 			if l == risk.Network && len(p.hosts) > 1 {
@@ -344,11 +345,17 @@ func (w *walk) rulesAndMatrix(a *policy.Action, pieces []piece, targets []target
 					}
 					matched = true
 					sub.Root, sub.Target = t.root, t.path
-					acc.add(w.g.decidePart(w.st, &sub, p.shellIdx, w.tr))
+					acc.add(w.g.decidePart(w.st, &sub, p.shellIdx, w.tr, &memo))
+					if w.settled(&acc, pieces, targets, pi) {
+						break parts
+					}
 				}
 				if !matched {
 					sub.Root, sub.Target = "", ""
-					acc.add(w.g.decidePart(w.st, &sub, p.shellIdx, w.tr))
+					acc.add(w.g.decidePart(w.st, &sub, p.shellIdx, w.tr, &memo))
+					if w.settled(&acc, pieces, targets, pi) {
+						break parts
+					}
 				}
 			}
 			sub.Host, sub.HostGroup = p.host, hostGroupOf(p.host)
@@ -366,6 +373,40 @@ func (w *walk) rulesAndMatrix(a *policy.Action, pieces []piece, targets []target
 		d.Obligations = acc.obl
 	}
 	w.tr.decided(d.Layer, d.Reason)
+}
+
+// partLevels returns the risk levels piece pi is decided at: its own, and ReadOnly when a
+// shell command of it reads a target.
+func partLevels(pieces []piece, targets []target, pi int) risk.Set {
+	levels := pieces[pi].levels
+	for i := range targets {
+		if targets[i].piece == pi && targets[i].access == accessRead {
+			return levels.With(risk.ReadOnly)
+		}
+	}
+	return levels
+}
+
+// settled reports, when Check (not Explain) has just decided a part of piece pi, that the
+// parts decided so far settle the decision: one of them is denied, and no part of pieces[pi:]
+// has a higher severity than the denied part that decides. The strictest fold keeps the first
+// of equally strict parts unless a later one is more severe, and the obligations of a DENY are
+// dropped, so the remaining parts could change nothing.
+func (w *walk) settled(acc *strictest, pieces []piece, targets []target, pi int) bool {
+	if w.tr != nil || acc.first || w.d.Verdict != policy.Deny {
+		return false
+	}
+	if acc.sev >= risk.High {
+		return true
+	}
+	for k := pi; k < len(pieces); k++ {
+		for l := range partLevels(pieces, targets, k).All() {
+			if pieces[k].severity(l) > acc.sev {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // strictest folds the parts' outcomes: the strictest verdict decides (among equally strict
@@ -399,11 +440,11 @@ type partOutcome struct {
 }
 
 // decidePart runs the rule layer, then the matrix, for one part.
-func (g *Gate) decidePart(st *state, sub *policy.Subject, cmd int, tr *tracer) partOutcome {
+func (g *Gate) decidePart(st *state, sub *policy.Subject, cmd int, tr *tracer, memo *policy.LineMemo) partOutcome {
 	cell := policy.Matrix(st.band, sub.Level)
 	obl := cell.Obligations | st.discipline(sub.Level)
 	out := partOutcome{cell.Verdict, policy.LayerMatrix, CheckMatrix, matrixReasons[st.band][sub.Level], obl, sub.Severity}
-	if m, ok := st.rules.Evaluate(sub); ok {
+	if m, ok := st.rules.EvaluateMemo(sub, memo); ok {
 		out = partOutcome{m.Verdict, policy.LayerRule, m.Rule.ID, m.Rule.Reason, obl | m.Obligations, sub.Severity}
 	}
 	if out.verdict == policy.Confirm {

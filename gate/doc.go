@@ -41,8 +41,9 @@
 //     the autonomy seed's table gives it.
 //
 // An action is split into parts (each risk level it carries, times each target), layers 5 and 6
-// decide every part, and the strictest part decides the action. Nothing a user saves can outrank
-// layers 1 to 4.
+// decide every part, and the strictest part decides the action. (Check stops at a denied part
+// that no later part could outrank, which gives the same decision; Explain decides, and lists,
+// every part.) Nothing a user saves can outrank layers 1 to 4.
 //
 // The code reads the same way: decide.go has one method per layer, called in this order.
 //

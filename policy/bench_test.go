@@ -2,6 +2,7 @@ package policy_test
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"strings"
@@ -184,27 +185,39 @@ func naiveMatch(n *naiveRule, s *policy.Subject) bool {
 
 var benchSizes = []int{12, 100, 1000, 10000}
 
+// benchEngines compiles rules for the three engines the benchmarks compare: the rule set
+// (reins), the naive first-match loop and the purpose-built indexed engine.
+func benchEngines(tb testing.TB, rules []policy.Rule) (*policy.RuleSet, []naiveRule, *indexedEngine) {
+	rs, err := policy.Compile(rules, &policy.Env{Home: "/home/u"})
+	require.NoError(tb, err)
+	naive, err := naiveCompile(rules)
+	require.NoError(tb, err)
+	ix, err := indexedCompile(rules)
+	require.NoError(tb, err)
+	return rs, naive, ix
+}
+
 // BenchmarkEvaluate: each of the eight cases at each size, the rule set (impl=reins) next to
-// the naive first-match loop (impl=naive) in the same run. Compare ns/op of the pairs.
+// the naive first-match loop (impl=naive) and the indexed engine (impl=indexed) in the same
+// run. Compare ns/op within a case.
 func BenchmarkEvaluate(b *testing.B) {
 	for _, n := range benchSizes {
-		rules := scaledPolicy(n)
-		rs, err := policy.Compile(rules, &policy.Env{Home: "/home/u"})
-		require.NoError(b, err)
-		naive, err := naiveCompile(rules)
-		require.NoError(b, err)
+		rs, naive, ix := benchEngines(b, scaledPolicy(n))
 		for _, c := range benchCases() {
 			s := c.s
 			m, ok := rs.Evaluate(&s)
-			nr := naiveEval(naive, &s)
+			nr, ir := naiveEval(naive, &s), ix.evaluate(&s)
 			if c.want == "" {
 				require.False(b, ok, "%s: %v", c.name, m.Rule)
 				require.Nil(b, nr, c.name)
+				require.Nil(b, ir, c.name)
 			} else {
 				require.True(b, ok, c.name)
 				require.Equal(b, c.want, m.Rule.ID, c.name)
 				require.NotNil(b, nr, c.name)
 				require.Equal(b, c.want, nr.ID, c.name)
+				require.NotNil(b, ir, c.name)
+				require.Equal(b, c.want, ir.ID, c.name)
 			}
 			b.Run(fmt.Sprintf("rules=%d/case=%s/impl=reins", n, c.name), func(b *testing.B) {
 				b.ReportAllocs()
@@ -218,26 +231,31 @@ func BenchmarkEvaluate(b *testing.B) {
 					naiveEval(naive, &s)
 				}
 			})
+			b.Run(fmt.Sprintf("rules=%d/case=%s/impl=indexed", n, c.name), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					ix.evaluate(&s)
+				}
+			})
 		}
 	}
 }
 
 // BenchmarkEvaluateRatio is BenchmarkEvaluate made robust to a shared, loaded machine: each
-// round times a batch of the rule set's evaluations and then a batch of the naive loop's, and
-// the fastest batch of each is kept. It reports both per-evaluation times and their ratio
-// (reins/naive; below 1 means faster than the naive loop).
+// round times a batch of the rule set's evaluations, then a batch of the naive loop's and one of
+// the indexed engine's, and the fastest batch of each is kept. It reports the three
+// per-evaluation times and the ratios reins/naive and reins/indexed (below 1 means reins is
+// faster), per case, and their geometric means over the eight cases per size (case=geomean).
 func BenchmarkEvaluateRatio(b *testing.B) {
 	for _, n := range benchSizes {
-		rules := scaledPolicy(n)
-		rs, err := policy.Compile(rules, &policy.Env{Home: "/home/u"})
-		require.NoError(b, err)
-		naive, err := naiveCompile(rules)
-		require.NoError(b, err)
+		rs, naive, ix := benchEngines(b, scaledPolicy(n))
 		batch := max(1, 20000/n)
+		var logN, logI float64
+		var cases int
 		for _, c := range benchCases() {
 			s := c.s
 			b.Run(fmt.Sprintf("rules=%d/case=%s", n, c.name), func(b *testing.B) {
-				bestR, bestN := time.Duration(1<<62), time.Duration(1<<62)
+				bestR, bestN, bestI := time.Duration(1<<62), time.Duration(1<<62), time.Duration(1<<62)
 				for b.Loop() {
 					t0 := time.Now()
 					for range batch {
@@ -248,18 +266,37 @@ func BenchmarkEvaluateRatio(b *testing.B) {
 						naiveEval(naive, &s)
 					}
 					t2 := time.Now()
-					bestR, bestN = min(bestR, t1.Sub(t0)), min(bestN, t2.Sub(t1))
+					for range batch {
+						ix.evaluate(&s)
+					}
+					t3 := time.Now()
+					bestR, bestN, bestI = min(bestR, t1.Sub(t0)), min(bestN, t2.Sub(t1)), min(bestI, t3.Sub(t2))
 				}
 				b.ReportMetric(float64(bestR.Nanoseconds())/float64(batch), "reins-ns")
 				b.ReportMetric(float64(bestN.Nanoseconds())/float64(batch), "naive-ns")
+				b.ReportMetric(float64(bestI.Nanoseconds())/float64(batch), "indexed-ns")
 				b.ReportMetric(float64(bestR)/float64(bestN), "reins/naive")
+				b.ReportMetric(float64(bestR)/float64(bestI), "reins/indexed")
+				if b.N > 1 { // the last, measured run of this sub-benchmark
+					cases++
+					logN += math.Log(float64(bestR) / float64(bestN))
+					logI += math.Log(float64(bestR) / float64(bestI))
+				}
 			})
 		}
+		b.Run(fmt.Sprintf("rules=%d/case=geomean", n), func(b *testing.B) {
+			for b.Loop() {
+			}
+			if cases > 0 {
+				b.ReportMetric(math.Exp(logN/float64(cases)), "reins/naive")
+				b.ReportMetric(math.Exp(logI/float64(cases)), "reins/indexed")
+			}
+		})
 	}
 }
 
 // BenchmarkCompile: compiling 10,000 rules (scaledPolicy), next to the naive loop's compile
-// (regular expressions compiled, globs validated).
+// (regular expressions compiled, globs validated) and the indexed engine's.
 func BenchmarkCompile(b *testing.B) {
 	rules := scaledPolicy(10000)
 	b.Run("impl=reins", func(b *testing.B) {
@@ -278,13 +315,21 @@ func BenchmarkCompile(b *testing.B) {
 			}
 		}
 	})
+	b.Run("impl=indexed", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := indexedCompile(rules); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
 
 // BenchmarkCompileRatio is BenchmarkCompile interleaved, for a loaded machine: each round
-// compiles the 10,000 rules with both, and the fastest round of each is kept.
+// compiles the 10,000 rules with each engine, and the fastest round of each is kept.
 func BenchmarkCompileRatio(b *testing.B) {
 	rules := scaledPolicy(10000)
-	bestR, bestN := time.Duration(1<<62), time.Duration(1<<62)
+	bestR, bestN, bestI := time.Duration(1<<62), time.Duration(1<<62), time.Duration(1<<62)
 	for b.Loop() {
 		t0 := time.Now()
 		if _, err := policy.Compile(rules, nil); err != nil {
@@ -295,21 +340,23 @@ func BenchmarkCompileRatio(b *testing.B) {
 			b.Fatal(err)
 		}
 		t2 := time.Now()
-		bestR, bestN = min(bestR, t1.Sub(t0)), min(bestN, t2.Sub(t1))
+		if _, err := indexedCompile(rules); err != nil {
+			b.Fatal(err)
+		}
+		t3 := time.Now()
+		bestR, bestN, bestI = min(bestR, t1.Sub(t0)), min(bestN, t2.Sub(t1)), min(bestI, t3.Sub(t2))
 	}
 	b.ReportMetric(float64(bestR.Nanoseconds())/1e6, "reins-ms")
 	b.ReportMetric(float64(bestN.Nanoseconds())/1e6, "naive-ms")
+	b.ReportMetric(float64(bestI.Nanoseconds())/1e6, "indexed-ms")
 	b.ReportMetric(float64(bestR)/float64(bestN), "reins/naive")
+	b.ReportMetric(float64(bestR)/float64(bestI), "reins/indexed")
 }
 
-// The naive loop and the rule set agree on random subjects over the scaled policy.
+// The naive loop, the indexed engine and the rule set agree on subjects over the scaled policy.
 func TestNaiveAgreesWithEvaluate(t *testing.T) {
 	t.Parallel()
-	rules := scaledPolicy(200)
-	rs, err := policy.Compile(rules, &policy.Env{Home: "/home/u"})
-	require.NoError(t, err)
-	naive, err := naiveCompile(rules)
-	require.NoError(t, err)
+	rs, naive, ix := benchEngines(t, scaledPolicy(200))
 	for _, c := range benchCases() {
 		for _, tgt := range []string{"", ".env", "a/.env", "vendor/mod4/x", "x.secret7", "src/a.go", "k.pem", "/etc/x"} {
 			s := c.s
@@ -321,6 +368,11 @@ func TestNaiveAgreesWithEvaluate(t *testing.T) {
 			}
 			m, ok := rs.Evaluate(&s)
 			nr := naiveEval(naive, &s)
+			if ir := ix.evaluate(&s); ir == nil || nr == nil {
+				require.Equal(t, nr == nil, ir == nil, "%s %q: naive %v, indexed %v", c.name, tgt, nr, ir)
+			} else {
+				require.Equal(t, nr.ID, ir.ID, "%s %q: the indexed engine agrees with the naive loop", c.name, tgt)
+			}
 			if nr == nil {
 				require.False(t, ok, "%s %q: reins %v", c.name, tgt, m.Rule)
 				continue

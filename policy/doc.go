@@ -31,12 +31,20 @@
 //
 // # Performance
 //
-// [Compile] sorts the rules and indexes each one by the most selective thing it conditions on:
-// a literal target prefix, basename or extension, a whole word its command regex requires, a
-// program name, a literal or prefixed tool or host name, an operation type, a risk level.
-// [RuleSet.Evaluate] looks only at the rules indexed under the subject's own values, so its cost
-// does not grow with the size of the rule set, and it does not allocate. Globs are compiled once
-// (braces expanded, segments split); regular expressions run only after a literal prefilter.
+// [Compile] sorts the rules and gives each a header of a few bits: what its condition needs of
+// a subject (a target inside or outside the workspace, a command, a tool...), the risk levels
+// and severities and the operations it lists. Evaluating a subject reduces it to the same bits
+// once; a rule whose header does not fit is rejected with a few bit tests, and the others run
+// their field matchers cheapest first, the command regular expression last. A small rule set is
+// evaluated as that first-match loop. A large one tries its first rules the same way, then looks
+// only at the rules its index files under the subject's own values (a literal target prefix,
+// basename or extension, a whole word its command regex requires, a program name, a literal or
+// prefixed tool or host name, an operation type, a risk level), so its cost does not grow with
+// the size of the rule set. Evaluation does not allocate. Target patterns of the common shapes
+// ("src/**", "**/.env", "**/*.pem", "/etc/**", a literal path) are matched on the path as a
+// string; others segment by segment. Regular expressions run only after a literal prefilter,
+// and with a [LineMemo] a pattern runs on a whole command line at most once for all the parts
+// of an action. Compiling a large rule set uses the available processors.
 //
 // # Security model and limitations
 //

@@ -25,6 +25,7 @@ type glob struct {
 	src  string
 	alts []globAlt
 	one  [1]globAlt // alts' storage when the pattern has no braces
+	segs [4]segPat  // its segments' storage when it has at most four
 }
 
 type globAlt struct {
@@ -33,6 +34,10 @@ type globAlt struct {
 	lit  string   // the leading literal segments joined by "/" ("" if the first is not literal)
 	last string   // the last segment when it is a literal, else ""
 	ext  string   // the extension (".go") every matching last segment ends with, else ""
+
+	kind    uint8  // the alternative's shape (altGeneral... in match.go)
+	fastLit string // the shape's literal: the path, directory, base name or star prefix
+	fastSuf string // altStar: the text after the star
 }
 
 type segPat struct {
@@ -60,7 +65,7 @@ func compileGlob(pattern string) (*glob, error) {
 	if strings.IndexByte(pattern, '{') < 0 {
 		// No braces (the common case): one alternative, stored inline.
 		g := &glob{src: pattern}
-		ca, err := compileAlt(pattern)
+		ca, err := compileAlt(pattern, g.segs[:0])
 		if err != nil {
 			return nil, fmt.Errorf("glob %q: %w", pattern, err)
 		}
@@ -77,7 +82,7 @@ func compileGlob(pattern string) (*glob, error) {
 		if !doublestar.ValidatePattern(a) {
 			return nil, fmt.Errorf("glob %q: alternative %q is not a valid pattern", pattern, a)
 		}
-		ca, err := compileAlt(a)
+		ca, err := compileAlt(a, nil)
 		if err != nil {
 			return nil, fmt.Errorf("glob %q: %w", pattern, err)
 		}
@@ -86,7 +91,8 @@ func compileGlob(pattern string) (*glob, error) {
 	return g, nil
 }
 
-func compileAlt(p string) (globAlt, error) {
+// compileAlt compiles one alternative (without braces). Its segments go to buf when they fit.
+func compileAlt(p string, buf []segPat) (globAlt, error) {
 	var a globAlt
 	if strings.HasPrefix(p, "/") {
 		a.abs = true
@@ -103,7 +109,11 @@ func compileAlt(p string) (globAlt, error) {
 	litPrefix := true
 	litEnd := 0 // p[:litEnd] is the literal prefix while it has no escapes
 	escaped := false
-	a.segs = make([]segPat, 0, strings.Count(p, "/")+1)
+	if n := strings.Count(p, "/") + 1; n <= cap(buf) {
+		a.segs = buf[:0]
+	} else {
+		a.segs = make([]segPat, 0, n)
+	}
 	off := 0
 	for rest, more := p, true; more; {
 		var s string
@@ -141,6 +151,7 @@ func compileAlt(p string) (globAlt, error) {
 	} else {
 		a.lit = p[:litEnd]
 	}
+	a.classify()
 	if n := len(a.segs); n > 0 {
 		last := a.segs[n-1]
 		switch {

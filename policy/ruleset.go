@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/reins-go/reins/risk"
 )
@@ -69,13 +71,27 @@ type Env struct {
 }
 
 // RuleSet is a compiled, immutable rule set. It is safe for concurrent use. Rules are ordered by
-// priority (lower first; ties in declaration order) and indexed by what they condition on, so
-// evaluating a subject looks only at rules that can match it.
+// priority (lower first; ties in declaration order). A small rule set is evaluated as a
+// first-match loop over compact rule headers; a large one tries its first rules that way and
+// then looks only at the rules an index says can match the subject.
 type RuleSet struct {
-	src   []Rule // in evaluation order
-	rules []crule
-	idx   index
+	src    []Rule // in evaluation order
+	rules  []crule
+	heads  []ruleHead // parallel to rules
+	linear int32      // rules[:linear] are tried in order before the index is consulted
+	idx    *index     // nil when linear covers every rule
+	// segments reports that a target pattern has an alternative of no fast shape, matched
+	// segment by segment: evaluation then keeps the subject's path split once for all rules.
+	segments bool
+	id       uint64 // distinct for every compiled rule set (see LineMemo)
 }
+
+// Rule sets up to linearMax rules are evaluated by the first-match loop alone; larger ones try
+// their first evalHead rules in order, then use the index.
+const (
+	linearMax = 16
+	evalHead  = 2
+)
 
 type crule struct {
 	id       string
@@ -89,7 +105,7 @@ type crule struct {
 	outside  bool
 	target   *glob
 	cmd      *cmdRegex
-	commands []cmdEntry
+	commands *cmdMatcher
 	tools    []*glob
 	hosts    []*glob
 	hostRefs []string // the "@name" lists the hosts condition references
@@ -110,40 +126,73 @@ type index struct {
 	absPrefix strIndex
 	base      strIndex
 	ext       strIndex
-	word      strIndex // command_pattern rules by required word, matched on Command
-	lineWord  strIndex // the DENY and CONFIRM ones among them, matched on Line too
+	word      strIndex // command_pattern rules by required word, matched on Command (and on Line)
 	prog      strIndex
 
 	// The lowest rule position each dimension holds (noRule when empty): once a match at or
-	// before it is known, the dimension is not looked at.
+	// before it is known, the dimension is not looked at. minLineWord is the lowest DENY or
+	// CONFIRM rule in word, the only ones whose pattern is matched against the whole line.
 	minRest, minOp, minLevel, minSev, minTool, minHost, minTarget, minWord, minLineWord, minProg int32
 }
 
 const noRule = int32(1<<31 - 1)
 
-// strIndex maps strings to rule positions, and remembers which key lengths it holds (lengths
-// of 63 and more share one bit), so that most lookups of a key that cannot be there (a path
-// prefix, a word of a command) cost a bit test instead of a hash.
+// strIndex maps strings to rule positions, and remembers the lengths (lengths of 63 and more
+// share one bit), first bytes and last bytes of its keys, so that most lookups of a key that
+// cannot be there (a path prefix, a word of a command) cost a few bit tests instead of a hash.
 type strIndex struct {
-	m    map[string][]int32
-	lens uint64
+	m           map[string][]int32
+	lens        uint64
+	first, last byteSet
 }
+
+// byteSet is a set of bytes.
+type byteSet [4]uint64
+
+func (b *byteSet) add(c byte)      { b[c>>6] |= 1 << (c & 63) }
+func (b *byteSet) has(c byte) bool { return b[c>>6]&(1<<(c&63)) != 0 }
 
 func lenBit(n int) uint64 { return 1 << min(n, 63) }
 
-func (x *strIndex) add(key string, i int32, hint int) {
+// postings hands out the posting lists of an index being built: a list's first position is
+// carved from a shared block, so that the many lists of one rule each cost no allocation of
+// their own (a list that grows is copied out by append, as usual).
+type postings struct{ block []int32 }
+
+func (ps *postings) add(list []int32, i int32) []int32 {
+	if list != nil {
+		return append(list, i)
+	}
+	if len(ps.block) == cap(ps.block) {
+		ps.block = make([]int32, 0, 1024)
+	}
+	ps.block = append(ps.block, i)
+	n := len(ps.block)
+	return ps.block[n-1 : n : n]
+}
+
+func (x *strIndex) add(key string, i int32, hint int, ps *postings) {
 	if x.m == nil {
 		x.m = make(map[string][]int32, hint)
 	}
-	x.m[key] = append(x.m[key], i)
+	x.m[key] = ps.add(x.m[key], i)
 	x.lens |= lenBit(len(key))
+	if key != "" {
+		x.first.add(key[0])
+		x.last.add(key[len(key)-1])
+	}
 }
 
-// may reports whether the index may hold a key of length n.
-func (x *strIndex) may(n int) bool { return x.lens&lenBit(n) != 0 }
+// mayLen reports whether the index may hold a key of length n.
+func (x *strIndex) mayLen(n int) bool { return x.lens&lenBit(n) != 0 }
+
+// may reports whether the index may hold key.
+func (x *strIndex) may(key string) bool {
+	return x.lens&lenBit(len(key)) != 0 && (key == "" || x.first.has(key[0]) && x.last.has(key[len(key)-1]))
+}
 
 func (x *strIndex) get(key string) []int32 {
-	if !x.may(len(key)) {
+	if !x.may(key) {
 		return nil
 	}
 	return x.m[key]
@@ -167,7 +216,27 @@ func Compile(rules []Rule, env *Env) (*RuleSet, error) {
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(rules[a].Priority, rules[b].Priority) })
 
-	rs := &RuleSet{src: make([]Rule, len(rules)), rules: make([]crule, len(rules))}
+	rs := &RuleSet{src: make([]Rule, len(rules)), rules: make([]crule, len(rules)), heads: make([]ruleHead, len(rules)), id: ruleSetIDs.Add(1)}
+	// The conditions compile independently: a large rule set is split between the available
+	// processors. Each rule's problems are kept in its own slot and reported in order.
+	condErrs := make([][]error, len(rules))
+	compileRange := func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			r := &rules[order[k]]
+			condErrs[k] = compileCondition(&rs.rules[k], &rs.heads[k], r, env, home)
+			rs.src[k] = *r
+		}
+	}
+	if workers := min(runtime.GOMAXPROCS(0), maxCompileWorkers, len(rules)/parallelCompileMin); workers > 1 {
+		var wg sync.WaitGroup
+		for w := range workers {
+			lo, hi := w*len(rules)/workers, (w+1)*len(rules)/workers
+			wg.Go(func() { compileRange(lo, hi) })
+		}
+		wg.Wait()
+	} else {
+		compileRange(0, len(rules))
+	}
 	var errs []error
 	seen := make(map[string]int, len(rules))
 	for k, i := range order {
@@ -182,17 +251,34 @@ func Compile(rules []Rule, env *Env) (*RuleSet, error) {
 		if r.Action > Confirm {
 			errs = append(errs, ruleError(r, i, fmt.Sprintf("action: invalid verdict %d", uint8(r.Action))))
 		}
-		for _, e := range compileCondition(&rs.rules[k], r, env, home) {
+		for _, e := range condErrs[k] {
 			errs = append(errs, ruleError(r, i, e.Error()))
 		}
-		rs.src[k] = *r
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	rs.buildIndex()
+	for i := range rs.rules {
+		if g := rs.rules[i].target; g != nil {
+			for _, a := range g.alts {
+				rs.segments = rs.segments || a.kind == altGeneral
+			}
+		}
+	}
+	rs.linear = int32(len(rs.rules))
+	if len(rs.rules) > linearMax {
+		rs.linear = evalHead
+		rs.buildIndex()
+	}
 	return rs, nil
 }
+
+// Compile splits the conditions of rule sets of at least 2×parallelCompileMin rules between
+// up to maxCompileWorkers goroutines.
+const (
+	parallelCompileMin = 1024
+	maxCompileWorkers  = 8
+)
 
 func ruleError(r *Rule, i int, msg string) error {
 	return fmt.Errorf("policy: rule %q (#%d): %s", r.ID, i+1, msg)
@@ -207,97 +293,158 @@ func MustCompile(rules []Rule, env *Env) *RuleSet {
 	return rs
 }
 
-func compileCondition(cr *crule, r *Rule, env *Env, home string) []error {
+func compileCondition(cr *crule, h *ruleHead, r *Rule, env *Env, home string) []error {
 	c := &r.Condition
 	*cr = crule{id: r.ID, prio: r.Priority, verdict: r.Action, obl: r.Obligations, reason: r.Reason, outside: c.OutsideWorkspace}
-	var errs []error
-	fail := func(field string, err error) { errs = append(errs, fmt.Errorf("condition.%s: %w", field, err)) }
-
+	var errs condErrors
 	for _, op := range c.OperationType {
 		if op == "" {
-			fail("operation_type", errors.New("empty operation type"))
+			errs.fail("operation_type", errors.New("empty operation type"))
 			continue
 		}
 		cr.ops = append(cr.ops, op.Canonical())
 	}
 	if !c.Risk.Valid() {
-		fail("risk_level", fmt.Errorf("invalid risk levels or severities (bits %#x, %#x)",
+		errs.fail("risk_level", fmt.Errorf("invalid risk levels or severities (bits %#x, %#x)",
 			uint8(c.Risk.Levels&^validLevels), uint8(c.Risk.Severities&^validSeverities)))
 	}
 	cr.levels, cr.sevs = c.Risk.Levels&validLevels, uint8(c.Risk.Severities&validSeverities)
 	if p := c.TargetPattern; p != "" {
 		if p == "~" || strings.HasPrefix(p, "~/") {
 			if home == "" {
-				fail("target_pattern", fmt.Errorf("%q needs a home directory and none is known", p))
+				errs.fail("target_pattern", fmt.Errorf("%q needs a home directory and none is known", p))
 			}
 			p = path.Join(home, p[1:])
 		}
 		g, err := compileGlob(p)
 		if err != nil {
-			fail("target_pattern", err)
+			errs.fail("target_pattern", err)
 		}
 		cr.target = g
 	}
 	if c.CommandPattern != "" {
 		re, err := compileCmdRegex(c.CommandPattern)
 		if err != nil {
-			fail("command_pattern", err)
+			errs.fail("command_pattern", err)
 		}
 		cr.cmd = re
 	}
-	entries, err := expandRefs(c.Commands, env)
-	if err != nil {
-		fail("commands", err)
-	}
-	for _, e := range entries {
-		ce, err := parseCmdEntry(e)
+	if len(c.Commands) > 0 {
+		entries, err := expandRefs(c.Commands, env)
 		if err != nil {
-			fail("commands", err)
-			continue
+			errs.fail("commands", err)
 		}
-		cr.commands = append(cr.commands, ce)
-	}
-	if len(c.Commands) > 0 && len(cr.commands) == 0 && len(errs) == 0 {
-		// All references expanded to empty lists: the condition can never hold. That is
-		// well defined (an empty blocklist blocks nothing), so keep a marker that matches nothing.
-		cr.commands = []cmdEntry{}
-	}
-	globList := func(field string, list []string, lower bool) []*glob {
-		names, err := expandRefs(list, env)
-		if err != nil {
-			fail(field, err)
-			return nil
-		}
-		out := make([]*glob, 0, len(names))
-		for _, n := range names {
-			if lower {
-				n = strings.ToLower(n)
-			}
-			g, err := compileGlob(n)
+		// References that all expand to empty lists leave no entry: the condition can never
+		// hold. That is well defined (an empty blocklist blocks nothing).
+		ces := make([]cmdEntry, 0, len(entries))
+		for _, e := range entries {
+			ce, err := parseCmdEntry(e)
 			if err != nil {
-				fail(field, err)
+				errs.fail("commands", err)
 				continue
 			}
-			out = append(out, g)
+			ces = append(ces, ce)
 		}
-		if len(list) > 0 && len(out) == 0 && len(errs) == 0 {
-			return []*glob{} // references to empty lists: matches nothing
-		}
-		if len(list) == 0 {
-			return nil
-		}
-		return out
+		cr.commands = newCmdMatcher(ces)
 	}
-	cr.tools = globList("tools", c.Tools, false)
-	cr.hosts = globList("hosts", c.Hosts, true)
+	cr.tools = globList(&errs, "tools", c.Tools, false, env)
+	cr.hosts = globList(&errs, "hosts", c.Hosts, true, env)
 	for _, h := range c.Hosts {
 		if name, ok := strings.CutPrefix(h, "@"); ok {
 			cr.hostRefs = append(cr.hostRefs, name)
 		}
 	}
-	cr.provs = globList("providers", c.Providers, false)
-	cr.surfs = globList("surfaces", c.Surfaces, false)
+	cr.provs = globList(&errs, "providers", c.Providers, false, env)
+	cr.surfs = globList(&errs, "surfaces", c.Surfaces, false, env)
+	cr.head(h)
 	return errs
+}
+
+// condErrors collects a condition's problems, each naming its field.
+type condErrors []error
+
+func (e *condErrors) fail(field string, err error) {
+	*e = append(*e, fmt.Errorf("condition.%s: %w", field, err))
+}
+
+// globList compiles a list of name globs after expanding its references. An empty list is nil
+// (no condition); a list whose references all expand to empty lists is empty and non-nil
+// (matches nothing).
+func globList(errs *condErrors, field string, list []string, lower bool, env *Env) []*glob {
+	if len(list) == 0 {
+		return nil
+	}
+	names, err := expandRefs(list, env)
+	if err != nil {
+		errs.fail(field, err)
+		return nil
+	}
+	before := len(*errs)
+	out := make([]*glob, 0, len(names))
+	for _, n := range names {
+		if lower {
+			n = strings.ToLower(n)
+		}
+		g, err := compileGlob(n)
+		if err != nil {
+			errs.fail(field, err)
+			continue
+		}
+		out = append(out, g)
+	}
+	if len(*errs) > before {
+		return nil
+	}
+	return out
+}
+
+// head fills in the rule's header: the subject features its condition needs, its risk and
+// operation bits, and the field matchers left to run.
+func (r *crule) head(h *ruleHead) {
+	*h = ruleHead{risk: uint16(r.levels) | uint16(r.sevs)<<8}
+	for _, op := range r.ops {
+		h.ops |= opBit(op)
+	}
+	if r.outside {
+		h.need |= fOutside
+	}
+	if r.target != nil {
+		h.need |= fTarget
+		h.slow |= slowTarget
+		relative := true
+		for _, a := range r.target.alts {
+			relative = relative && !a.abs
+		}
+		if relative {
+			h.need |= fInside // a relative pattern never matches a target outside the workspace
+		}
+	}
+	if r.cmd != nil {
+		h.need |= fCommand
+		h.slow |= slowPattern
+	}
+	if r.commands != nil {
+		h.need |= fArgv
+		h.slow |= slowCommands
+		if len(r.commands.entries) == 0 {
+			h.need |= fNever
+		}
+	}
+	for _, f := range []struct {
+		gs   []*glob
+		need uint16
+		slow uint16
+	}{{r.tools, fTool, slowTools}, {r.hosts, fHost, slowHosts}, {r.provs, fProvider, slowProviders}, {r.surfs, fSurface, slowSurfaces}} {
+		if f.gs == nil {
+			continue
+		}
+		h.need |= f.need
+		h.slow |= f.slow
+		if len(f.gs) == 0 && (f.need != fHost || len(r.hostRefs) == 0) {
+			h.need |= fNever // references to empty lists: matches nothing (a host group still
+			// matches the parts that reach it by what they are, see Subject.HostGroup)
+		}
+	}
 }
 
 // expandRefs replaces "@name" entries with the named list's entries.
@@ -325,9 +472,11 @@ func expandRefs(list []string, env *Env) ([]string, error) {
 }
 
 func (rs *RuleSet) buildIndex() {
-	ix := &rs.idx
+	rs.idx = &index{}
+	ix := rs.idx
 	hint := max(8, len(rs.rules)/4) // large rule sets: fewer rehashes while the maps grow
-	add := func(x *strIndex, key string, i int32) { x.add(key, i, hint) }
+	var ps postings
+	add := func(x *strIndex, key string, i int32) { x.add(key, i, hint, &ps) }
 	ix.minRest, ix.minOp, ix.minLevel, ix.minSev, ix.minTool = noRule, noRule, noRule, noRule, noRule
 	ix.minHost, ix.minTarget, ix.minWord, ix.minLineWord, ix.minProg = noRule, noRule, noRule, noRule, noRule
 	lowest := func(m *int32, i int32) { *m = min(*m, i) }
@@ -335,21 +484,20 @@ func (rs *RuleSet) buildIndex() {
 		i := int32(n)
 		r := &rs.rules[n]
 		switch {
+		case rs.heads[n].need&fNever != 0:
+			// Matches nothing; keep it out of every list.
 		case r.cmd != nil && r.cmd.word != "":
 			add(&ix.word, r.cmd.word, i)
 			lowest(&ix.minWord, i)
 			if r.verdict != Allow {
 				// Only DENY and CONFIRM patterns are matched against the whole line.
-				add(&ix.lineWord, r.cmd.word, i)
 				lowest(&ix.minLineWord, i)
 			}
-		case len(r.commands) > 0:
-			for _, ce := range r.commands {
+		case r.commands != nil:
+			for _, ce := range r.commands.entries {
 				add(&ix.prog, path.Base(ce.toks[0]), i)
 			}
 			lowest(&ix.minProg, i)
-		case r.commands != nil && len(r.commands) == 0:
-			// Matches nothing; keep it out of every list.
 		case r.target != nil && indexableGlob(r.target):
 			for _, a := range r.target.alts {
 				switch {
@@ -365,10 +513,10 @@ func (rs *RuleSet) buildIndex() {
 			}
 			lowest(&ix.minTarget, i)
 		case ix.byTool.canIndex(r.tools):
-			ix.byTool.add(r.tools, i)
+			ix.byTool.add(r.tools, i, &ps)
 			lowest(&ix.minTool, i)
 		case ix.byHost.canIndex(r.hosts) && len(r.hostRefs) == 0:
-			ix.byHost.add(r.hosts, i)
+			ix.byHost.add(r.hosts, i, &ps)
 			lowest(&ix.minHost, i)
 		case len(r.ops) > 0:
 			if ix.byOp == nil {
@@ -408,10 +556,13 @@ func indexableGlob(g *glob) bool {
 // nameIndex indexes name globs (tools, hosts) by what every matching name must contain: the
 // whole name for a literal pattern, else the literal text before the first wildcard, else the
 // literal text after the last one. Looking a name up probes each distinct prefix and suffix
-// length once, so the cost grows with the number of distinct lengths, not of rules.
+// length once, so the cost grows with the number of distinct lengths, not of rules; a name
+// whose first (last) byte begins (ends) no prefix (suffix) probes none.
 type nameIndex struct {
-	exact, prefix, suffix  map[string][]int32
+	exact                  strIndex
+	prefix, suffix         map[string][]int32
 	prefixLens, suffixLens []int
+	prefixFirst, suffixEnd byteSet
 }
 
 // nameKey returns the index key of one glob: kind 'e' (exact), 'p' (prefix), 's' (suffix), or
@@ -457,25 +608,27 @@ func (n *nameIndex) canIndex(gs []*glob) bool {
 	return true
 }
 
-func (n *nameIndex) add(gs []*glob, i int32) {
+func (n *nameIndex) add(gs []*glob, i int32, ps *postings) {
 	put := func(m *map[string][]int32, lens *[]int, key string) {
 		if *m == nil {
 			*m = make(map[string][]int32)
 		}
-		if lens != nil && !slices.Contains(*lens, len(key)) {
+		if !slices.Contains(*lens, len(key)) {
 			*lens = append(*lens, len(key))
 			slices.Sort(*lens)
 		}
-		(*m)[key] = append((*m)[key], i)
+		(*m)[key] = ps.add((*m)[key], i)
 	}
 	for _, g := range gs {
 		switch k, key := nameKey(g); k {
 		case 'e':
-			put(&n.exact, nil, key)
+			n.exact.add(key, i, 8, ps)
 		case 'p':
 			put(&n.prefix, &n.prefixLens, key)
+			n.prefixFirst.add(key[0])
 		case 's':
 			put(&n.suffix, &n.suffixLens, key)
+			n.suffixEnd.add(key[len(key)-1])
 		}
 	}
 }
@@ -484,20 +637,24 @@ func (n *nameIndex) scan(e *evaluation, name string) {
 	if name == "" {
 		return
 	}
-	if n.exact != nil {
-		e.scan(n.exact[name])
+	if n.exact.m != nil {
+		e.scan(n.exact.get(name))
 	}
-	for _, l := range n.prefixLens {
-		if l > len(name) {
-			break
+	if n.prefix != nil && n.prefixFirst.has(name[0]) {
+		for _, l := range n.prefixLens {
+			if l > len(name) {
+				break
+			}
+			e.scan(n.prefix[name[:l]])
 		}
-		e.scan(n.prefix[name[:l]])
 	}
-	for _, l := range n.suffixLens {
-		if l > len(name) {
-			break
+	if n.suffix != nil && n.suffixEnd.has(name[len(name)-1]) {
+		for _, l := range n.suffixLens {
+			if l > len(name) {
+				break
+			}
+			e.scan(n.suffix[name[len(name)-l:]])
 		}
-		e.scan(n.suffix[name[len(name)-l:]])
 	}
 }
 
@@ -514,27 +671,45 @@ type Match struct {
 	Obligations Obligations
 }
 
-// evalHead is how many rules Evaluate tries in order before it turns to the index.
-const evalHead = 4
-
 // Evaluate returns the first rule, in priority order, whose condition holds for s. It does not
-// allocate (paths deeper than 48 segments excepted).
-func (rs *RuleSet) Evaluate(s *Subject) (Match, bool) {
+// allocate.
+func (rs *RuleSet) Evaluate(s *Subject) (Match, bool) { return rs.EvaluateMemo(s, nil) }
+
+// EvaluateMemo is [RuleSet.Evaluate] for one part of an action whose other parts share its
+// command line (Subject.Line): memo remembers which DENY and CONFIRM command patterns matched
+// that line, so each runs on the line at most once per action, however many parts the action
+// has. A nil memo remembers nothing.
+func (rs *RuleSet) EvaluateMemo(s *Subject, memo *LineMemo) (Match, bool) {
 	if rs == nil || len(rs.rules) == 0 {
 		return Match{}, false
 	}
-	var pc pathCache
+	if rs.segments {
+		var pc pathCache
+		p := probe{s: s, rs: rs, pc: &pc, memo: memo}
+		return rs.evaluate(&p)
+	}
+	// No pattern needs the path split into segments: the cache (a few hundred bytes to clear)
+	// is left out.
+	p := probe{s: s, rs: rs, memo: memo}
+	return rs.evaluate(&p)
+}
+
+func (rs *RuleSet) evaluate(p *probe) (Match, bool) {
+	s := p.s
+	p.features()
 	// The first rules first, as a first-match loop would: when one of them holds, nothing else
 	// is looked at, so a policy that puts its protected files and blocklist first decides
-	// those at the cost of a loop, without the index's lookups.
-	head := min(len(rs.rules), evalHead)
-	for i := range head {
-		if r := &rs.rules[i]; r.match(s, &pc) {
-			return Match{Rule: &rs.src[i], Verdict: r.verdict, Obligations: r.obl}, true
+	// those at the cost of a loop, without the index's lookups. A small rule set is only that.
+	for i := range rs.linear {
+		if p.matchAt(i) {
+			return rs.match(i), true
 		}
 	}
-	e := evaluation{rs: rs, s: s, pc: &pc, best: int32(len(rs.rules)), lo: int32(head)}
-	ix := &rs.idx
+	if rs.idx == nil {
+		return Match{}, false
+	}
+	e := evaluation{p: p, best: int32(len(rs.rules)), lo: rs.linear}
+	ix := rs.idx
 	// Each dimension is looked at only while it may hold a rule before the best match so far.
 	if ix.minRest < e.best {
 		e.scan(ix.rest)
@@ -564,24 +739,26 @@ func (rs *RuleSet) Evaluate(s *Subject) (Match, bool) {
 		e.scanWords(&ix.word, s.Command)
 	}
 	if ix.minLineWord < e.best && s.Line != s.Command {
-		// The whole line is searched only for the DENY and CONFIRM patterns, the only ones
-		// that can match it (an ALLOW pattern matches the simple command alone).
-		e.scanWords(&ix.lineWord, s.Line)
+		// The whole line is searched only while a DENY or CONFIRM pattern may match it (an
+		// ALLOW pattern matches the simple command alone: an ALLOW rule found through a word
+		// of the line is checked against its command, which the scan of the command's words
+		// already did).
+		e.scanWords(&ix.word, s.Line)
 	}
 	if e.best == int32(len(rs.rules)) {
 		return Match{}, false
 	}
-	r := &rs.rules[e.best]
-	return Match{Rule: &rs.src[e.best], Verdict: r.verdict, Obligations: r.obl}, true
+	return rs.match(e.best), true
 }
 
-// evaluation is one Evaluate call's cursor. The path cache lives outside it, in Evaluate's
-// frame: keeping the segments (whose strings the compiler cannot prove stay put) in a separate
-// object keeps the subject itself on the caller's stack.
+func (rs *RuleSet) match(i int32) Match {
+	r := &rs.rules[i]
+	return Match{Rule: &rs.src[i], Verdict: r.verdict, Obligations: r.obl}
+}
+
+// evaluation is one indexed lookup's cursor over the rules the index names.
 type evaluation struct {
-	rs   *RuleSet
-	s    *Subject
-	pc   *pathCache
+	p    *probe
 	best int32
 	lo   int32 // the rules before lo are known not to match
 }
@@ -594,7 +771,7 @@ func (e *evaluation) scan(list []int32) {
 		if i < e.lo {
 			continue
 		}
-		if e.rs.rules[i].match(e.s, e.pc) {
+		if e.p.matchAt(i) {
 			e.best = i
 			return
 		}
@@ -618,8 +795,9 @@ func (e *evaluation) scanWords(words *strIndex, text string) {
 }
 
 func (e *evaluation) scanTarget() {
-	ix := &e.rs.idx
-	t := e.s.Target
+	ix := e.p.rs.idx
+	s := e.p.s
+	t := s.Target
 	base := t
 	if i := strings.LastIndexByte(t, '/'); i >= 0 {
 		base = t[i+1:]
@@ -630,7 +808,7 @@ func (e *evaluation) scanTarget() {
 			e.scan(ix.ext.get(base[dot:]))
 		}
 	}
-	if ix.relPrefix.m != nil && e.s.Inside() {
+	if ix.relPrefix.m != nil && s.Inside() {
 		for i := 0; i <= len(t); i++ {
 			if i == len(t) || t[i] == '/' {
 				e.scan(ix.relPrefix.get(t[:i]))
@@ -640,7 +818,7 @@ func (e *evaluation) scanTarget() {
 	if ix.absPrefix.m == nil {
 		return
 	}
-	if !e.s.Inside() {
+	if !s.Inside() {
 		for i := 1; i <= len(t); i++ {
 			if i == len(t) || t[i] == '/' {
 				e.scan(ix.absPrefix.get(t[:i]))
@@ -651,7 +829,7 @@ func (e *evaluation) scanTarget() {
 	// The absolute path is Root + "/" + Target: the prefixes within Root are substrings of
 	// it, the longer ones are built (without allocating when they fit the buffer) only when
 	// the index holds a key of their length.
-	root := e.s.Root
+	root := s.Root
 	for i := 1; i <= len(root); i++ {
 		if i == len(root) || root[i] == '/' {
 			e.scan(ix.absPrefix.get(root[:i]))
@@ -665,7 +843,7 @@ func (e *evaluation) scanTarget() {
 		sep = ""
 	}
 	for j := 1; j <= len(t); j++ {
-		if (j == len(t) || t[j] == '/') && ix.absPrefix.may(len(root)+len(sep)+j) {
+		if (j == len(t) || t[j] == '/') && ix.absPrefix.mayLen(len(root)+len(sep)+j) && ix.absPrefix.last.has(t[j-1]) {
 			var buf [512]byte
 			b := append(append(append(buf[:0], root...), sep...), t[:j]...)
 			e.scan(ix.absPrefix.m[string(b)])
@@ -704,10 +882,6 @@ func (pc *pathCache) absolute(s *Subject) *segs {
 	return &pc.abs
 }
 
-func (r *crule) match(s *Subject, pc *pathCache) bool {
-	return r.check(s, pc) == condHolds
-}
-
 // Condition fields, as check reports the first one that fails.
 const (
 	condHolds = iota
@@ -725,13 +899,15 @@ const (
 	condSurfaces
 )
 
-// check returns condHolds when the rule's condition holds for s, else the first field that
-// fails. It builds no strings, so evaluating a rule allocates nothing.
-func (r *crule) check(s *Subject, pc *pathCache) int {
+// check returns condHolds when the rule's condition holds for p's subject, else the first
+// field that fails, in the order of Condition's fields. It is Explain's reference: Evaluate
+// agrees with it (the fast path runs the same field matchers, cheapest first).
+func (r *crule) check(p *probe) int {
+	s := p.s
 	if len(r.ops) > 0 && !slices.Contains(r.ops, s.Operation) {
 		return condOperation
 	}
-	if (r.levels != 0 || r.sevs != 0) && !r.levels.Has(s.Level) && r.sevs&(1<<s.Severity) == 0 {
+	if (r.levels != 0 || r.sevs != 0) && !r.levels.Has(s.Level) && (s.Severity >= 8 || r.sevs&(1<<s.Severity) == 0) {
 		return condRisk
 	}
 	if r.outside && (s.Target == "" || s.Inside()) {
@@ -741,20 +917,7 @@ func (r *crule) check(s *Subject, pc *pathCache) int {
 		if s.Target == "" {
 			return condNoTarget
 		}
-		hit := false
-		for i := range r.target.alts {
-			a := &r.target.alts[i]
-			switch {
-			case a.abs:
-				hit = matchSegs(a.segs, pc.absolute(s))
-			case s.Inside():
-				hit = matchSegs(a.segs, pc.relative(s))
-			}
-			if hit {
-				break
-			}
-		}
-		if !hit {
+		if !p.matchTarget(r.target) {
 			return condTarget
 		}
 	}
@@ -766,13 +929,13 @@ func (r *crule) check(s *Subject, pc *pathCache) int {
 			return condCommandPattern
 		}
 	}
-	if r.commands != nil && !matchCommands(r.commands, s, r.verdict == Allow) {
+	if r.commands != nil && !r.commands.match(s, r.verdict == Allow) {
 		return condCommands
 	}
 	if r.tools != nil && !matchAny(r.tools, s.Tool) {
 		return condTools
 	}
-	if r.hosts != nil && !matchAny(r.hosts, s.Host) && (s.HostGroup == "" || !slices.Contains(r.hostRefs, s.HostGroup)) {
+	if r.hosts != nil && !r.matchHosts(s) {
 		return condHosts
 	}
 	if r.provs != nil && !matchAny(r.provs, s.Provider) {
@@ -785,8 +948,9 @@ func (r *crule) check(s *Subject, pc *pathCache) int {
 }
 
 // why phrases check's answer for a human.
-func (r *crule) why(s *Subject, pc *pathCache) string {
-	switch r.check(s, pc) {
+func (r *crule) why(p *probe) string {
+	s := p.s
+	switch r.check(p) {
 	case condHolds:
 		return ""
 	case condOperation:
@@ -822,18 +986,6 @@ func quoteOr(s, empty string) string {
 	return strconv.Quote(s)
 }
 
-func matchAny(gs []*glob, name string) bool {
-	if name == "" {
-		return false
-	}
-	for _, g := range gs {
-		if g.matchName(name) {
-			return true
-		}
-	}
-	return false
-}
-
 // cmdEntry is one commands entry: argument tokens, plus what an ALLOW rule may cover.
 type cmdEntry struct {
 	toks      []string
@@ -859,42 +1011,6 @@ func parseCmdEntry(e string) (cmdEntry, error) {
 	return ce, fmt.Errorf("command entry %q names no command", e)
 }
 
-// matchCommands reports whether an entry is a token prefix of the subject's arguments. For an
-// ALLOW rule an entry never covers a command that redirects to a file or contains a
-// substitution, unless the entry ends with ">" or "$()", and its program must be spelled as the
-// entry spells it (the shell analysis reports system programs by name: "/bin/cat" is "cat").
-func matchCommands(entries []cmdEntry, s *Subject, allow bool) bool {
-	argv := s.Argv
-	if len(argv) == 0 {
-		return false
-	}
-	for _, ce := range entries {
-		if len(ce.toks) > len(argv) {
-			continue
-		}
-		if allow && (s.Redirects && !ce.redirects || s.Substitution && !ce.subst) {
-			continue
-		}
-		ok := true
-		for k, tok := range ce.toks {
-			a := argv[k]
-			if k == 0 && !allow && !strings.Contains(tok, "/") {
-				// A deny entry "rm" also stops "/bin/rm" and "./rm". An allow entry "cat" does
-				// not cover "./cat", a local file that runs whatever it holds.
-				a = path.Base(a)
-			}
-			if a != tok {
-				ok = false
-				break
-			}
-		}
-		if ok {
-			return true
-		}
-	}
-	return false
-}
-
 // Trace is one rule's line in an explanation.
 type Trace struct {
 	RuleID   string
@@ -914,10 +1030,12 @@ type Trace struct {
 func (rs *RuleSet) Explain(s *Subject) []Trace {
 	out := make([]Trace, 0, len(rs.rules))
 	var pc pathCache
+	p := probe{s: s, rs: rs, pc: &pc}
+	p.features()
 	decided := false
 	for i := range rs.rules {
 		r := &rs.rules[i]
-		why := r.why(s, &pc)
+		why := r.why(&p)
 		t := Trace{RuleID: r.id, Priority: r.prio, Action: r.verdict, Matched: why == "", Why: why}
 		if t.Matched {
 			t.Why = "all conditions hold"

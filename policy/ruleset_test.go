@@ -327,3 +327,110 @@ func TestAllowEntriesDoNotCoverRedirectsOrSubstitutions(t *testing.T) {
 	_, err := policy.Compile([]policy.Rule{{ID: "x", Condition: policy.Condition{Commands: []string{"> $()"}}}}, nil)
 	assert.ErrorContains(t, err, "names no command")
 }
+
+// TestEvaluateAgreesWithExplainAtEverySize: the first-match loop (small rule sets), the loop
+// head with the index (large ones) and the memo all give the rule Explain calls decisive, over
+// random rule sets of sizes on both sides of the loop's limit and random subjects.
+func TestEvaluateAgreesWithExplainAtEverySize(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{1, 3, 12, 16, 17, 40, 250} {
+		for seed := uint64(1); seed <= 12; seed++ {
+			rng := rand.New(rand.NewPCG(seed, uint64(n)))
+			rules := make([]policy.Rule, n)
+			for i := range rules {
+				rules[i] = randomRule(rng, i)
+			}
+			rs, err := policy.Compile(rules, &policy.Env{Lists: map[string][]string{"grp": {"a.example", "*.b.example"}}})
+			require.NoError(t, err, "n %d seed %d", n, seed)
+			var memo policy.LineMemo
+			for k := 0; k < 200; k++ {
+				sub := randomSubject(rng)
+				switch rng.IntN(6) {
+				case 0:
+					sub.Root, sub.Target = "/", pick(rng, "w/src/a.go", "etc/passwd", ".")
+				case 1:
+					sub.Root, sub.Target = "/w/src", pick(rng, "a.go", "x/secret.txt", ".")
+				}
+				want := ""
+				for _, tr := range rs.Explain(&sub) {
+					if tr.Decisive {
+						want = tr.RuleID
+					}
+				}
+				for _, memo := range []*policy.LineMemo{nil, &memo} {
+					m, ok := rs.EvaluateMemo(&sub, memo)
+					got := ""
+					if ok {
+						got = m.Rule.ID
+					}
+					require.Equal(t, want, got, "n %d seed %d subject %+v", n, seed, sub)
+				}
+			}
+		}
+	}
+}
+
+// A large rule set is compiled in parallel; its problems are still every one, in rule order,
+// and the compiled set is the same as the sequential loop's (Explain's order and answers).
+func TestCompileLargeRuleSet(t *testing.T) {
+	t.Parallel()
+	rules := make([]policy.Rule, 5000)
+	for i := range rules {
+		rules[i] = policy.Rule{ID: fmt.Sprintf("r%d", i), Priority: i % 7, Action: policy.Deny,
+			Condition: policy.Condition{TargetPattern: fmt.Sprintf("dir%d/**", i)}}
+	}
+	for _, bad := range []int{4999, 3, 2500, 1024} {
+		rules[bad].Condition.CommandPattern = "(" // one problem each
+	}
+	_, err := policy.Compile(rules, nil)
+	require.Error(t, err)
+	lines := strings.Split(err.Error(), "\n")
+	require.Len(t, lines, 4)
+	// Reported in evaluation order: by priority (i % 7), then declaration order.
+	for k, want := range []string{`"r2500"`, `"r4999"`, `"r1024"`, `"r3"`} { // priorities 1, 1, 2, 3
+		assert.Contains(t, lines[k], want)
+		assert.Contains(t, lines[k], "condition.command_pattern")
+	}
+
+	for _, bad := range []int{4999, 3, 2500, 1024} {
+		rules[bad].Condition.CommandPattern = ""
+	}
+	rs, err := policy.Compile(rules, nil)
+	require.NoError(t, err)
+	require.Equal(t, 5000, rs.Len())
+	got := rs.Rules()
+	for k := 1; k < len(got); k++ {
+		require.LessOrEqual(t, got[k-1].Priority, got[k].Priority)
+	}
+	m, ok := rs.Evaluate(&policy.Subject{Root: "/w", Target: "dir4321/x"})
+	require.True(t, ok)
+	assert.Equal(t, "r4321", m.Rule.ID)
+}
+
+// Evaluating allocates nothing, with or without a memo, for every bench case at every size, and
+// for a general pattern and an unclean path (the path split on the stack).
+func TestEvaluateDoesNotAllocate(t *testing.T) {
+	for _, n := range []int{12, 100, 1000} {
+		rs, err := policy.Compile(scaledPolicy(n), &policy.Env{Home: "/home/u"})
+		require.NoError(t, err)
+		for _, c := range benchCases() {
+			s := c.s
+			var memo policy.LineMemo
+			allocs := testing.AllocsPerRun(100, func() {
+				rs.Evaluate(&s)
+				rs.EvaluateMemo(&s, &memo)
+			})
+			assert.Zero(t, allocs, "rules=%d case=%s", n, c.name)
+		}
+	}
+	rs := policy.MustCompile([]policy.Rule{
+		{ID: "general", Action: policy.Deny, Condition: policy.Condition{TargetPattern: "src/**/*_test.go"}},
+		{ID: "fast", Action: policy.Deny, Condition: policy.Condition{TargetPattern: "**/.env"}},
+	}, nil)
+	for _, s := range []policy.Subject{{Root: "/w", Target: "src/a/b_test.go"}, {Root: "/w", Target: "a//.env/"}} {
+		allocs := testing.AllocsPerRun(100, func() { rs.Evaluate(&s) })
+		assert.Zero(t, allocs, "%+v", s)
+		_, ok := rs.Evaluate(&s)
+		assert.True(t, ok, "%+v", s)
+	}
+}
