@@ -33,7 +33,17 @@ func InstallListener(prog []unix.SockFilter) (int, error) {
 		return -1, fmt.Errorf("seccomp: empty program")
 	}
 	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
-	fd, _, errno := unix.RawSyscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_NEW_LISTENER, uintptr(unsafe.Pointer(&fprog)))
+	// Once the supervisor has received a notification, the caller waits
+	// for the answer ignoring signals but fatal ones
+	// (SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, Linux 5.19): a signal can
+	// no longer withdraw a refusal already reported and have the
+	// restarted call reported again. Older kernels refuse the flag
+	// (EINVAL) and get the listener without it.
+	flags := uintptr(unix.SECCOMP_FILTER_FLAG_NEW_LISTENER | unix.SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV)
+	fd, _, errno := unix.RawSyscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, flags, uintptr(unsafe.Pointer(&fprog)))
+	if errno == unix.EINVAL {
+		fd, _, errno = unix.RawSyscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_NEW_LISTENER, uintptr(unsafe.Pointer(&fprog)))
+	}
 	if errno != 0 {
 		return -1, fmt.Errorf("seccomp(SECCOMP_SET_MODE_FILTER, NEW_LISTENER): %w", errno)
 	}
