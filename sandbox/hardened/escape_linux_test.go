@@ -286,6 +286,21 @@ func TestHardenedEscapes(t *testing.T) {
 				assert.Contains(t, string(res.Stdout), "blocked: socket(AF_PACKET): address family not supported")
 			},
 		},
+		{
+			// The supervisor of refused calls must survive notifications
+			// that a signal withdraws before it receives them: when it
+			// stopped there, the next refused call waited for the timeout.
+			name: "refused calls under a stream of signals",
+			args: func(escEnv) []string {
+				return sh(probeBin + " " + escapeprobe.Arg + " netlink-under-signals 300; " + probeBin + " " + escapeprobe.Arg + " packet")
+			},
+			check: func(t *testing.T, _ escEnv, res sandbox.Result) {
+				assert.False(t, res.TimedOut, "a refused call was never answered")
+				assert.Contains(t, string(res.Stdout), "blocked: 300 refused calls answered under signals: socket(AF_NETLINK): address family not supported")
+				assert.Contains(t, string(res.Stdout), "blocked: socket(AF_PACKET): address family not supported")
+				assert.True(t, hasViolation(res, sandbox.ViolationRefusedSyscall, "socket"), "violations: %v", res.Violations)
+			},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

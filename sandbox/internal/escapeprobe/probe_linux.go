@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"runtime"
 	"strconv"
 	"time"
 	"unsafe"
@@ -85,6 +86,17 @@ func attack(name string, a []string) error {
 		}
 		unix.Close(fd)
 		return nil
+	case "netlink-under-signals":
+		// Refused calls interrupted by signals: one thread makes them
+		// while another signals it without pause, so that the kernel
+		// withdraws some notifications before the supervisor receives
+		// them (and notifies again when the call restarts). Every call
+		// must still get its answer.
+		n, err := strconv.Atoi(arg(a, 0))
+		if err != nil || n <= 0 {
+			return fmt.Errorf("netlink-under-signals: want a positive count, got %q", arg(a, 0))
+		}
+		return underSignals(n)
 	case "unix":
 		c, err := net.DialTimeout("unix", arg(a, 0), 2*time.Second)
 		if err != nil {
@@ -195,6 +207,39 @@ func attack(name string, a []string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown attack %q", name)
+}
+
+// underSignals makes n refused socket(AF_NETLINK) calls on one thread
+// while another sends it SIGURG (the Go runtime's own preemption signal,
+// which it takes and ignores) in a loop.
+func underSignals(n int) error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	pid, tid := unix.Getpid(), unix.Gettid()
+	stop, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			_ = unix.Tgkill(pid, tid, unix.SIGURG)
+			runtime.Gosched()
+		}
+	}()
+	defer func() { close(stop); <-stopped }()
+	var last error
+	for range n {
+		fd, _, e := unix.RawSyscall(unix.SYS_SOCKET, unix.AF_NETLINK, unix.SOCK_RAW, unix.NETLINK_ROUTE)
+		if e == 0 {
+			unix.Close(int(fd))
+			return nil
+		}
+		last = e
+	}
+	return fmt.Errorf("%d refused calls answered under signals: socket(AF_NETLINK): %w", n, last)
 }
 
 func htons(v uint16) uint16 { return v<<8 | v>>8 }
