@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/reins-go/reins/sandbox/internal/backend"
 	"io"
 	"net"
 	"os"
@@ -209,7 +210,7 @@ func (h *Sandbox) acquire(ctx context.Context, key string, masks, readOnly []str
 func (h *Sandbox) startLauncher(ctx context.Context, key string, masks, readOnly []string, env []string) (*launcher, sandbox.Result, error) {
 	conf := sandbox.Confinement{Backend: backendName}
 	unavailable := func(reason string) (*launcher, sandbox.Result, error) {
-		res, err := unavailableResult(conf, &sandbox.UnavailableError{Backend: backendName, Reason: reason})
+		res, err := backend.Unavailable(conf, &sandbox.UnavailableError{Backend: backendName, Reason: reason})
 		return nil, res, err
 	}
 	runDir, err := os.MkdirTemp("", "reins-hardened-")
@@ -243,7 +244,7 @@ func (h *Sandbox) startLauncher(ctx context.Context, key string, masks, readOnly
 		if reason == "" {
 			reason = fmt.Sprintf("the sandbox launcher exited during its set-up: %s", strings.TrimSpace(string(l.stderr.Bytes())))
 		}
-		res, uerr := unavailableResult(conf, &sandbox.UnavailableError{Backend: backendName, Layer: sandbox.Layer(rep.FailedLayer), Reason: reason})
+		res, uerr := backend.Unavailable(conf, &sandbox.UnavailableError{Backend: backendName, Layer: sandbox.Layer(rep.FailedLayer), Reason: reason})
 		res.Stderr = append(l.stderr.Bytes(), res.Stderr...)
 		return nil, res, uerr
 	}
@@ -353,7 +354,7 @@ func (h *Sandbox) spawnLauncher(ctx context.Context, p proto.ChildPolicy, attr *
 func (h *Sandbox) probeFast(ctx context.Context) (sandbox.Result, error) {
 	masks, readOnly, err := h.protectedPaths()
 	if err != nil {
-		return unavailableResult(sandbox.Confinement{Backend: backendName}, &sandbox.UnavailableError{Backend: backendName, Layer: sandbox.LayerMountNS, Reason: err.Error()})
+		return backend.Unavailable(sandbox.Confinement{Backend: backendName}, &sandbox.UnavailableError{Backend: backendName, Layer: sandbox.LayerMountNS, Reason: err.Error()})
 	}
 	env := proto.BuildEnv(os.Environ(), nil, h.envAllow)
 	l, res, err := h.acquire(ctx, h.launcherKey(masks, readOnly, env), masks, readOnly, env)
@@ -381,7 +382,7 @@ func (h *Sandbox) runFast(ctx context.Context, cmd sandbox.Command, dir string, 
 	failed := func(reason string) (sandbox.Result, error) {
 		l.retire()
 		conf.Enforced = nil
-		return unavailableResult(conf, &sandbox.UnavailableError{Backend: backendName, Reason: reason})
+		return backend.Unavailable(conf, &sandbox.UnavailableError{Backend: backendName, Reason: reason})
 	}
 
 	// The command's descriptors.
@@ -428,7 +429,7 @@ func (h *Sandbox) runFast(ctx context.Context, cmd sandbox.Command, dir string, 
 			stdinW.Close()
 		}
 		h.pool.put(l)
-		res, uerr := unavailableResult(conf, &sandbox.UnavailableError{Backend: backendName, Reason: err.Error()})
+		res, uerr := backend.Unavailable(conf, &sandbox.UnavailableError{Backend: backendName, Reason: err.Error()})
 		return res, uerr
 	}
 	msg := make([]byte, 8, 8+len(body))

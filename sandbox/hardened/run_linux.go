@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/reins-go/reins/sandbox/internal/backend"
 	"os"
 	"path/filepath"
 	"slices"
@@ -34,11 +35,11 @@ func (h *Sandbox) run(ctx context.Context, cmd sandbox.Command, probe bool) (san
 	}
 	dir, refusal := pathmatch.Workdir(h.root, h.match, cmd.Dir)
 	if refusal != nil {
-		return deniedResult(conf, []sandbox.Violation{{Kind: sandbox.ViolationKind(refusal.Kind), Subject: refusal.Subject, Detail: refusal.Detail}})
+		return backend.Denied(conf, []sandbox.Violation{{Kind: sandbox.ViolationKind(refusal.Kind), Subject: refusal.Subject, Detail: refusal.Detail}})
 	}
 	masks, readOnly, err := h.protectedPaths()
 	if err != nil {
-		return unavailableResult(conf, &sandbox.UnavailableError{Backend: backendName, Layer: sandbox.LayerMountNS, Reason: err.Error()})
+		return backend.Unavailable(conf, &sandbox.UnavailableError{Backend: backendName, Layer: sandbox.LayerMountNS, Reason: err.Error()})
 	}
 	if h.fast() {
 		return h.runFast(ctx, cmd, dir, masks, readOnly)
@@ -198,18 +199,17 @@ func violations(res *sandbox.Result, refused []string, sigsys bool, created []sa
 // runOnce runs cmd (or, with probe, only the set-up) in a child of its
 // own: the fallback when no launcher serves the sandbox.
 func (h *Sandbox) runOnce(ctx context.Context, cmd sandbox.Command, dir string, masks, readOnly []string, probe bool) (sandbox.Result, error) {
-	const backend = backendName
-	conf := sandbox.Confinement{Backend: backend}
+	conf := sandbox.Confinement{Backend: backendName}
 	// One empty host directory per run: the mount point of the new root's
 	// tmpfs, or, without a mount namespace, the command's TMPDIR.
 	runDir, err := os.MkdirTemp("", "reins-hardened-")
 	if err != nil {
-		return unavailableResult(conf, &sandbox.UnavailableError{Backend: backend, Reason: "creating the run directory: " + err.Error()})
+		return backend.Unavailable(conf, &sandbox.UnavailableError{Backend: backendName, Reason: "creating the run directory: " + err.Error()})
 	}
 	defer os.RemoveAll(runDir)
 	p, err := h.childPolicy(runDir, masks, readOnly)
 	if err != nil {
-		return unavailableResult(conf, &sandbox.UnavailableError{Backend: backend, Reason: "creating the run directory: " + err.Error()})
+		return backend.Unavailable(conf, &sandbox.UnavailableError{Backend: backendName, Reason: "creating the run directory: " + err.Error()})
 	}
 	p.Args, p.Probe, p.CmdEnv = cmd.Args, probe, cmd.Env
 	if dir != "" {
@@ -228,18 +228,18 @@ func (h *Sandbox) runOnce(ctx context.Context, cmd sandbox.Command, dir string, 
 		pr, rep, err = h.spawn(ctx, cmd, p, h.nsAttr(&p, false))
 	}
 	if err != nil {
-		return unavailableResult(conf, &sandbox.UnavailableError{Backend: backend, Reason: "starting the sandbox child: " + err.Error()})
+		return backend.Unavailable(conf, &sandbox.UnavailableError{Backend: backendName, Reason: "starting the sandbox child: " + err.Error()})
 	}
 	conf = h.confinement(rep, p)
 	if rep.FailedLayer != "" || (rep.Failure != "" && !pr.TimedOut) {
 		conf.Enforced = nil
-		res, uerr := unavailableResult(conf, &sandbox.UnavailableError{Backend: backend, Layer: sandbox.Layer(rep.FailedLayer), Reason: rep.Failure})
+		res, uerr := backend.Unavailable(conf, &sandbox.UnavailableError{Backend: backendName, Layer: sandbox.Layer(rep.FailedLayer), Reason: rep.Failure})
 		res.Stderr = append(pr.Stderr.Bytes(), res.Stderr...)
 		return res, uerr
 	}
 	if probe {
 		if !rep.ProbeOK {
-			return unavailableResult(conf, &sandbox.UnavailableError{Backend: backend, Reason: fmt.Sprintf("the sandbox child did not complete its set-up (exit code %d): %s", pr.ExitCode, pr.Stderr.Bytes())})
+			return backend.Unavailable(conf, &sandbox.UnavailableError{Backend: backendName, Reason: fmt.Sprintf("the sandbox child did not complete its set-up (exit code %d): %s", pr.ExitCode, pr.Stderr.Bytes())})
 		}
 		return sandbox.Result{Confinement: conf}, nil
 	}
@@ -248,7 +248,7 @@ func (h *Sandbox) runOnce(ctx context.Context, cmd sandbox.Command, dir string, 
 	if !rep.Started && rep.ExecError == "" && !pr.TimedOut {
 		// The child died before it reported: never claim confinement.
 		res.Confinement.Enforced = nil
-		res, uerr := unavailableResult(res.Confinement, &sandbox.UnavailableError{Backend: backend, Reason: fmt.Sprintf("the sandbox child exited before the command started (exit code %d)", pr.ExitCode)})
+		res, uerr := backend.Unavailable(res.Confinement, &sandbox.UnavailableError{Backend: backendName, Reason: fmt.Sprintf("the sandbox child exited before the command started (exit code %d)", pr.ExitCode)})
 		res.Stderr = append(pr.Stderr.Bytes(), res.Stderr...)
 		return res, uerr
 	}

@@ -4,12 +4,13 @@ package hardened
 
 import (
 	"context"
+	"github.com/reins-go/reins/sandbox/internal/backend"
 
 	"github.com/reins-go/reins/sandbox"
 )
 
 func (h *Sandbox) run(ctx context.Context, cmd sandbox.Command, probe bool) (sandbox.Result, error) {
-	return unavailableResult(sandbox.Confinement{Backend: backendName}, &sandbox.UnavailableError{
+	return backend.Unavailable(sandbox.Confinement{Backend: backendName}, &sandbox.UnavailableError{
 		Backend: backendName, Reason: "local-hardened requires Linux",
 	})
 }
