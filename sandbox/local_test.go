@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reins-go/reins/sandbox"
+	"github.com/reins-go/reins/sandbox/internal/testenv"
 )
 
 func newLocal(t *testing.T, root string, mods ...func(*sandbox.LocalConfig)) *sandbox.Local {
@@ -137,12 +138,12 @@ func TestLocalKillsItsProcessGroup(t *testing.T) {
 	})
 	require.NoError(t, err)
 	assert.True(t, res.TimedOut)
-	waitGone(t, marker)
+	testenv.WaitGone(t, marker, 30*time.Second)
 	// A normal exit also takes the leftover background processes along.
 	res, err = runCmd(t, newLocal(t, root), sandbox.Command{Args: []string{"sh", "-c", "sleep " + marker + "1 & exit 0"}})
 	require.NoError(t, err)
 	assert.Equal(t, 0, res.ExitCode)
-	waitGone(t, marker+"1")
+	testenv.WaitGone(t, marker+"1", 30*time.Second)
 }
 
 func TestNewLocalErrors(t *testing.T) {

@@ -3,7 +3,6 @@
 package hardened_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net"
@@ -486,7 +485,7 @@ func TestHardenedOrphansDieWithTheRun(t *testing.T) {
 	// Host-side evidence: no process with the marker is left.
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		left := processesWith(t, marker)
+		left := testenv.Processes(t, marker)
 		if len(left) == 0 {
 			break
 		}
@@ -495,24 +494,6 @@ func TestHardenedOrphansDieWithTheRun(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-}
-
-// processesWith lists host pids whose command line contains s.
-func processesWith(t *testing.T, s string) []string {
-	t.Helper()
-	entries, err := os.ReadDir("/proc")
-	require.NoError(t, err)
-	var pids []string
-	for _, d := range entries {
-		if _, err := strconv.Atoi(d.Name()); err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", d.Name(), "cmdline"))
-		if err == nil && bytes.Contains(b, []byte(s)) {
-			pids = append(pids, d.Name()+":"+strings.ReplaceAll(string(b), "\x00", " "))
-		}
-	}
-	return pids
 }
 
 // TestHardenedRefusesWithoutLayer covers the honest 127 paths: each

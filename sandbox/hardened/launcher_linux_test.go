@@ -53,7 +53,7 @@ func TestLauncherEndsWhatARunLeft(t *testing.T) {
 	sb := newSandbox(t, t.TempDir())
 	marker := fmt.Sprintf("41.%d", time.Now().UnixNano()%100000)
 	runOK(t, sb, "setsid sleep "+marker+" & (sleep "+marker+" &) ; nohup sleep "+marker+" >/dev/null 2>&1 & echo started")
-	waitGone(t, marker)
+	testenv.WaitGone(t, marker, 30*time.Second)
 	runOK(t, sb, "true")
 	assert.EqualValues(t, 1, hardened.LauncherStarts(sb))
 }
@@ -194,22 +194,8 @@ func TestPerRunChild(t *testing.T) {
 	marker := fmt.Sprintf("43.%d", time.Now().UnixNano()%100000)
 	res = runOK(t, sb2, "setsid sleep "+marker+" & echo x > /tmp/x; echo ok")
 	assert.Equal(t, "ok\n", string(res.Stdout))
-	waitGone(t, marker)
+	testenv.WaitGone(t, marker, 30*time.Second)
 	assert.EqualValues(t, 0, hardened.LauncherStarts(sb2))
-}
-
-// waitGone fails the test if a process whose command line contains
-// marker is still alive half a minute from now (generous: a loaded
-// machine may take a while to tear a pid namespace down).
-func waitGone(t *testing.T, marker string) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for len(processesWith(t, marker)) > 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("processes survived: %v", processesWith(t, marker))
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }
 
 // TestLauncherSurvivesSignals: a command cannot end its launcher (pid 1

@@ -66,9 +66,9 @@ func TestHardenedDiesWithItsLauncher(t *testing.T) {
 			// Host-side evidence: nothing with the marker is left, the
 			// file stops growing, and the lock is free.
 			deadline = time.Now().Add(30 * time.Second)
-			for len(processesWith(t, marker)) > 0 {
+			for len(testenv.Processes(t, marker)) > 0 {
 				if time.Now().After(deadline) {
-					t.Fatalf("processes survived their launcher: %v", processesWith(t, marker))
+					t.Fatalf("processes survived their launcher: %v", testenv.Processes(t, marker))
 				}
 				time.Sleep(50 * time.Millisecond)
 			}

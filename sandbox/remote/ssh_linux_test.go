@@ -327,7 +327,7 @@ func TestSSH(t *testing.T) {
 		assert.True(t, res.TimedOut)
 		assert.NotZero(t, res.ExitCode)
 		assert.Less(t, time.Since(start), 20*time.Second)
-		waitGone(t, marker)
+		testenv.WaitGone(t, marker, 30*time.Second)
 		time.Sleep(2500 * time.Millisecond)
 		assert.NoFileExists(t, filepath.Join(root, "late"))
 	})
@@ -340,7 +340,7 @@ func TestSSH(t *testing.T) {
 		})
 		require.NoError(t, err, "%s", res.Stderr)
 		assert.Equal(t, 0, res.ExitCode)
-		waitGone(t, marker)
+		testenv.WaitGone(t, marker, 30*time.Second)
 	})
 
 	t.Run("DeniedPaths", func(t *testing.T) {
