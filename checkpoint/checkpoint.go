@@ -94,9 +94,10 @@ type Checkpointer struct {
 	private string // directory holding the private index, lock and state
 	index   string // private index file
 	lockf   string
-	objects string // the object directory checkpoints are written to
-	exclude string // file with Options.Exclude patterns, "" when none
-	userIdx string // the user's index file (git case)
+	objects string    // the object directory checkpoints are written to
+	exclude string    // file with Options.Exclude patterns, "" when none
+	userIdx string    // the user's index file (git case)
+	userGit [2]string // the user's git directory and common git directory (git case)
 
 	privEnv []string // GIT_DIR=private repo, GIT_WORK_TREE, GIT_INDEX_FILE, objects
 	refEnv  []string // GIT_DIR holding the refs (user repository, or shadow)
@@ -188,6 +189,7 @@ func New(ctx context.Context, workspace string, opts *Options) (*Checkpointer, e
 		c.private = filepath.Join(info.gitDir, "reins", "ws-"+shortHash(info.prefix))
 		objects = info.objects
 		c.userIdx = info.index
+		c.userGit = [2]string{info.gitDir, info.commonDir}
 		c.refEnv = []string{"GIT_DIR=" + info.gitDir}
 		c.userEnv = []string{"GIT_DIR=" + info.gitDir, "GIT_WORK_TREE=" + info.top}
 		extra = append(extra, [2]string{"core.excludesFile", filepath.Join(info.commonDir, "info", "exclude")})

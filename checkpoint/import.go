@@ -25,6 +25,11 @@ type importEntry struct {
 	// cap, and fails the snapshot if it is above the cap under
 	// OversizeFail.
 	classify bool
+	// oid and mode, when set, record the path as this existing object
+	// without reading it: the private index holds it so, and the file
+	// matches the index entry's stat data.
+	oid  string
+	mode uint32
 }
 
 // streamSpec is what a snapshot's fast-import stream needs besides its
@@ -196,9 +201,14 @@ func (c *Checkpointer) readMarks(name string, files []importedFile) error {
 func (c *Checkpointer) writeStream(w *bufio.Writer, src fileSource, spec streamSpec, entries []importEntry, res *imported) error {
 	var skipped, uncov []string
 	limit := c.opts.maxFileSize()
+	var refs []importEntry
 	for _, e := range entries {
 		if e.delete {
 			res.gone = append(res.gone, e.path)
+			continue
+		}
+		if e.oid != "" {
+			refs = append(refs, e)
 			continue
 		}
 		sf, err := src.open(e.path, e.classify)
@@ -269,6 +279,16 @@ func (c *Checkpointer) writeStream(w *bufio.Writer, src fileSource, spec streamS
 		b = append(b, ' ')
 		w.Write(b)
 		writePath(w, f.path)
+	}
+	for _, e := range refs {
+		b := w.AvailableBuffer()
+		b = append(b, "M "...)
+		b = strconv.AppendUint(b, uint64(e.mode), 8)
+		b = append(b, ' ')
+		b = append(b, e.oid...)
+		b = append(b, ' ')
+		w.Write(b)
+		writePath(w, e.path)
 	}
 	w.WriteString("\nls :1 \"\"\nget-mark :1\nget-mark :2\ndone\n")
 	return nil

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -194,11 +195,28 @@ func TestRandomizedPortable(t *testing.T) {
 	}
 }
 
+// TestRandomizedSeeded is TestRandomized in a repository whose files are
+// older than its index, so that the first checkpoint starts from the
+// user's index.
+func TestRandomizedSeeded(t *testing.T) {
+	for seed := uint64(201); seed <= 202; seed++ {
+		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
+			t.Parallel()
+			runRandomized(t, "git-old", seed, false)
+		})
+	}
+}
+
 func runRandomized(t *testing.T, kind string, seed uint64, portable bool) {
 	ctx := context.Background()
 	dir := newPlainDir(t)
-	if kind == "git" {
+	switch kind {
+	case "git":
 		dir = newRepo(t)
+	case "git-old":
+		dir = newRepo(t)
+		backdate(t, dir)
+		kind = "git"
 	}
 	var user userState
 	if kind == "git" {
@@ -474,4 +492,26 @@ func runRandomizedBoundaries(t *testing.T, kind string, seed uint64, portable bo
 		}
 	}
 	w.requireNoSecret(t, secrets...)
+}
+
+// backdate makes every file of the repository's work tree an hour old and
+// refreshes the user's index, as in a repository not edited this second.
+func backdate(t *testing.T, dir string) {
+	t.Helper()
+	old := time.Now().Add(-time.Hour)
+	require.NoError(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		if d.Type().IsRegular() {
+			return os.Chtimes(p, old, old)
+		}
+		return nil
+	}))
+	cmd := exec.Command("git", "update-index", "-q", "--refresh")
+	cmd.Dir, cmd.Env = dir, gitEnv()
+	_ = cmd.Run() // exits 1 when a file needs updating
 }

@@ -41,6 +41,10 @@ func (c *Checkpointer) scan(ctx context.Context, b baseState) (prepared, error) 
 		return p, err
 	}
 	side := c.startSide(ctx)
+	var seeded map[string]seedRef
+	if b.tree == c.emptyTree {
+		seeded = c.seedIndex(ctx)
+	}
 	args := []string{"status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignored=matching",
 		"--no-renames", "--ignore-submodules=all"}
 	out, serr := c.git.Run(ctx, gitx.Cmd{Dir: c.workDir, Env: c.privEnv, Args: append(args, c.pathspec()...)})
@@ -57,10 +61,11 @@ func (c *Checkpointer) scan(ctx context.Context, b baseState) (prepared, error) 
 	}
 
 	var (
-		changed  []string // in the index, stat data changed or gone
-		indexNew []string // in the index and as on disk, but not as in the base
-		dropped  []string // in the base, not in the index
-		others   []string // untracked
+		changed  []string               // in the index, stat data changed or gone
+		indexNew []string               // in the index and as on disk, but not as in the base
+		refs     = map[string]seedRef{} // indexNew paths seeded from the user's index, as status saw them
+		dropped  []string               // in the base, not in the index
+		others   []string               // untracked
 		ignored  []string
 	)
 	for _, r := range records {
@@ -75,6 +80,9 @@ func (c *Checkpointer) scan(ctx context.Context, b baseState) (prepared, error) 
 			changed = append(changed, r.Path)
 		default:
 			indexNew = append(indexNew, r.Path)
+			if ref, ok := seeded[r.Path]; ok && ref.oid == r.IndexOID && ref.mode == r.IndexMode {
+				refs[r.Path] = ref
+			}
 		}
 	}
 	var uncov []string
@@ -98,10 +106,18 @@ func (c *Checkpointer) scan(ctx context.Context, b baseState) (prepared, error) 
 		record   = 1
 		classify = 2 // recorded, unless the stream finds a special or oversized file
 		drop     = 3
+		object   = 4 // recorded as the object the index names (seeded, unchanged)
 	)
 	entries := make(map[string]int)
 	visit := func(paths []string, tracked bool) error {
 		for _, q := range paths {
+			if _, ok := refs[q]; ok && tracked {
+				entries[q] = drop
+				if cl.considerName(q) == actAdd {
+					entries[q] = object
+				}
+				continue
+			}
 			act, err := cl.consider(q, tracked)
 			switch {
 			case err != nil:
@@ -158,7 +174,11 @@ func (c *Checkpointer) scan(ctx context.Context, b baseState) (prepared, error) 
 	p.skipped, p.uncovered = cl.skipped, append(uncov, cl.uncov...)
 	p.entries = make([]importEntry, 0, len(entries))
 	for q, a := range entries {
-		p.entries = append(p.entries, importEntry{path: q, delete: a == drop, classify: a == classify})
+		e := importEntry{path: q, delete: a == drop, classify: a == classify}
+		if a == object {
+			e.oid, e.mode = refs[q].oid, refs[q].mode
+		}
+		p.entries = append(p.entries, e)
 	}
 	slices.SortFunc(p.entries, func(a, b importEntry) int {
 		switch {

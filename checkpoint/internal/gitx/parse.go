@@ -250,6 +250,10 @@ type StatusEntry struct {
 	// '1' record ('.', 'M', 'T', 'A' or 'D'); 0 for '?' and '!'.
 	X, Y byte
 	Path string // as git prints it with -z: verbatim, directories end in "/"
+	// IndexMode and IndexOID are the index's entry of a '1' record
+	// (ModeNone and the zero id when the index does not hold the path).
+	IndexMode uint32
+	IndexOID  string
 }
 
 // ParseStatusV2 parses the output of "git status --porcelain=v2 -z
@@ -304,15 +308,19 @@ func parseStatusOrdinary(rec []byte) (StatusEntry, error) {
 	if len(f[2]) != 4 || f[2][0] != 'N' && f[2][0] != 'S' {
 		return StatusEntry{}, fmt.Errorf("status: malformed submodule field %q", truncate(f[2]))
 	}
-	for _, m := range f[3:6] {
+	for i, m := range f[3:6] {
 		v, err := strconv.ParseUint(m, 8, 32)
 		if len(m) != 6 || err != nil || !validMode(uint32(v)) {
 			return StatusEntry{}, fmt.Errorf("status: malformed mode %q", truncate(m))
+		}
+		if i == 1 {
+			e.IndexMode = uint32(v)
 		}
 	}
 	if !IsOID(f[6]) || !IsOID(f[7]) || len(f[6]) != len(f[7]) {
 		return StatusEntry{}, fmt.Errorf("status: malformed object ids in %q", truncate(string(rec)))
 	}
+	e.IndexOID = f[7]
 	if !validStatusPath(e.Path) || strings.HasSuffix(e.Path, "/") {
 		return StatusEntry{}, fmt.Errorf("status: malformed path %q", truncate(e.Path))
 	}

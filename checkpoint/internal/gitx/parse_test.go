@@ -190,9 +190,9 @@ func TestParseStatusV2(t *testing.T) {
 	got, err := ParseStatusV2([]byte(out))
 	require.NoError(t, err)
 	assert.Equal(t, []StatusEntry{
-		{Kind: '1', X: '.', Y: 'M', Path: "a/f"},
-		{Kind: '1', X: '.', Y: 'D', Path: "tr"},
-		{Kind: '1', X: 'D', Y: '.', Path: "gone x"},
+		{Kind: '1', X: '.', Y: 'M', Path: "a/f", IndexMode: ModeFile, IndexOID: oidA},
+		{Kind: '1', X: '.', Y: 'D', Path: "tr", IndexMode: ModeFile, IndexOID: oidA},
+		{Kind: '1', X: 'D', Y: '.', Path: "gone x", IndexMode: ModeFile, IndexOID: oidA},
 		{Kind: '?', Path: "a/link"},
 		{Kind: '?', Path: "nest/r/"},
 		{Kind: '!', Path: "build/"},
