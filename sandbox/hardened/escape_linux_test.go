@@ -475,7 +475,7 @@ func TestHardenedEnvAndDescriptorsDoNotLeak(t *testing.T) {
 func TestHardenedOrphansDieWithTheRun(t *testing.T) {
 	t.Parallel()
 	e := newEscEnv(t)
-	marker := fmt.Sprintf("31.%d", time.Now().UnixNano()%100000)
+	marker := uniqueMarker("31")
 	res, err := runCmd(t, e.sandbox(t), sandbox.Command{
 		Args:    sh("setsid sleep " + marker + " & (trap '' HUP TERM; sleep " + marker + ") & sleep 60"),
 		Timeout: 500 * time.Millisecond,
@@ -570,6 +570,10 @@ func TestEscapesAsNonRoot(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("already running as a non-root user: the suites in this run are the non-root run")
 	}
+	// In parallel with the root run's own parallel tests: most of both
+	// is the cold build cache of the go workload, which leaves the
+	// second core idle part of the time.
+	t.Parallel()
 	setpriv := testenv.RequireTool(t, "setpriv", "the non-root escape run drops to uid 65534 with util-linux's setpriv; .ci/run installs it")
 	dir, err := os.MkdirTemp("", "reins-nonroot-")
 	require.NoError(t, err)

@@ -51,7 +51,7 @@ func TestLauncherServesRunAfterRun(t *testing.T) {
 func TestLauncherEndsWhatARunLeft(t *testing.T) {
 	t.Parallel()
 	sb := newSandbox(t, t.TempDir())
-	marker := fmt.Sprintf("41.%d", time.Now().UnixNano()%100000)
+	marker := uniqueMarker("41")
 	runOK(t, sb, "setsid sleep "+marker+" & (sleep "+marker+" &) ; nohup sleep "+marker+" >/dev/null 2>&1 & echo started")
 	testenv.WaitGone(t, marker, 30*time.Second)
 	runOK(t, sb, "true")
@@ -191,7 +191,7 @@ func TestPerRunChild(t *testing.T) {
 	// The same path on request, without limits.
 	sb2 := e.sandbox(t)
 	hardened.SetPerRun(sb2)
-	marker := fmt.Sprintf("43.%d", time.Now().UnixNano()%100000)
+	marker := uniqueMarker("43")
 	res = runOK(t, sb2, "setsid sleep "+marker+" & echo x > /tmp/x; echo ok")
 	assert.Equal(t, "ok\n", string(res.Stdout))
 	testenv.WaitGone(t, marker, 30*time.Second)
@@ -210,4 +210,12 @@ func TestLauncherSurvivesSignals(t *testing.T) {
 	res = runOK(t, sb, "grep -E '^Sig(Ign|Blk)' /proc/self/status; sleep 30 & kill -TERM $!; wait $!; echo status $?")
 	assert.Equal(t, "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\nstatus 143\n", string(res.Stdout))
 	assert.EqualValues(t, 1, hardened.LauncherStarts(sb))
+}
+
+// uniqueMarker is a number, for sleep's argument, that names one test
+// in one test process: whole, then this process's pid and the time, so
+// that the root and the non-root runs never look for each other's
+// processes.
+func uniqueMarker(whole string) string {
+	return fmt.Sprintf("%s.%d%05d", whole, os.Getpid(), time.Now().UnixNano()%100000)
 }

@@ -36,7 +36,7 @@ func TestHardenedDiesWithItsLauncher(t *testing.T) {
 		t.Run(sig.String(), func(t *testing.T) {
 			root := t.TempDir()
 			require.NoError(t, os.Chmod(root, 0o755))
-			marker := fmt.Sprintf("3599.%d", time.Now().UnixNano()%100000)
+			marker := uniqueMarker("3599")
 			script := "flock lock sleep " + marker + " & while :; do echo x >> f; sleep 0.05; done"
 			self, err := os.Executable()
 			require.NoError(t, err)
@@ -311,6 +311,7 @@ func TestHardenedNamesEveryMissingLayer(t *testing.T) {
 // TestHardenedWorkloads runs everyday work under the default policy:
 // it must all succeed.
 func TestHardenedWorkloads(t *testing.T) {
+	t.Parallel()
 	testenv.RequireTool(t, "git", "the workload runs git status, log and diff")
 	requireHardened(t)
 	goBin, err := exec.LookPath("go")
