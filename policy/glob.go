@@ -56,11 +56,15 @@ func compileGlob(pattern string) (*glob, error) {
 	if pattern == "" {
 		return nil, errEmptyPattern
 	}
-	if !doublestar.ValidatePattern(pattern) {
-		return nil, fmt.Errorf("invalid glob %q: unbalanced brackets or braces, or a trailing backslash", pattern)
-	}
-	if strings.Contains(pattern, `\/`) {
-		return nil, fmt.Errorf("glob %q: an escaped / is still a path separator; write / alone", pattern)
+	// Only classes, braces and escapes can make a pattern invalid: one without them (literal
+	// text, "*", "**", "/") needs no validation.
+	if strings.ContainsAny(pattern, "[]{}\\") {
+		if !doublestar.ValidatePattern(pattern) {
+			return nil, fmt.Errorf("invalid glob %q: unbalanced brackets or braces, or a trailing backslash", pattern)
+		}
+		if strings.Contains(pattern, `\/`) {
+			return nil, fmt.Errorf("glob %q: an escaped / is still a path separator; write / alone", pattern)
+		}
 	}
 	if strings.IndexByte(pattern, '{') < 0 {
 		// No braces (the common case): one alternative, stored inline.

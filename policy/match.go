@@ -149,9 +149,16 @@ func (p *probe) features() {
 // matchAt reports whether rule i's condition holds for the subject.
 func (p *probe) matchAt(i int32) bool {
 	h := &p.rs.heads[i]
-	if h.need&^p.have != 0 || h.risk != 0 && h.risk&p.risk == 0 {
-		return false
-	}
+	return p.fits(h) && p.matchRest(i, h)
+}
+
+// fits reports whether a rule's header admits the subject: the features and the risk.
+func (p *probe) fits(h *ruleHead) bool {
+	return h.need&^p.have == 0 && (h.risk == 0 || h.risk&p.risk != 0)
+}
+
+// matchRest finishes matchAt for a rule whose header fits.
+func (p *probe) matchRest(i int32, h *ruleHead) bool {
 	if h.ops != 0 {
 		if p.op == 0 {
 			p.op = opBit(p.s.Operation)
@@ -258,7 +265,15 @@ func (p *probe) matchTarget(g *glob) bool {
 		if !a.abs && s.Root == "" {
 			continue
 		}
-		if a.kind != altGeneral && p.isClean() {
+		if a.kind >= altAll && a.kind <= altStar {
+			// The shapes that look at the last segment only need no trailing slash.
+			if v := p.view(a.abs); v.tailClean() {
+				if a.matchView(v) {
+					return true
+				}
+				continue
+			}
+		} else if a.kind != altGeneral && (p.clean > 0 || p.clean == 0 && p.isClean()) {
 			if a.matchView(p.view(a.abs)) {
 				return true
 			}
@@ -340,6 +355,15 @@ func (v vpath) hasPrefix(lit string) bool {
 	return strings.HasPrefix(v.b, lit[len(v.a)+1:])
 }
 
+// tailClean reports that the path does not end with a slash (its last segment is its end).
+func (v vpath) tailClean() bool {
+	last := v.b
+	if last == "" {
+		last = v.a
+	}
+	return last == "" || last[len(last)-1] != '/'
+}
+
 // single returns the path's only segment; ok is false when it has none or more than one.
 func (v vpath) single() (seg string, ok bool) {
 	switch {
@@ -361,14 +385,16 @@ func (v vpath) base() string {
 	return v.a[strings.LastIndexByte(v.a, '/')+1:]
 }
 
-// Shapes of a glob alternative that match without splitting the path into segments.
+// Shapes of a glob alternative that match without splitting the path into segments. altAll,
+// altBase and altStar look at the last segment at most: they need a path without a trailing
+// slash; the others need a clean path (see probe.isClean).
 const (
 	altGeneral = iota // segment by segment (matchSegs)
 	altAll            // "**": every path
-	altExact          // "a/b": literal segments only
-	altDir            // "a/b/**": the directory and everything below it
 	altBase           // "**/name": any path whose last segment is name
 	altStar           // "**/pre*suf": any path whose last segment is pre, anything, suf
+	altExact          // "a/b": literal segments only
+	altDir            // "a/b/**": the directory and everything below it
 	altStar1          // "pre*suf": a one-segment path that is pre, anything, suf
 	altWild           // one other wildcard segment ("edit_[fx]ile"): a one-segment path
 )

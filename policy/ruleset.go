@@ -90,15 +90,14 @@ type RuleSet struct {
 // their first evalHead rules in order, then use the index.
 const (
 	linearMax = 16
-	evalHead  = 2
+	evalHead  = 1
 )
 
+// crule is a compiled rule's condition (its id, priority and reason are read from the source
+// rule, RuleSet.src, at the same position).
 type crule struct {
-	id       string
-	prio     int
 	verdict  Verdict
 	obl      Obligations
-	reason   string
 	ops      []Operation
 	levels   risk.Set
 	sevs     uint8 // bit per risk.Severity
@@ -295,7 +294,7 @@ func MustCompile(rules []Rule, env *Env) *RuleSet {
 
 func compileCondition(cr *crule, h *ruleHead, r *Rule, env *Env, home string) []error {
 	c := &r.Condition
-	*cr = crule{id: r.ID, prio: r.Priority, verdict: r.Action, obl: r.Obligations, reason: r.Reason, outside: c.OutsideWorkspace}
+	*cr = crule{verdict: r.Action, obl: r.Obligations, outside: c.OutsideWorkspace}
 	var errs condErrors
 	for _, op := range c.OperationType {
 		if op == "" {
@@ -513,10 +512,10 @@ func (rs *RuleSet) buildIndex() {
 			}
 			lowest(&ix.minTarget, i)
 		case ix.byTool.canIndex(r.tools):
-			ix.byTool.add(r.tools, i, &ps)
+			ix.byTool.add(r.tools, i, &ps, hint)
 			lowest(&ix.minTool, i)
 		case ix.byHost.canIndex(r.hosts) && len(r.hostRefs) == 0:
-			ix.byHost.add(r.hosts, i, &ps)
+			ix.byHost.add(r.hosts, i, &ps, hint)
 			lowest(&ix.minHost, i)
 		case len(r.ops) > 0:
 			if ix.byOp == nil {
@@ -608,10 +607,10 @@ func (n *nameIndex) canIndex(gs []*glob) bool {
 	return true
 }
 
-func (n *nameIndex) add(gs []*glob, i int32, ps *postings) {
+func (n *nameIndex) add(gs []*glob, i int32, ps *postings, hint int) {
 	put := func(m *map[string][]int32, lens *[]int, key string) {
 		if *m == nil {
-			*m = make(map[string][]int32)
+			*m = make(map[string][]int32, hint)
 		}
 		if !slices.Contains(*lens, len(key)) {
 			*lens = append(*lens, len(key))
@@ -622,7 +621,7 @@ func (n *nameIndex) add(gs []*glob, i int32, ps *postings) {
 	for _, g := range gs {
 		switch k, key := nameKey(g); k {
 		case 'e':
-			n.exact.add(key, i, 8, ps)
+			n.exact.add(key, i, hint, ps)
 		case 'p':
 			put(&n.prefix, &n.prefixLens, key)
 			n.prefixFirst.add(key[0])
@@ -701,7 +700,7 @@ func (rs *RuleSet) evaluate(p *probe) (Match, bool) {
 	// is looked at, so a policy that puts its protected files and blocklist first decides
 	// those at the cost of a loop, without the index's lookups. A small rule set is only that.
 	for i := range rs.linear {
-		if p.matchAt(i) {
+		if h := &rs.heads[i]; p.fits(h) && p.matchRest(i, h) {
 			return rs.match(i), true
 		}
 	}
@@ -1036,7 +1035,7 @@ func (rs *RuleSet) Explain(s *Subject) []Trace {
 	for i := range rs.rules {
 		r := &rs.rules[i]
 		why := r.why(&p)
-		t := Trace{RuleID: r.id, Priority: r.prio, Action: r.verdict, Matched: why == "", Why: why}
+		t := Trace{RuleID: rs.src[i].ID, Priority: rs.src[i].Priority, Action: r.verdict, Matched: why == "", Why: why}
 		if t.Matched {
 			t.Why = "all conditions hold"
 			if !decided {
