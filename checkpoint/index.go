@@ -359,13 +359,15 @@ type indexUpdate struct {
 // entries named like one of its parent directories (they were files).
 func (u indexUpdate) apply(old []indexEntry) []indexEntry {
 	set := slices.Clone(u.set)
-	slices.SortStableFunc(set, func(a, b indexEntry) int { return strings.Compare(a.path, b.path) })
+	if !slices.IsSortedFunc(set, func(a, b indexEntry) int { return strings.Compare(a.path, b.path) }) {
+		slices.SortStableFunc(set, func(a, b indexEntry) int { return strings.Compare(a.path, b.path) })
+	}
 	set = slices.CompactFunc(set, func(a, b indexEntry) bool { return a.path == b.path })
 	// Within the update, a file where another path needs a directory
 	// gives way, as in fast-import's tree. Sorted, the paths below p come
 	// after p and after the other names that start with p and a byte
 	// below '/'.
-	kept := set[:0:0]
+	kept := make([]indexEntry, 0, len(set))
 	for k, e := range set {
 		j := k + 1
 		for j < len(set) && strings.HasPrefix(set[j].path, e.path) && set[j].path[len(e.path)] < '/' {

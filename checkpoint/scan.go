@@ -108,7 +108,7 @@ func (c *Checkpointer) scan(ctx context.Context, b baseState) (prepared, error) 
 		drop     = 3
 		object   = 4 // recorded as the object the index names (seeded, unchanged)
 	)
-	entries := make(map[string]int)
+	entries := make(map[string]int, len(records))
 	visit := func(paths []string, tracked bool) error {
 		for _, q := range paths {
 			if _, ok := refs[q]; ok && tracked {
@@ -180,15 +180,7 @@ func (c *Checkpointer) scan(ctx context.Context, b baseState) (prepared, error) 
 		}
 		p.entries = append(p.entries, e)
 	}
-	slices.SortFunc(p.entries, func(a, b importEntry) int {
-		switch {
-		case a.path < b.path:
-			return -1
-		case a.path > b.path:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(p.entries, func(a, b importEntry) int { return strings.Compare(a.path, b.path) })
 	return p, nil
 }
 

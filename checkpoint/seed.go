@@ -1,11 +1,10 @@
 package checkpoint
 
 import (
-	"bufio"
 	"bytes"
 	"context"
+	"encoding/hex"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -96,7 +95,7 @@ func (c *Checkpointer) seedIndex(ctx context.Context) map[string]seedRef {
 	}
 	refs := make(map[string]seedRef, len(kept))
 	for _, e := range kept {
-		refs[e.path] = seedRef{oid: fmt.Sprintf("%x", e.oid), mode: e.mode}
+		refs[e.path] = seedRef{oid: hex.EncodeToString(e.oid), mode: e.mode}
 	}
 	return refs
 }
@@ -104,32 +103,41 @@ func (c *Checkpointer) seedIndex(ctx context.Context) map[string]seedRef {
 // checkSizes keeps the entries whose object exists as a blob of the size
 // the entry's stat data record.
 func (c *Checkpointer) checkSizes(ctx context.Context, entries []indexEntry) ([]indexEntry, error) {
-	var in bytes.Buffer
+	in := make([]byte, 0, len(entries)*(len(c.zeroOID)+1))
 	for _, e := range entries {
-		fmt.Fprintf(&in, "%x\n", e.oid)
+		in = hex.AppendEncode(in, e.oid)
+		in = append(in, '\n')
 	}
-	out, err := c.git.Run(ctx, gitx.Cmd{Dir: c.workDir, Env: c.privEnv, Stdin: &in,
+	out, err := c.git.Run(ctx, gitx.Cmd{Dir: c.workDir, Env: c.privEnv, Stdin: bytes.NewReader(in),
 		Args: []string{"cat-file", "--batch-check=%(objectname) %(objecttype) %(objectsize)", "--buffer"}})
 	if err != nil {
 		return nil, err
 	}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	kept := entries[:0:0]
-	for i := 0; sc.Scan(); i++ {
+	kept := make([]indexEntry, 0, len(entries))
+	var oid [32]byte
+	for i := 0; len(out) > 0; i++ {
+		line := out
+		if j := bytes.IndexByte(out, '\n'); j >= 0 {
+			line, out = out[:j], out[j+1:]
+		} else {
+			out = nil
+		}
 		if i >= len(entries) {
 			return nil, errors.New("cat-file: too many answers")
 		}
-		f := strings.Fields(sc.Text())
-		if len(f) != 3 || f[1] != "blob" {
+		e := entries[i]
+		name, rest, _ := bytes.Cut(line, []byte(" "))
+		typ, size, _ := bytes.Cut(rest, []byte(" "))
+		n, err := strconv.ParseUint(string(size), 10, 32)
+		if err != nil || string(typ) != "blob" || uint32(n) != e.sd.size || hex.DecodedLen(len(name)) != len(e.oid) {
 			continue
 		}
-		size, err := strconv.ParseUint(f[2], 10, 64)
-		if err != nil || size > 1<<32-1 || uint32(size) != entries[i].sd.size || f[0] != fmt.Sprintf("%x", entries[i].oid) {
+		if _, err := hex.Decode(oid[:len(e.oid)], name); err != nil || !bytes.Equal(oid[:len(e.oid)], e.oid) {
 			continue
 		}
-		kept = append(kept, entries[i])
+		kept = append(kept, e)
 	}
-	return kept, sc.Err()
+	return kept, nil
 }
 
 // userMayConvert reports whether anything outside the repository's tree

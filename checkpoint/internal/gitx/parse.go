@@ -297,34 +297,70 @@ func ParseStatusV2(b []byte) ([]StatusEntry, error) {
 
 // parseStatusOrdinary parses "1 XY sub mH mI mW hH hI path".
 func parseStatusOrdinary(rec []byte) (StatusEntry, error) {
-	f := strings.SplitN(string(rec), " ", 9)
-	if len(f) != 9 || len(f[1]) != 2 {
+	var f [8][]byte
+	rest := rec
+	for i := range f {
+		j := bytes.IndexByte(rest, ' ')
+		if j < 0 {
+			return StatusEntry{}, fmt.Errorf("status: malformed record %q", truncate(string(rec)))
+		}
+		f[i], rest = rest[:j], rest[j+1:]
+	}
+	if len(f[1]) != 2 {
 		return StatusEntry{}, fmt.Errorf("status: malformed record %q", truncate(string(rec)))
 	}
-	e := StatusEntry{Kind: '1', X: f[1][0], Y: f[1][1], Path: f[8]}
+	e := StatusEntry{Kind: '1', X: f[1][0], Y: f[1][1]}
 	if !strings.ContainsRune(".MTAD", rune(e.X)) || !strings.ContainsRune(".MTD", rune(e.Y)) || e.X == '.' && e.Y == '.' {
-		return StatusEntry{}, fmt.Errorf("status: unsupported state %q", truncate(f[1]))
+		return StatusEntry{}, fmt.Errorf("status: unsupported state %q", truncate(string(f[1])))
 	}
 	if len(f[2]) != 4 || f[2][0] != 'N' && f[2][0] != 'S' {
-		return StatusEntry{}, fmt.Errorf("status: malformed submodule field %q", truncate(f[2]))
+		return StatusEntry{}, fmt.Errorf("status: malformed submodule field %q", truncate(string(f[2])))
 	}
 	for i, m := range f[3:6] {
-		v, err := strconv.ParseUint(m, 8, 32)
-		if len(m) != 6 || err != nil || !validMode(uint32(v)) {
-			return StatusEntry{}, fmt.Errorf("status: malformed mode %q", truncate(m))
+		v, ok := parseMode(m)
+		if !ok {
+			return StatusEntry{}, fmt.Errorf("status: malformed mode %q", truncate(string(m)))
 		}
 		if i == 1 {
-			e.IndexMode = uint32(v)
+			e.IndexMode = v
 		}
 	}
-	if !IsOID(f[6]) || !IsOID(f[7]) || len(f[6]) != len(f[7]) {
+	if !isOIDBytes(f[6]) || !isOIDBytes(f[7]) || len(f[6]) != len(f[7]) {
 		return StatusEntry{}, fmt.Errorf("status: malformed object ids in %q", truncate(string(rec)))
 	}
-	e.IndexOID = f[7]
+	e.IndexOID = string(f[7])
+	e.Path = string(rest)
 	if !validStatusPath(e.Path) || strings.HasSuffix(e.Path, "/") {
 		return StatusEntry{}, fmt.Errorf("status: malformed path %q", truncate(e.Path))
 	}
 	return e, nil
+}
+
+// parseMode parses six octal digits naming a valid mode.
+func parseMode(m []byte) (uint32, bool) {
+	if len(m) != 6 {
+		return 0, false
+	}
+	var v uint32
+	for _, ch := range m {
+		if ch < '0' || ch > '7' {
+			return 0, false
+		}
+		v = v<<3 | uint32(ch-'0')
+	}
+	return v, validMode(v)
+}
+
+func isOIDBytes(b []byte) bool {
+	if len(b) != 40 && len(b) != 64 {
+		return false
+	}
+	for _, c := range b {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 func validStatusPath(p string) bool {
