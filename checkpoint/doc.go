@@ -44,24 +44,33 @@
 // The work is done by plumbing commands run against a private git
 // directory of the package's own (in .git/reins/ or the shadow
 // repository), with a private index file that is kept between snapshots.
-// The private index caches each file's stat data, and the private
-// repository's HEAD is detached at the previous full snapshot, so a single
-// "git status" on the private index reports, in one walk of the tree, what
-// differs from that snapshot (unchanged files are compared by their stat
-// data and never read), the untracked files and the ignored ones. "git
-// fast-import" then stores the changed files, the new trees, the commit
-// and the ref in a single pack built on the previous snapshot's tree, and
-// the package writes the private index itself with the stat data of what
-// it read and the object ids fast-import gave it, so that each changed
-// file is read and hashed once (where Go does not give the stat data git
-// records, "update-index --info-only" hashes them into the index). A
-// restore records what it wrote in the index the same way. A restore takes its
-// safety snapshot with that same walk and finds what to write with
-// "diff-tree" between the two snapshots, which skips every directory they
-// share. The
-// second snapshot of a large workspace costs one scan of the tree plus the
-// changed files, and writes a handful of files instead of one per object.
-// Packs are merged geometrically once there are more than 32.
+// The private index caches each file's stat data and, in a cache tree, the
+// trees of the previous full snapshot, at which the private repository's
+// HEAD is detached; so a single "git status" on the private index reports,
+// in one walk of the tree, what differs from that snapshot (unchanged
+// files are compared by their stat data and never read, unchanged
+// directories are not compared at all), the untracked files and the
+// ignored ones. "git fast-import" stores the changed files, the new trees,
+// the commit and the ref in a single pack built on the previous snapshot's
+// tree, and the package writes the private index itself (a plain git
+// index) with the stat data of the files it read and the object ids
+// fast-import gave them: each changed file is read and hashed once. Where
+// Go does not give the stat data git records, git maintains the index
+// ("update-index --info-only" hashes the changed files into it).
+//
+// The first snapshot of a workspace inside a repository starts its private
+// index from the user's index: files that match what the user's index
+// recorded are taken as the objects the repository already holds, without
+// being read. That is skipped whenever attributes (a .gitattributes file,
+// info/attributes, global or system attributes, configuration naming an
+// attributes file) could have made the user's git store converted content,
+// and for every entry whose object size is not the file's size.
+//
+// A restore takes its safety snapshot with the same single walk, finds
+// what to write with "diff-tree" between that snapshot and the target (two
+// trees that share every directory the work since did not touch), reads
+// the content with one "cat-file" and records what it wrote in the private
+// index. Packs are merged geometrically once there are more than 32.
 //
 // Ids are UUIDv7 strings (time-ordered). The label, the reason, the
 // correlation id and, for path-scoped snapshots, the covered paths are

@@ -3,6 +3,7 @@ package checkpoint_test
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -86,6 +87,47 @@ func TestFirstCheckpointRecordsTheBytesOnDisk(t *testing.T) {
 				require.NoError(t, err)
 				assert.Equal(t, content, string(b), "%s after the restore", rel)
 			}
+		})
+	}
+}
+
+// The checkpoint the next snapshot builds on may be pruned and its
+// objects collected by git gc; the next snapshot starts over and is
+// complete.
+func TestBaseCollected(t *testing.T) {
+	for _, kind := range kinds {
+		t.Run(kind, func(t *testing.T) {
+			ctx := context.Background()
+			w := newBoundaryWS(t, kind, nil)
+			writeFile(t, w.dir, "a/one.txt", "one\n", 0o644)
+			first, err := w.c.Create(ctx, "first")
+			require.NoError(t, err)
+			writeFile(t, w.dir, "a/only-in-base.txt", "collected with the base\n", 0o644)
+			base, err := w.c.Create(ctx, "base")
+			require.NoError(t, err)
+			gitDir := w.gitDir(t)
+			git := func(args ...string) {
+				cmd := exec.Command("git", append([]string{"--git-dir=" + gitDir}, args...)...)
+				cmd.Env = gitEnv()
+				out, err := cmd.CombinedOutput()
+				require.NoError(t, err, "%s", out)
+			}
+			git("update-ref", "-d", "refs/reins/checkpoints/"+base.ID)
+			git("-c", "gc.reflogExpire=now", "-c", "gc.reflogExpireUnreachable=now", "gc", "-q", "--prune=now")
+
+			writeFile(t, w.dir, "a/one.txt", "one, edited\n", 0o644)
+			cp, err := w.c.Create(ctx, "after gc")
+			require.NoError(t, err)
+			want := readTree(t, w.dir, nil)
+			writeFile(t, w.dir, "a/only-in-base.txt", "changed\n", 0o644)
+			writeFile(t, w.dir, "a/one.txt", "changed\n", 0o644)
+			_, err = w.c.Rewind(ctx, cp.ID)
+			require.NoError(t, err)
+			assert.Equal(t, want, readTree(t, w.dir, nil))
+			_, err = w.c.Rewind(ctx, first.ID)
+			require.NoError(t, err)
+			_, err = os.Stat(filepath.Join(w.dir, "a/only-in-base.txt"))
+			assert.True(t, os.IsNotExist(err), "a file created after the first checkpoint is removed by a restore to it")
 		})
 	}
 }
