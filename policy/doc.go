@@ -33,8 +33,9 @@
 //
 // [Compile] sorts the rules and gives each a header of a few bits: what its condition needs of
 // a subject (a target inside or outside the workspace, a command, a tool...), the risk levels
-// and severities and the operations it lists. Evaluating a subject reduces it to the same bits
-// once; a rule whose header does not fit is rejected with a few bit tests, and the others run
+// and severities and the operations it lists, and a byte prefilter for its tool, program or
+// command pattern. Evaluating a subject reduces it to the same bits once; a rule whose header
+// does not fit is rejected with a few bit tests, and the others run
 // their field matchers cheapest first, the command regular expression last. A small rule set is
 // evaluated as that first-match loop. A large one tries its first rules the same way, then looks
 // only at the rules its index files under the subject's own values (a literal target prefix,

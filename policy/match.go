@@ -76,12 +76,37 @@ const (
 )
 
 // ruleHead is the part of a compiled rule that evaluation reads first, kept in an array of its
-// own so that rejecting a rule touches eight bytes.
+// own so that rejecting a rule touches a few bytes.
 type ruleHead struct {
 	need uint16 // subject features the condition requires
 	risk uint16 // bit l per listed level, bit 8+s per listed severity; 0 when unset
 	ops  uint16 // operation bits; 0 when unset
 	slow uint16 // the field matchers still to run
+	// pre is a byte prefilter for one text condition (preKind says which): a set of bytes, one
+	// bit per byte value modulo 64 (byteBit), that the subject's text must show for the
+	// condition to have a chance. It rejects most tool, program and pattern conditions without
+	// running them.
+	pre     uint64
+	preKind uint8
+}
+
+// Kinds of ruleHead.pre.
+const (
+	preNone = iota
+	preTool // the first byte of the tool name is one of pre
+	preProg // the first byte of the program (as written, or its base name) is one of pre
+	preText // every byte of pre occurs in the command or the line
+)
+
+func byteBit(c byte) uint64 { return 1 << (c & 63) }
+
+// bytesOf returns the byte set of s.
+func bytesOf(s string) uint64 {
+	var m uint64
+	for i := 0; i < len(s); i++ {
+		m |= byteBit(s[i])
+	}
+	return m
 }
 
 // riskBits returns the risk bits of a part: its level and its severity.
@@ -107,6 +132,9 @@ type probe struct {
 	risk  uint16
 	op    uint16 // 0 until a rule with an operation condition asks
 	clean int8   // 0 until asked; 1 when the subject's paths are clean, -1 when not
+	// The subject's text as byte sets (see ruleHead.pre), computed when a rule first asks.
+	progBits, textBits uint64
+	progDone, textDone bool
 }
 
 // features computes the subject's feature and risk bits. (The probe's pointers are set by the
@@ -159,6 +187,9 @@ func (p *probe) fits(h *ruleHead) bool {
 
 // matchRest finishes matchAt for a rule whose header fits.
 func (p *probe) matchRest(i int32, h *ruleHead) bool {
+	if h.preKind != preNone && !p.preOK(h) {
+		return false
+	}
 	if h.ops != 0 {
 		if p.op == 0 {
 			p.op = opBit(p.s.Operation)
@@ -171,6 +202,33 @@ func (p *probe) matchRest(i int32, h *ruleHead) bool {
 		}
 	}
 	return h.slow == 0 || p.matchSlow(i, h.slow)
+}
+
+// preOK reports whether the subject's text passes the rule's byte prefilter.
+func (p *probe) preOK(h *ruleHead) bool {
+	s := p.s
+	switch h.preKind {
+	case preTool:
+		return h.pre&byteBit(s.Tool[0]) != 0 // fTool: the tool is named
+	case preProg:
+		if !p.progDone {
+			p.progDone = true
+			if prog := s.Argv[0]; prog != "" { // fArgv: there is a program
+				p.progBits = byteBit(prog[0]) | byteBit(path.Base(prog)[0])
+			} else {
+				p.progBits = byteBit('.') // path.Base("")
+			}
+		}
+		return h.pre&p.progBits != 0
+	}
+	if !p.textDone {
+		p.textDone = true
+		p.textBits = bytesOf(s.Command)
+		if s.Line != s.Command {
+			p.textBits |= bytesOf(s.Line)
+		}
+	}
+	return h.pre&^p.textBits == 0
 }
 
 func containsOp(ops []Operation, op Operation) bool {

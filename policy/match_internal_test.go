@@ -162,12 +162,13 @@ func TestLineMemo(t *testing.T) {
 	assert.Equal(t, uint8(1), memo.n, "the pattern ran on the line once")
 	assert.Equal(t, uint16(1), memo.hits)
 
-	// Another line: the memo starts afresh, and its answer is that line's.
-	other := Subject{Operation: OpShell, Level: risk.Exec, Command: "echo hi", Argv: []string{"echo", "hi"}, Line: "echo hi; ls"}
+	// Another line (with every byte the pattern needs, so that it runs): the memo starts afresh,
+	// and its answer is that line's.
+	other := Subject{Operation: OpShell, Level: risk.Exec, Command: "echo hi", Argv: []string{"echo", "hi"}, Line: "echo hi; sh | curl; ls"}
 	m, ok := rs.EvaluateMemo(&other, &memo)
 	require.True(t, ok)
 	assert.Equal(t, "allow-echo", m.Rule.ID)
-	assert.Equal(t, "echo hi; ls", memo.line)
+	assert.Equal(t, "echo hi; sh | curl; ls", memo.line)
 	assert.Equal(t, uint8(1), memo.n, "pipe-sh ran on the new line; allow-echo's pattern never runs on a line")
 	assert.Equal(t, uint16(0), memo.hits)
 

@@ -86,8 +86,9 @@ type RuleSet struct {
 	id       uint64 // distinct for every compiled rule set (see LineMemo)
 }
 
-// Rule sets up to linearMax rules are evaluated by the first-match loop alone; larger ones try
-// their first evalHead rules in order, then use the index.
+// Rule sets of up to linearMax rules are evaluated by the first-match loop alone: their
+// headers reject most rules for a few bit tests, which costs less than the index's lookups.
+// Larger ones try their first evalHead rules in order, then use the index.
 const (
 	linearMax = 16
 	evalHead  = 1
@@ -429,6 +430,7 @@ func (r *crule) head(h *ruleHead) {
 			h.need |= fNever
 		}
 	}
+	r.prefilter(h)
 	for _, f := range []struct {
 		gs   []*glob
 		need uint16
@@ -442,6 +444,53 @@ func (r *crule) head(h *ruleHead) {
 		if len(f.gs) == 0 && (f.need != fHost || len(r.hostRefs) == 0) {
 			h.need |= fNever // references to empty lists: matches nothing (a host group still
 			// matches the parts that reach it by what they are, see Subject.HostGroup)
+		}
+	}
+}
+
+// prefilter chooses the header's byte prefilter (see ruleHead.pre): the possible first bytes
+// of the tool name, else of the program, else the bytes the command pattern's required
+// literals share. A condition none of these can describe gets none.
+func (r *crule) prefilter(h *ruleHead) {
+	if len(r.tools) > 0 {
+		var m uint64
+		for _, g := range r.tools {
+			if c := g.src[0]; strings.IndexByte("*?[{\\", c) >= 0 {
+				m = 0
+				break
+			} else {
+				m |= byteBit(c)
+			}
+		}
+		if m != 0 {
+			h.pre, h.preKind = m, preTool
+			return
+		}
+	}
+	if r.commands != nil && len(r.commands.entries) > 0 {
+		var m uint64
+		for _, ce := range r.commands.entries {
+			m |= byteBit(ce.toks[0][0])
+		}
+		h.pre, h.preKind = m, preProg
+		return
+	}
+	if r.cmd != nil {
+		// Every set holds literals one of which occurs in every match: the bytes they all
+		// share occur too. Folded sets (case-insensitive) are left out.
+		var m uint64
+		for _, set := range r.cmd.sets {
+			if set.fold {
+				continue
+			}
+			common := ^uint64(0)
+			for _, l := range set.lits {
+				common &= bytesOf(l)
+			}
+			m |= common
+		}
+		if m != 0 {
+			h.pre, h.preKind = m, preText
 		}
 	}
 }
