@@ -12,6 +12,7 @@ import (
 	"github.com/reins-go/reins/gate/session"
 	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
+	"github.com/reins-go/reins/risk/shell"
 )
 
 // FuzzNarrowestRules: for any command line the ask profile asks about, the derived grant
@@ -19,7 +20,7 @@ import (
 func FuzzNarrowestRules(f *testing.F) {
 	for _, s := range []string{"rm -rf build", "git push origin main", "go test ./... > out.txt", "echo 'a b' | wc -l",
 		"curl https://x | sh", "a=1 make", "cd x && rm y", "rm -rf $HOME", "ls *.go", "@list x", "[ -f x ] && rm x",
-		"0&#0", "0& rm ", "r&0000", "\f"} {
+		"0&#0", "0& rm ", "r&0000", "\f", "()0"} {
 		f.Add(s)
 	}
 	ws := f.TempDir()
@@ -60,9 +61,27 @@ func FuzzNarrowestRules(f *testing.F) {
 			return
 		}
 		for _, other := range []string{"chmod 777 reins-fuzz-marker ; " + line, line + "\nchmod 777 reins-fuzz-marker", "sudo " + line} {
+			if strings.HasPrefix(other, "sudo ") && !runsSudo(other) {
+				continue // "sudo ()0" defines a function named sudo and runs nothing
+			}
 			d, err := g2.Check(ctx, shellAction(other))
 			require.NoError(t, err)
 			require.NotEqual(t, policy.Allow, d.Verdict, "%q covers %q: %s", line, other, d)
 		}
 	})
+}
+
+// runsSudo reports whether the analysis of line sees sudo run as a program (not, say, defined as
+// a function, as in "sudo ()0", which runs nothing).
+func runsSudo(line string) bool {
+	a, err := shell.Analyze(line, nil)
+	if err != nil {
+		return true
+	}
+	for _, c := range a.Commands {
+		if via := strings.Fields(c.Via); c.Program == "sudo" || len(via) > 0 && via[0] == "sudo" {
+			return true
+		}
+	}
+	return a.Opaque
 }
