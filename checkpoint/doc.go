@@ -206,17 +206,21 @@
 // # Performance
 //
 // Measured by the package's benchmarks on generated workspaces of 10,000
-// and 50,000 files (built once per process), as ratios against "git status
-// --porcelain -uall" (the floor for "what changed" without a file watcher),
-// the persistent-index plumbing (a kept GIT_INDEX_FILE, add -A, write-tree,
-// commit-tree, update-ref) and, for a first checkpoint, "git add -A" plus
-// "git write-tree" into a fresh index, each paired in the same iterations
-// on the same change of 20 modified and 5 new files. On a loaded 2-core
-// machine (CPU time ratios; wall-clock ones vary with the load): an
-// incremental checkpoint costs about 2.2 status runs at 10,000 files and
-// 1.9 at 50,000 (0.9 to 1.2 plumbing runs); a restore, including the
-// checkpoint of the state it replaces, about 3.1 and 2.3 status runs; a
-// first checkpoint about 4.3 to 4.6 fresh "add -A" plus "write-tree" runs.
+// and 50,000 files in a repository (built once per process), as ratios
+// against "git status --porcelain -uall" (the floor for "what changed"
+// without a file watcher), the persistent-index plumbing (a kept
+// GIT_INDEX_FILE, add -A, write-tree, commit-tree, update-ref) and, for a
+// first checkpoint, "git add -A" plus "git write-tree" into a fresh index,
+// each paired in the same iterations on the same change of 20 modified and
+// 5 new files. On a loaded 2-core machine (CPU time ratios; wall-clock ones
+// vary more with the load): an incremental checkpoint costs about 1.3 to
+// 1.4 status runs at 10,000 files and 1.1 at 50,000 (0.75 to 0.95
+// plumbing runs); a restore, including the checkpoint of the state it
+// replaces, about 1.5 to 1.7 and 1.3 to 1.4 status runs; a first
+// checkpoint about 1.1 to 1.2 fresh "add -A" plus "write-tree" runs at
+// 10,000 files and 0.9 at 50,000. A first checkpoint that reads every file
+// (outside a repository, or where attributes rule out the user's index)
+// costs about 1.3 to 1.4 of them.
 // Run "go test -run - -bench 'Create|Restore' ./checkpoint" to reproduce
 // (-checkpoint.benchsmall for 10,000 files only); the benchmarks report
 // wall-clock and CPU ratios.

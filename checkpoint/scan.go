@@ -22,9 +22,11 @@ var errStatusFailed = errors.New("checkpoint: scanning the work tree with git st
 // detached at the base commit, reports in one walk what differs from the
 // base (the index against HEAD), the files whose stat data no longer
 // matches the index (refreshed in memory, so unchanged files are never
-// read), the untracked files and the ignored ones. Only the changed files
-// are then hashed into the index ("update-index --info-only"), and the
-// snapshot replaces or removes just the reported paths in the base tree.
+// read), the untracked files and the ignored ones. The snapshot replaces
+// or removes just the reported paths in the base tree; the files are read
+// once, by the stream to fast-import, and the index learns them from it
+// (recordIndex). A first snapshot starts from the user's index (seedIndex)
+// and takes the files that still match it as the objects it names.
 //
 // The ignored paths are recorded the way "--ignored=matching" lists them:
 // a directory that an ignore pattern matches as "dir/", other ignored
