@@ -117,6 +117,7 @@ type Checkpointer struct {
 	dirs        map[string]bool // directories checked for nested repositories (guarded by the lock)
 	records     recordCache     // recent records of uncovered paths, by object id
 	icache      *indexCache     // the private index as last read or written (guarded by the lock)
+	held        *heldIndex      // a restore's snapshot not yet in the index (guarded by the lock)
 
 	sem chan struct{}
 }

@@ -74,9 +74,10 @@ type prepared struct {
 	uncovered []string // work-tree paths; directories end in "/"
 
 	// deferIndex: the private index learns the snapshot once it is
-	// stored (see recordIndex), and done is called once it knows.
-	deferIndex bool
-	done       func()
+	// stored (see recordIndex), and done is called once it knows;
+	// holdIndex: a restore follows, which records it with its own changes.
+	deferIndex, holdIndex bool
+	done                  func()
 }
 
 func (c *Checkpointer) prepare(ctx context.Context, paths []string) (prepared, error) {
@@ -295,6 +296,13 @@ func (c *Checkpointer) refreshIndex(ctx context.Context) (skipped, uncov []strin
 // data, or an index only git may rewrite), "git update-index" hashes the
 // changed files into it instead.
 func (c *Checkpointer) recordIndex(ctx context.Context, p prepared, imp imported) error {
+	if p.holdIndex && goIndex && !c.portable {
+		// A restore follows: it writes the index once, with its own
+		// changes (see recordRestore and flushHeld).
+		p.holdIndex = false
+		c.held = &heldIndex{p: p, imp: imp}
+		return nil
+	}
 	if goIndex && !c.portable {
 		err := c.writeIndexOf(imp)
 		if err == nil {
@@ -330,22 +338,48 @@ func (c *Checkpointer) recordIndex(ctx context.Context, p prepared, imp imported
 }
 
 func (c *Checkpointer) writeIndexOf(imp imported) error {
-	u := indexUpdate{remove: imp.gone, set: make([]indexEntry, 0, len(imp.files))}
-	for _, f := range imp.files {
-		if !f.sdOK {
-			return fmt.Errorf("%w: no stat data for %s", errIndexUnsupported, truncate(f.path, 80))
-		}
-		e, err := c.newIndexEntry(f.path, f.mode, f.oid, f.sd)
-		if err != nil {
-			return err
-		}
-		u.set = append(u.set, e)
+	u, err := c.updateOf(imp)
+	if err != nil {
+		return err
 	}
 	idx, err := c.readIndex()
 	if err != nil {
 		return err
 	}
 	return c.writeIndex(idx, u)
+}
+
+// updateOf is the index update that records a stored snapshot.
+func (c *Checkpointer) updateOf(imp imported) (indexUpdate, error) {
+	u := indexUpdate{remove: imp.gone, set: make([]indexEntry, 0, len(imp.files))}
+	for _, f := range imp.files {
+		if !f.sdOK {
+			return u, fmt.Errorf("%w: no stat data for %s", errIndexUnsupported, truncate(f.path, 80))
+		}
+		e, err := c.newIndexEntry(f.path, f.mode, f.oid, f.sd)
+		if err != nil {
+			return u, err
+		}
+		u.set = append(u.set, e)
+	}
+	return u, nil
+}
+
+// heldIndex is the index update of a restore's safety snapshot, kept back
+// so that the restore writes the index once with both.
+type heldIndex struct {
+	p   prepared
+	imp imported
+}
+
+// flushHeld records a held snapshot in the index on its own.
+func (c *Checkpointer) flushHeld(ctx context.Context) error {
+	h := c.held
+	if h == nil {
+		return nil
+	}
+	c.held = nil
+	return c.recordIndex(ctx, h.p, h.imp)
 }
 
 // sideResult is what a full snapshot learns besides the scan of the work

@@ -416,13 +416,21 @@ func (u indexUpdate) apply(old []indexEntry) []indexEntry {
 	return append(out, set[i:]...)
 }
 
-// writeIndex applies u to the private index and writes it back. Entries
+// writeIndex applies the updates, in order, to the private index and
+// writes it back. Entries
 // whose file changed in the same second as the index being replaced was
 // written are checked against the disk first, as git does when it writes
 // an index: if the content differs although the stat data match, the
 // entry's size is zeroed so that git never takes it for clean.
-func (c *Checkpointer) writeIndex(idx *gitIndex, u indexUpdate) error {
-	entries := u.apply(idx.entries)
+func (c *Checkpointer) writeIndex(idx *gitIndex, updates ...indexUpdate) error {
+	entries := idx.entries
+	dirty := map[string]bool{"": true}
+	for _, u := range updates {
+		entries = u.apply(entries)
+		for d := range u.dirty() {
+			dirty[d] = true
+		}
+	}
 	if idx.mtimeSec != 0 {
 		for i := range entries {
 			e := &entries[i]
@@ -439,7 +447,7 @@ func (c *Checkpointer) writeIndex(idx *gitIndex, u indexUpdate) error {
 	if c.icache != nil && c.icache.idx == idx {
 		old = c.icache.tree
 	}
-	tree := buildTree(entries, 0, c.newHash(), old, u.dirty())
+	tree := buildTree(entries, 0, c.newHash(), old, dirty)
 	data := encodeIndex(entries, c.newHash(), treeExtension(tree))
 	tmp, err := os.CreateTemp(c.private, "index-*.tmp")
 	if err != nil {

@@ -143,6 +143,11 @@ func (c *Checkpointer) rewindLocked(ctx context.Context, resolve func(context.Co
 	if err != nil {
 		return RewindResult{}, nil, fail(RestoreSnapshotFailed, "", err)
 	}
+	// The safety snapshot's index update waits for the restore's, so the
+	// index is written once; whatever happens, it is written before the
+	// lock is released.
+	p.holdIndex = target.Paths == nil
+	defer func() { _ = c.flushHeld(ctx) }()
 	// The target's record of what it does not cover is read while the
 	// current state is stored. Nothing is written before that store
 	// succeeds.
@@ -195,6 +200,9 @@ func (c *Checkpointer) rewindLocked(ctx context.Context, resolve func(context.Co
 // returnTo puts the workspace back into checkpoint cp after a restore
 // failed midway (the state is whatever the failed restore left).
 func (c *Checkpointer) returnTo(ctx context.Context, cp Checkpoint, unc uncovered) error {
+	// The scan below starts from the index on disk and looks at every
+	// file git reports; what the failed restore held back is moot.
+	c.held = nil
 	var entries []gitx.RawEntry
 	var err error
 	if cp.Paths == nil {
@@ -504,6 +512,9 @@ func (c *Checkpointer) applyPlan(ctx context.Context, root *os.Root, pl restoreP
 	if goIndex && !c.portable && c.recordRestore(pl) == nil {
 		return nil
 	}
+	if err := c.flushHeld(ctx); err != nil {
+		return err
+	}
 	if len(pl.created) > 0 {
 		if err := c.updateIndex(ctx, c.privEnv, []string{"--add", "--remove", "--replace", "--info-only"}, pl.created); err != nil {
 			return err
@@ -516,6 +527,15 @@ func (c *Checkpointer) applyPlan(ctx context.Context, root *os.Root, pl restoreP
 // recordRestore writes the files a restore wrote and removed into the
 // private index.
 func (c *Checkpointer) recordRestore(pl restorePlan) error {
+	var updates []indexUpdate
+	h := c.held
+	if h != nil {
+		hu, err := c.updateOf(h.imp)
+		if err != nil {
+			return err
+		}
+		updates = append(updates, hu)
+	}
 	u := indexUpdate{set: make([]indexEntry, 0, len(pl.writes))}
 	for _, p := range pl.deletes {
 		u.remove = append(u.remove, c.repoPath(p))
@@ -537,8 +557,17 @@ func (c *Checkpointer) recordRestore(pl restorePlan) error {
 	if err != nil {
 		return err
 	}
-	if err := c.writeIndex(idx, u); err != nil {
+	if err := c.writeIndex(idx, append(updates, u)...); err != nil {
 		return err
+	}
+	if h != nil {
+		c.held = nil
+		paths := make([]string, len(h.imp.files))
+		for i, f := range h.imp.files {
+			paths[i] = f.path
+		}
+		c.noteDirs(paths)
+		h.p.done()
 	}
 	c.noteDirs(pl.created)
 	return nil
