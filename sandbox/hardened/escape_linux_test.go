@@ -570,18 +570,21 @@ func TestEscapesAsNonRoot(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("already running as a non-root user: the suites in this run are the non-root run")
 	}
+	setpriv := testenv.RequireTool(t, "setpriv", "the non-root escape run drops to uid 65534 with util-linux's setpriv; .ci/run installs it")
+	dir, err := os.MkdirTemp("", "reins-nonroot-")
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	require.NoError(t, os.Chmod(dir, 0o755))
+	require.NoError(t, os.Chown(dir, 65534, 65534))
+	bin := filepath.Join(dir, "sandbox.test")
+	// The copy is written before t.Parallel: while it is open for writing, a
+	// fork in another test would inherit the descriptor, and executing the
+	// copy would fail with "text file busy" (ETXTBSY) until that child execs.
+	require.NoError(t, copyExecutable(bin))
 	// In parallel with the root run's own parallel tests: most of both
 	// is the cold build cache of the go workload, which leaves the
 	// second core idle part of the time.
 	t.Parallel()
-	setpriv := testenv.RequireTool(t, "setpriv", "the non-root escape run drops to uid 65534 with util-linux's setpriv; .ci/run installs it")
-	dir, err := os.MkdirTemp("", "reins-nonroot-")
-	require.NoError(t, err)
-	defer os.RemoveAll(dir)
-	require.NoError(t, os.Chmod(dir, 0o755))
-	require.NoError(t, os.Chown(dir, 65534, 65534))
-	bin := filepath.Join(dir, "sandbox.test")
-	require.NoError(t, copyExecutable(bin))
 
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
