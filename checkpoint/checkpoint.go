@@ -118,6 +118,7 @@ type Checkpointer struct {
 	records     recordCache     // recent records of uncovered paths, by object id
 	icache      *indexCache     // the private index as last read or written (guarded by the lock)
 	held        *heldIndex      // a restore's snapshot not yet in the index (guarded by the lock)
+	sess        *objectSession  // the running restore's cat-file (guarded by the lock)
 
 	sem chan struct{}
 }

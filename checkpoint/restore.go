@@ -124,6 +124,12 @@ func (c *Checkpointer) rewind(ctx context.Context, resolve func(context.Context)
 }
 
 func (c *Checkpointer) rewindLocked(ctx context.Context, resolve func(context.Context) (Checkpoint, error)) (RewindResult, []Event, error) {
+	// One cat-file process answers the look-up, the record, the trees and
+	// the blobs; without it each starts a process of its own.
+	if o, err := c.openObjects(ctx); err == nil {
+		c.sess = o
+		defer func() { o.close(); c.sess = nil }()
+	}
 	target, err := resolve(ctx)
 	if err != nil {
 		return RewindResult{}, nil, err
@@ -175,7 +181,12 @@ func (c *Checkpointer) rewindLocked(ctx context.Context, resolve func(context.Co
 	// work since did not touch, which diff-tree skips without reading.
 	var entries []gitx.RawEntry
 	if undo.Tree != target.Tree {
-		if entries, err = c.diffTrees(ctx, undo.Tree, target.Tree, nil); err != nil {
+		if o := c.sess; o.usable() {
+			entries, err = c.diffTreesIn(o, undo.Tree, target.Tree)
+		} else {
+			entries, err = c.diffTrees(ctx, undo.Tree, target.Tree, nil)
+		}
+		if err != nil {
 			return RewindResult{}, events, fail(RestoreUnreadable, undo.ID, err)
 		}
 	}
@@ -225,6 +236,9 @@ func (c *Checkpointer) returnTo(ctx context.Context, cp Checkpoint, unc uncovere
 
 // lookup reads one checkpoint of this workspace.
 func (c *Checkpointer) lookup(ctx context.Context, id string) (Checkpoint, error) {
+	if o := c.sess; o.usable() {
+		return c.lookupIn(o, id)
+	}
 	out, err := c.git.Run(ctx, gitx.Cmd{Dir: c.workDir, Env: c.refEnv,
 		Args: []string{"for-each-ref", "--format=" + gitx.RefFormat, RefPrefix + id}})
 	if err != nil {
@@ -248,6 +262,30 @@ func (c *Checkpointer) lookup(ctx context.Context, id string) (Checkpoint, error
 		return cp, nil
 	}
 	return Checkpoint{}, fmt.Errorf("%w: %s", ErrNotFound, id)
+}
+
+// lookupIn reads one checkpoint through an object session: the ref
+// resolves to its commit, whose fields are those ParseRefs reads.
+func (c *Checkpointer) lookupIn(o *objectSession, id string) (Checkpoint, error) {
+	objs, err := o.read([]string{RefPrefix + id}, "commit", maxCommitBytes, maxCommitBytes)
+	if errors.Is(err, errMissing) {
+		return Checkpoint{}, fmt.Errorf("%w: %s", ErrNotFound, id)
+	}
+	if err != nil {
+		return Checkpoint{}, fmt.Errorf("checkpoint: reading %s: %w", id, err)
+	}
+	r, err := parseCommit(RefPrefix+id, objs[0].oid, objs[0].data)
+	if err != nil {
+		return Checkpoint{}, err
+	}
+	cp, m, err := fromRef(r)
+	if err != nil {
+		return Checkpoint{}, err
+	}
+	if m.Scope != c.scope {
+		return Checkpoint{}, fmt.Errorf("%w: %s belongs to another workspace of this repository", ErrNotFound, id)
+	}
+	return cp, nil
 }
 
 // diffTrees returns the raw differences between two trees.
@@ -734,6 +772,27 @@ func (c *Checkpointer) fetchLimit() int64 {
 // (and nothing is kept) when they do not fit fetchBudget; the restore then
 // checks them first and streams them while writing.
 func (c *Checkpointer) fetchBlobs(ctx context.Context, writes []writeOp) (blobs [][]byte, ok bool, err error) {
+	if o := c.sess; o.usable() {
+		oids := make([]string, len(writes))
+		for i, w := range writes {
+			oids[i] = w.oid
+		}
+		objs, err := o.read(oids, "blob", 1<<62, c.fetchLimit())
+		if errors.Is(err, errOverBudget) {
+			return nil, false, nil
+		}
+		if err != nil {
+			return nil, false, fmt.Errorf("checkpoint: checking snapshot objects: %w", err)
+		}
+		blobs = make([][]byte, len(objs))
+		for i, x := range objs {
+			if x.oid != writes[i].oid {
+				return nil, false, fmt.Errorf("checkpoint: cat-file answered %s for %s", x.oid, writes[i].oid)
+			}
+			blobs[i] = x.data
+		}
+		return blobs, true, nil
+	}
 	var total int64
 	s, err := c.git.Start(ctx, gitx.Cmd{Dir: c.workDir, Env: c.privEnv, Args: []string{"cat-file", "--batch"}})
 	if err != nil {

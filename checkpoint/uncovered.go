@@ -141,6 +141,21 @@ func (c *Checkpointer) loadUncovered(ctx context.Context, oid string) (uncovered
 	if data, ok := c.records.get(oid); ok {
 		return decodeUncovered(data)
 	}
+	if o := c.sess; o.usable() {
+		objs, err := o.read([]string{oid}, "blob", maxUncoveredBytes, maxUncoveredBytes)
+		if err != nil {
+			return uncovered{}, fmt.Errorf("record of uncovered paths: %w", err)
+		}
+		data := objs[0].data
+		if got := c.blobOID(data); got != oid {
+			return uncovered{}, fmt.Errorf("record of uncovered paths: object %s hashes to %s", oid, got)
+		}
+		u, err := decodeUncovered(data)
+		if err == nil {
+			c.records.put(oid, data)
+		}
+		return u, err
+	}
 	s, err := c.git.Start(ctx, gitx.Cmd{Dir: c.workDir, Env: c.privEnv, Args: []string{"cat-file", "--batch"}})
 	if err != nil {
 		return uncovered{}, fmt.Errorf("record of uncovered paths: %w", err)
