@@ -177,7 +177,7 @@ func (c *Checkpointer) refreshIndex(ctx context.Context) (skipped, uncov []strin
 	}
 	// The scans and the look at the user's index are independent; run
 	// them side by side.
-	side := c.startSide(ctx)
+	side := c.startSide(ctx, true)
 	type result struct {
 		out []byte
 		err error
@@ -395,17 +395,21 @@ type sideResult struct {
 // startSide starts the look at the user's index and the search for nested
 // repositories, side by side with the caller's scan; the returned function
 // waits for both. c.dirs is used only by the search until it reports.
-func (c *Checkpointer) startSide(ctx context.Context) func() (sideResult, error) {
+func (c *Checkpointer) startSide(ctx context.Context, withTracked bool) func() (sideResult, error) {
 	type tracked struct {
 		paths []string
 		done  func()
 		err   error
 	}
 	tch := make(chan tracked, 1)
-	go func() {
-		p, d, err := c.trackedIgnored(ctx)
-		tch <- tracked{p, d, err}
-	}()
+	if withTracked {
+		go func() {
+			p, d, err := c.trackedIgnored(ctx)
+			tch <- tracked{p, d, err}
+		}()
+	} else {
+		tch <- tracked{done: func() {}}
+	}
 	type nestedResult struct {
 		dirs []string
 		err  error
@@ -755,8 +759,23 @@ func (c *Checkpointer) writeTree(ctx context.Context, env []string) (string, err
 // snapshot). The list is only recomputed when the user's index changed;
 // done records that it was applied.
 func (c *Checkpointer) trackedIgnored(ctx context.Context) (paths []string, done func(), err error) {
+	return c.trackedAmong(ctx, nil, true)
+}
+
+// maxIgnoredPathspecs bounds the ignored paths handed to ls-files as
+// pathspecs; above it, ls-files applies the ignore rules itself.
+const maxIgnoredPathspecs = 4096
+
+// trackedAmong is trackedIgnored for a scan that found the ignored paths
+// itself (work-tree paths, directories ending in "/"): a file the user's
+// repository tracks although it is ignored, and that exists, is among
+// them or below them, so only those are looked up, and nothing is when
+// there are none (the user's index is then looked at again next time).
+// With all set, ignored is not used: every ignored file the user's index
+// tracks is listed.
+func (c *Checkpointer) trackedAmong(ctx context.Context, ignored []string, all bool) (paths []string, done func(), err error) {
 	noop := func() {}
-	if !c.isGit || c.opts.IncludeIgnored {
+	if !c.isGit || c.opts.IncludeIgnored || !all && len(ignored) == 0 {
 		return nil, noop, nil
 	}
 	st, err := os.Stat(c.userIdx)
@@ -771,11 +790,17 @@ func (c *Checkpointer) trackedIgnored(ctx context.Context) (paths []string, done
 	if b, err := os.ReadFile(stateFile); err == nil && string(b) == sig {
 		return nil, noop, nil
 	}
-	args := []string{"ls-files", "-z", "--cached", "--ignored", "--exclude-standard"}
-	if c.exclude != "" {
-		args = append(args, "--exclude-from="+c.exclude)
+	var args []string
+	if all || len(ignored) > maxIgnoredPathspecs {
+		args = []string{"ls-files", "-z", "--cached", "--ignored", "--exclude-standard"}
+		if c.exclude != "" {
+			args = append(args, "--exclude-from="+c.exclude)
+		}
+		args = append(args, c.pathspec()...)
+	} else {
+		args = append([]string{"ls-files", "-z", "--cached", "--"}, ignored...)
 	}
-	out, err := c.git.Run(ctx, gitx.Cmd{Dir: c.workDir, Env: c.userEnv, Args: append(args, c.pathspec()...)})
+	out, err := c.git.Run(ctx, gitx.Cmd{Dir: c.workDir, Env: c.userEnv, Args: args})
 	if err != nil {
 		return nil, nil, fmt.Errorf("checkpoint: listing files the repository tracks: %w", err)
 	}

@@ -42,7 +42,7 @@ func (c *Checkpointer) scan(ctx context.Context, b baseState) (prepared, error) 
 	if err := c.syncExcludes(); err != nil {
 		return p, err
 	}
-	side := c.startSide(ctx)
+	side := c.startSide(ctx, false)
 	var seeded map[string]seedRef
 	if b.tree == c.emptyTree {
 		seeded = c.seedIndex(ctx)
@@ -101,7 +101,7 @@ func (c *Checkpointer) scan(ctx context.Context, b baseState) (prepared, error) 
 		}
 	}
 
-	cl := c.newClassifier(sd.nested, len(records)+len(sd.forced))
+	cl := c.newClassifier(sd.nested, len(records))
 	// Path -> what the snapshot does with it: recorded from disk, or
 	// removed from the base tree.
 	const (
@@ -147,14 +147,6 @@ func (c *Checkpointer) scan(ctx context.Context, b baseState) (prepared, error) 
 			entries[q] = classify
 		}
 	}
-	if err := visit(sd.forced, false); err != nil {
-		return p, err
-	}
-	for _, q := range dropped {
-		if _, ok := entries[q]; !ok {
-			entries[q] = drop
-		}
-	}
 	if len(cl.becameDir) > 0 {
 		// Where the index holds a file and there is now a directory,
 		// status does not look for ignored files.
@@ -164,7 +156,21 @@ func (c *Checkpointer) scan(ctx context.Context, b baseState) (prepared, error) 
 		}
 		ignored = append(ignored, more...)
 	}
-	p.deferIndex, p.done = true, sd.done
+	// Files the user's repository tracks although they are ignored: among
+	// the ignored paths, if any.
+	forced, done, err := c.trackedAmong(ctx, ignored, false)
+	if err != nil {
+		return p, err
+	}
+	if err := visit(forced, false); err != nil {
+		return p, err
+	}
+	for _, q := range dropped {
+		if _, ok := entries[q]; !ok {
+			entries[q] = drop
+		}
+	}
+	p.deferIndex, p.done = true, done
 
 	// What is recorded is not left out (a file the user's repository
 	// tracks although it is ignored is listed as ignored too).
