@@ -43,3 +43,32 @@ func TestRestoreBeyondTheReadAheadBudget(t *testing.T) {
 		})
 	}
 }
+
+// A repository with SHA-256 object ids: the private index the package
+// writes, the cache tree and the trees a restore compares use 32-byte ids.
+func TestSHA256Repository(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	runGit(t, dir, "init", "-q", "--object-format=sha256", "-b", "main")
+	writeFile(t, dir, "a/one.txt", "one\n", 0o644)
+	writeFile(t, dir, "b/run.sh", "#!/bin/sh\n", 0o755)
+	runGit(t, dir, "add", "-A")
+	runGit(t, dir, "commit", "-q", "-m", "initial")
+	backdate(t, dir)
+	c := newCheckpointer(t, dir, nil)
+	first, err := c.Create(ctx, "first")
+	require.NoError(t, err)
+	assert.Len(t, first.Commit, 64)
+	want := readTree(t, dir, nil)
+	writeFile(t, dir, "a/one.txt", "changed\n", 0o644)
+	writeFile(t, dir, "c/new.txt", "new\n", 0o644)
+	second, err := c.Create(ctx, "second")
+	require.NoError(t, err)
+	after := readTree(t, dir, nil)
+	_, err = c.Rewind(ctx, first.ID)
+	require.NoError(t, err)
+	assert.Equal(t, want, readTree(t, dir, nil))
+	_, err = c.Rewind(ctx, second.ID)
+	require.NoError(t, err)
+	assert.Equal(t, after, readTree(t, dir, nil))
+}
