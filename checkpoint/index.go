@@ -423,13 +423,20 @@ func (u indexUpdate) apply(old []indexEntry) []indexEntry {
 // an index: if the content differs although the stat data match, the
 // entry's size is zeroed so that git never takes it for clean.
 func (c *Checkpointer) writeIndex(idx *gitIndex, updates ...indexUpdate) error {
-	entries := idx.entries
+	entries := slices.Clip(idx.entries)
+	if len(updates) == 0 {
+		entries = slices.Clone(entries) // the cached index stays as read
+	}
 	dirty := map[string]bool{"": true}
 	for _, u := range updates {
 		entries = u.apply(entries)
 		for d := range u.dirty() {
 			dirty[d] = true
 		}
+	}
+	for i := range entries {
+		// Never "assume unchanged": git would not look at the file.
+		entries[i].valid = false
 	}
 	if idx.mtimeSec != 0 {
 		for i := range entries {
