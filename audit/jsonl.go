@@ -37,8 +37,9 @@ const (
 	// writes whole lines when the buffer fills, FlushInterval after the first buffered record,
 	// and on Flush and Close, and never fsyncs except on Flush and Close. A full buffer is
 	// hashed into the chain and written by a goroutine of the sink while writers fill the next
-	// one; if that write fails, the next Write, Flush or Close reports it. A crash loses the
-	// buffers. For tests, development and high-rate telemetry.
+	// one (up to two full buffers wait for it); if a write fails, the next Write, Flush or
+	// Close reports it. A crash loses the buffers: at most three times BufferSize of
+	// acknowledged records. For tests, development and high-rate telemetry.
 	DurabilityBuffered
 )
 
@@ -119,7 +120,7 @@ type JSONLOptions struct {
 	// KeepSecrets turns redaction off (Redact is then ignored). Default: false.
 	KeepSecrets bool
 	// BufferSize is how many bytes of whole lines DurabilityBuffered collects before it writes
-	// them. Default: DefaultBufferSize (64 KiB).
+	// them; the sink holds at most three such buffers. Default: DefaultBufferSize (64 KiB).
 	BufferSize int
 	// FlushInterval is how long DurabilityBuffered keeps a record in memory at most before
 	// writing it. Default: DefaultFlushInterval (100 ms); negative: only when the buffer fills
@@ -163,10 +164,10 @@ type JSONL struct {
 
 	mu    sync.Mutex
 	lockf *os.File     // "<path>.lock", flocked
-	f     *os.File     // the active file (the chainer's while it is busy)
-	end   int64        // the active file's size as the sink last saw it (the chainer's while busy)
+	f     *os.File     // the active file (the chainer's while batches are in flight)
+	end   int64        // the active file's size as the sink last saw it (the chainer's while batches are in flight)
 	seq   uint64       // the chain's last record
-	prev  Digest       // its hash; DurabilityBuffered: the hash of the last record chained (the chainer's while busy)
+	prev  Digest       // its hash; DurabilityBuffered: the hash of the last record chained (the chainer's while batches are in flight)
 	line  []byte       // encoding scratch
 	enc   chainEncoder // encoding scratch of appendLocked
 
@@ -175,18 +176,18 @@ type JSONL struct {
 
 	// DurabilityBuffered without Shared: a pipeline. Writers encode outside the lock and append
 	// their lines, with seq set and prev and hash still blank, to pending; a full pending
-	// becomes the batch of the chainer goroutine, which fills in prev and hash record by record
-	// (the only hashing of a record's bytes) and writes the batch, while writers fill the next.
-	pending   []byte        // whole lines not yet handed to the chainer or written
-	pendLines []lineSlot    // the lines of pending
-	batch     []byte        // the lines the chainer has, or had last
-	batchLine []lineSlot    // their slots
-	busy      bool          // the chainer has a batch; done tells when it is through
-	busyEnd   int64         // the file's size once the chainer is through
-	chainErr  error         // the chainer's error on its last batch (the chainer's while busy)
-	work      chan struct{} // a batch for the chainer
-	done      chan struct{} // the chainer is through its batch
-	exited    chan struct{} // closed when the chainer returns
+	// becomes a batch queued for the chainer goroutine, which fills in prev and hash record by
+	// record (the only hashing of a record's bytes) and writes the batch, while writers fill the
+	// next. Up to maxInFlight batches wait or are being chained, so the chainer finds its next
+	// batch ready instead of waiting for a writer to be scheduled.
+	pending   []byte           // whole lines not yet handed to the chainer or written
+	pendLines []lineSlot       // the lines of pending
+	inFlight  int              // batches handed to the chainer and not yet back from it
+	flightEnd int64            // the file's size once the chainer is through them
+	spare     []*chainBatch    // batches back from the chainer, for reuse
+	work      chan *chainBatch // batches for the chainer, in chain order
+	done      chan *chainBatch // batches the chainer is through, with its error
+	exited    chan struct{}    // closed when the chainer returns
 
 	timer   *time.Timer
 	err     error // sticky: the log's state is unknown after it
@@ -288,7 +289,7 @@ func OpenJSONL(path string, opts *JSONLOptions) (*JSONL, error) {
 		}
 	}
 	if s.piped() {
-		s.work, s.done, s.exited = make(chan struct{}, 1), make(chan struct{}, 1), make(chan struct{})
+		s.work, s.done, s.exited = make(chan *chainBatch, maxInFlight), make(chan *chainBatch, maxInFlight), make(chan struct{})
 		go s.chainer()
 		if s.interval > 0 {
 			s.timer = time.AfterFunc(time.Hour, s.timerFlush)
@@ -438,8 +439,8 @@ func (s *JSONL) appendPending(e *chainEncoder) error {
 
 // fileEnd is the size the active file has once the chainer is through (s.mu held).
 func (s *JSONL) fileEnd() int64 {
-	if s.busy {
-		return s.busyEnd
+	if s.inFlight > 0 {
+		return s.flightEnd
 	}
 	return s.end
 }
@@ -450,46 +451,92 @@ type lineSlot struct {
 	prev bool
 }
 
-// waitChainer waits until the chainer is through its batch (s.mu held) and returns the sink's
-// error: a batch the chainer could not write lost acknowledged records, so the sink fails from
-// then on.
+// chainBatch is a batch of pending lines on its way through the chainer.
+type chainBatch struct {
+	b     []byte
+	lines []lineSlot
+	err   error // the chainer's
+}
+
+// maxInFlight bounds the batches queued for or held by the chainer. Two let the chainer start
+// the next batch the moment it is through one while the writers, ahead of it, wait to be
+// scheduled. Acknowledged records in memory are at most (maxInFlight+1) × BufferSize bytes.
+const maxInFlight = 2
+
+// received takes back a batch the chainer is through (s.mu held). A batch it could not write
+// lost acknowledged records, so the sink fails from then on.
+func (s *JSONL) received(c *chainBatch) {
+	s.inFlight--
+	if err := c.err; err != nil && s.err == nil {
+		s.err = fmt.Errorf("%w (buffered records were lost; reopen the log)", err)
+	}
+	c.err = nil
+	s.spare = append(s.spare, c)
+}
+
+// waitChainer waits until the chainer is through every batch (s.mu held) and returns the
+// sink's error.
 func (s *JSONL) waitChainer() error {
-	if s.busy {
-		<-s.done
-		s.busy = false
-		if err := s.chainErr; err != nil && s.err == nil {
-			s.err = fmt.Errorf("%w (buffered records were lost; reopen the log)", err)
-		}
+	for s.inFlight > 0 {
+		s.received(<-s.done)
 	}
 	return s.err
 }
 
-// handOff gives pending to the chainer, once it is through its last batch (s.mu held).
+// handOff queues pending for the chainer (s.mu held), first waiting for a batch to come back
+// if maxInFlight are out.
 func (s *JSONL) handOff() error {
-	if err := s.waitChainer(); err != nil {
-		return err
+	for s.inFlight > 0 {
+		select {
+		case c := <-s.done:
+			s.received(c)
+			continue
+		default:
+		}
+		break
+	}
+	if s.inFlight == maxInFlight {
+		s.received(<-s.done)
+	}
+	if s.err != nil {
+		return s.err
 	}
 	if len(s.pending) == 0 {
 		return nil
 	}
-	s.batch, s.pending = s.pending, s.batch[:0]
-	s.batchLine, s.pendLines = s.pendLines, s.batchLine[:0]
-	s.busy, s.busyEnd = true, s.end+int64(len(s.batch))
-	s.work <- struct{}{}
+	var c *chainBatch
+	if n := len(s.spare); n > 0 {
+		c, s.spare = s.spare[n-1], s.spare[:n-1]
+	} else {
+		c = new(chainBatch)
+	}
+	s.flightEnd = s.fileEnd() + int64(len(s.pending))
+	c.b, s.pending = s.pending, c.b[:0]
+	c.lines, s.pendLines = s.pendLines, c.lines[:0]
+	s.inFlight++
+	s.work <- c
 	return nil
 }
 
-// chainer chains and writes the batches handOff gives it, until Close closes work.
+// chainer chains and writes the batches handOff gives it, in order, until Close closes work.
+// After a batch fails it writes none of the later ones: they would follow a gap in the chain.
 func (s *JSONL) chainer() {
 	defer close(s.exited)
-	for range s.work {
-		s.chainErr = s.chainAndWrite(s.batch, s.batchLine)
-		s.done <- struct{}{}
+	var failed error
+	for c := range s.work {
+		if failed != nil {
+			c.err = failed
+		} else {
+			c.err = s.chainAndWrite(c.b, c.lines)
+			failed = c.err
+		}
+		s.done <- c
 	}
 }
 
 // chainAndWrite fills in prev and hash of the lines of b after the chain's head s.prev and
-// writes them (s.mu held, or by the chainer, which owns these fields while it is busy).
+// writes them (s.mu held with nothing in flight, or by the chainer, which owns these fields
+// while batches are in flight).
 func (s *JSONL) chainAndWrite(b []byte, lines []lineSlot) error {
 	if len(lines) > 0 && lines[0].prev == s.prev.IsZero() {
 		return fmt.Errorf("audit: %s: bug: a buffered line's prev does not match the chain", s.path)
@@ -761,10 +808,7 @@ func (s *JSONL) Close(ctx context.Context) error {
 	}
 	s.closed = true
 	if s.work != nil {
-		if s.busy { // only when syncAllLocked failed early
-			<-s.done
-			s.busy = false
-		}
+		_ = s.waitChainer() // batches are out only when syncAllLocked failed early
 		close(s.work)
 		<-s.exited
 	}

@@ -79,3 +79,56 @@ func TestJSONL_PipelineWriteFailureIsSticky(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 5, res.Records)
 }
+
+// Batches queue behind the one the chainer holds. Once a batch fails, the chainer writes none
+// of the batches queued after it (they would follow a gap in the chain): each comes back with
+// the first failure, the file keeps only what verifies, and the sink fails from then on.
+func TestJSONL_PipelineNothingWrittenAfterAFailedBatch(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	s, err := OpenJSONL(path, &JSONLOptions{Durability: DurabilityBuffered, BufferSize: 1 << 20, FlushInterval: -1})
+	require.NoError(t, err)
+	ctx := context.Background()
+	require.NoError(t, s.Write(ctx, sample(0)))
+	require.NoError(t, s.Flush(ctx))
+	before, err := os.ReadFile(path)
+	require.NoError(t, err)
+
+	s.mu.Lock()
+	for i := range maxInFlight {
+		require.NoError(t, s.appendOne(sample(i+1)))
+		c := &chainBatch{b: s.pending, lines: s.pendLines}
+		if i == 0 {
+			// The first batch claims to start the chain although the chain has a head: the
+			// chainer refuses it before writing anything.
+			c.lines[0].prev = false
+		}
+		s.pending, s.pendLines = nil, nil
+		s.inFlight++
+		s.work <- c // both queue before the chainer hands the first back
+	}
+	err = s.waitChainer()
+	s.mu.Unlock()
+	require.Error(t, err)
+	assert.ErrorContains(t, err, "bug: a buffered line's prev does not match the chain")
+	assert.ErrorContains(t, err, "buffered records were lost")
+
+	after, rerr := os.ReadFile(path)
+	require.NoError(t, rerr)
+	assert.Equal(t, before, after, "no batch after the failed one was written")
+	assert.Error(t, s.Write(ctx, sample(9)))
+	assert.Error(t, s.Close(ctx))
+	res, err := Verify(path)
+	require.NoError(t, err)
+	assert.Equal(t, 1, res.Records)
+}
+
+// appendOne encodes r and appends it to pending (s.mu held), as Write does.
+func (s *JSONL) appendOne(r Record) error {
+	e := s.getEncoder()
+	defer s.putEncoder(e)
+	if err := e.encode(&r, false, true); err != nil {
+		return err
+	}
+	return s.appendPending(e)
+}
