@@ -273,6 +273,39 @@ func BenchmarkCreate(b *testing.B) {
 	}
 }
 
+// BenchmarkCreateOutsideRepo measures the first checkpoint of a workspace
+// that is not a git repository (10,000 files): every file is read, hashed
+// and stored. The baseline, in the same iterations, is "git add -A" plus
+// "git write-tree" into a fresh index of a fresh bare repository, which
+// must store every file too (as loose objects; the checkpoint writes one
+// pack through fast-import). Each iteration starts from an empty shadow
+// root and an empty baseline repository.
+func BenchmarkCreateOutsideRepo(b *testing.B) {
+	ctx := context.Background()
+	const n = 10000
+	dir := b.TempDir()
+	for i := 0; i < n; i++ {
+		writeFile(b, dir, benchFile(i), strings.Repeat(fmt.Sprintf("line %d of file %d\n", i%7, i), 25+i%75), 0o644)
+	}
+	w := &benchWS{dir: dir, n: n}
+	p := newPaired()
+	for b.Loop() {
+		b.StopTimer()
+		gd := filepath.Join(b.TempDir(), "baseline.git")
+		runGit(b, dir, "init", "-q", "--bare", gd)
+		w.env = append(gitEnv(), "GIT_CONFIG_COUNT=0", "GIT_DIR="+gd, "GIT_WORK_TREE="+dir)
+		p.time("addwrite", func() { w.freshPlumbing(b, filepath.Join(gd, "fresh-index")) })
+		c, err := checkpoint.New(ctx, dir, &checkpoint.Options{ShadowRoot: b.TempDir()})
+		require.NoError(b, err)
+		b.StartTimer()
+		p.time("first", func() {
+			_, err := c.Create(ctx, "first")
+			require.NoError(b, err)
+		})
+	}
+	p.report(b, "first")
+}
+
 // BenchmarkRestore undoes 20 modified and 5 added files (including the
 // checkpoint of the replaced state), paired with the baselines on the same
 // change.
