@@ -96,6 +96,47 @@ func TestHardStopRepeatedToolFailure(t *testing.T) {
 	assertHalted(t, f, gate.CauseToolFailures)
 }
 
+// With FailuresDeescalate, repeated failures of a tool step the autonomy down one band at a
+// time (autonomous, trusted, supervised), each step a recorded profile switch that restarts the
+// count, and latch the hard stop only when there is no band left below.
+func TestRepeatedToolFailureDeescalates(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ws := workspace(t)
+	sink := audit.NewMemory(0)
+	g, err := gate.New(builtin(profile.PermissionAutonomous), &gate.Options{Workspace: []string{ws}, Audit: sink, OnRepeatedFailure: gate.FailuresDeescalate})
+	require.NoError(t, err)
+	f := &fixture{g: g, ws: ws, sink: sink}
+	boom := errors.New("exit status 1")
+	fail := func(times int) {
+		for range times {
+			g.RecordResult(ctx, "bash", boom)
+		}
+	}
+	fail(2)
+	assert.Equal(t, policy.BandAutonomous, g.Profile().Band(), "two failures: no step yet")
+	fail(1)
+	_, halted := g.Halted()
+	assert.False(t, halted, "a step down instead of the hard stop")
+	assert.Equal(t, policy.BandTrusted, g.Profile().Band(), "one band down")
+	assert.Contains(t, g.Profile().Profile().Description, `de-escalated to trusted after tool "bash" failed 3 times in a row`)
+	fail(2)
+	assert.Equal(t, policy.BandTrusted, g.Profile().Band(), "the step restarted the count")
+	fail(1)
+	assert.Equal(t, policy.BandSupervised, g.Profile().Band())
+	_, halted = g.Halted()
+	assert.False(t, halted)
+	var applied []string
+	for _, r := range sink.Records() {
+		if r.Kind == audit.KindProfileSwitchApplied {
+			applied = append(applied, r.Reason)
+		}
+	}
+	assert.Len(t, applied, 2, "each step down is a recorded switch")
+	fail(3)
+	assertHalted(t, f, gate.CauseToolFailures)
+}
+
 func TestHardStopExternalWrite(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, builtin(profile.PermissionAutonomous))

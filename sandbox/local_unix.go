@@ -4,16 +4,13 @@ package sandbox
 
 import (
 	"context"
-	"os/exec"
-	"path/filepath"
-	"strings"
 
 	"github.com/reins-go/reins/sandbox/internal/envlist"
 	"github.com/reins-go/reins/sandbox/internal/proc"
 )
 
 func runLocal(ctx context.Context, conf Confinement, cmd Command, dir string, env []string) (Result, error) {
-	path, err := lookPath(cmd.Args[0], dir, env)
+	path, err := envlist.LookPath(cmd.Args[0], dir, env)
 	if err != nil {
 		return Result{ExitCode: ExitUnavailable, Stderr: []byte("sandbox: local: " + err.Error() + "\n"), Confinement: conf}, nil
 	}
@@ -42,31 +39,4 @@ func runLocal(ctx context.Context, conf Confinement, cmd Command, dir string, en
 		r.Stderr = append(r.Stderr, []byte("sandbox: local: "+pr.StartErr.Error()+"\n")...)
 	}
 	return r, nil
-}
-
-// lookPath finds file in the PATH of env, relative names against dir.
-func lookPath(file, dir string, env []string) (string, error) {
-	if strings.Contains(file, "/") {
-		if !filepath.IsAbs(file) {
-			file = filepath.Join(dir, file)
-		}
-		return file, nil
-	}
-	pathEnv, _ := envlist.Lookup(env, "PATH")
-	if pathEnv == "" {
-		pathEnv = "/usr/local/bin:/usr/bin:/bin"
-	}
-	for _, d := range filepath.SplitList(pathEnv) {
-		if d == "" {
-			d = "."
-		}
-		if !filepath.IsAbs(d) {
-			d = filepath.Join(dir, d)
-		}
-		p := filepath.Join(d, file)
-		if isExecutable(p) {
-			return p, nil
-		}
-	}
-	return "", &exec.Error{Name: file, Err: exec.ErrNotFound}
 }

@@ -25,6 +25,7 @@ import (
 
 	"github.com/reins-go/reins/internal/fspath"
 	"github.com/reins-go/reins/sandbox"
+	"github.com/reins-go/reins/sandbox/internal/envlist"
 	"github.com/reins-go/reins/sandbox/internal/proto"
 	"github.com/reins-go/reins/sandbox/internal/seccomp"
 )
@@ -146,7 +147,7 @@ func childMain() {
 		p.Writable = append(p.Writable, home)
 	}
 	defaults := []string{"TMPDIR=" + tmpDir, "HOME=" + home, "XDG_CACHE_HOME=" + filepath.Join(home, ".cache")}
-	p.Env = proto.BuildEnv(p.Env, append(append(defaults, p.CacheEnv...), p.CmdEnv...), nil)
+	p.Env = envlist.Build(p.Env, append(append(defaults, p.CacheEnv...), p.CmdEnv...), nil)
 	if p.PIDNS {
 		enforce(sandbox.LayerPIDNS)
 	}
@@ -269,7 +270,7 @@ func childMain() {
 	if err := unix.Chdir(p.Dir); err != nil {
 		execFail(sandbox.ExitUnavailable, fmt.Errorf("chdir %s: %w", p.Dir, err))
 	}
-	path, err := proto.LookPath(p.Args[0], p.Dir, p.Env)
+	path, err := envlist.LookPath(p.Args[0], p.Dir, p.Env)
 	if err != nil {
 		execFail(sandbox.ExitUnavailable, err)
 	}

@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/reins-go/reins/sandbox/internal/backend"
 	"io"
 	"net"
 	"os"
@@ -18,6 +17,9 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/reins-go/reins/sandbox/internal/backend"
+	"github.com/reins-go/reins/sandbox/internal/envlist"
 
 	"golang.org/x/sys/unix"
 
@@ -356,7 +358,7 @@ func (h *Sandbox) probeFast(ctx context.Context) (sandbox.Result, error) {
 	if err != nil {
 		return backend.Unavailable(sandbox.Confinement{Backend: backendName}, &sandbox.UnavailableError{Backend: backendName, Layer: sandbox.LayerMountNS, Reason: err.Error()})
 	}
-	env := proto.BuildEnv(os.Environ(), nil, h.envAllow)
+	env := envlist.Build(os.Environ(), nil, h.envAllow)
 	l, res, err := h.acquire(ctx, h.launcherKey(masks, readOnly, env), masks, readOnly, env)
 	if l == nil {
 		return res, err
@@ -368,7 +370,7 @@ func (h *Sandbox) probeFast(ctx context.Context) (sandbox.Result, error) {
 
 // runFast runs cmd through a launcher.
 func (h *Sandbox) runFast(ctx context.Context, cmd sandbox.Command, dir string, masks, readOnly []string) (sandbox.Result, error) {
-	env := proto.BuildEnv(os.Environ(), nil, h.envAllow)
+	env := envlist.Build(os.Environ(), nil, h.envAllow)
 	key := h.launcherKey(masks, readOnly, env)
 	l, res, err := h.acquire(ctx, key, masks, readOnly, env)
 	if l == nil {

@@ -8,11 +8,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/reins-go/reins/sandbox/internal/backend"
 	"os"
 	"path/filepath"
 	"slices"
 	"syscall"
+
+	"github.com/reins-go/reins/sandbox/internal/backend"
+	"github.com/reins-go/reins/sandbox/internal/envlist"
 
 	"golang.org/x/sys/unix"
 
@@ -74,7 +76,7 @@ func (h *Sandbox) childPolicy(runDir string, masks, readOnly []string) (proto.Ch
 		BestEffort:     h.cfg.BestEffort,
 		Simulate:       layerStrings(h.cfg.SimulateMissing),
 		Limits:         proto.Limits(h.cfg.Limits),
-		Env:            proto.BuildEnv(os.Environ(), nil, h.envAllow),
+		Env:            envlist.Build(os.Environ(), nil, h.envAllow),
 	}
 	// A root launcher's command runs as the workspace's owner.
 	if os.Geteuid() == 0 && h.ownerUID != 0 {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/reins-go/reins/internal/fspath"
 	"github.com/reins-go/reins/sandbox"
+	"github.com/reins-go/reins/sandbox/internal/envlist"
 	"github.com/reins-go/reins/sandbox/internal/proto"
 	"github.com/reins-go/reins/sandbox/internal/seccomp"
 )
@@ -180,8 +181,8 @@ func readRequest(ctrl *os.File) (proto.RunRequest, [3]int, error) {
 // spawn starts one command from the calling (confined) thread, in a
 // session of its own, dying with this launcher.
 func spawn(base []string, req proto.RunRequest, files [3]int) spawnResult {
-	env := proto.BuildEnv(base, req.CmdEnv, nil)
-	path, err := proto.LookPath(req.Args[0], req.Dir, env)
+	env := envlist.Build(base, req.CmdEnv, nil)
+	path, err := envlist.LookPath(req.Args[0], req.Dir, env)
 	if err != nil {
 		return spawnResult{code: sandbox.ExitUnavailable, err: err}
 	}

@@ -7,14 +7,6 @@
 // sides share.
 package proto
 
-import (
-	"os/exec"
-	"path/filepath"
-	"strings"
-
-	"golang.org/x/sys/unix"
-)
-
 // ChildArg0 is the argv[0] that makes a re-executed binary act as the
 // sandbox child.
 const ChildArg0 = "reins-sandbox-child"
@@ -130,74 +122,4 @@ type RunReply struct {
 // Limits mirror hardened.Limits.
 type Limits struct {
 	CPUSeconds, FileSize, AddressSpace, OpenFiles, Processes uint64
-}
-
-// BuildEnv keeps the variables of base that allow names (all of them
-// when allow is empty) and overlays overrides, which are always kept.
-// Later entries win.
-func BuildEnv(base, overrides, allow []string) []string {
-	set := make(map[string]bool, len(allow))
-	for _, k := range allow {
-		set[k] = true
-	}
-	idx := map[string]int{}
-	var out []string
-	for i, kv := range append(append([]string(nil), base...), overrides...) {
-		k, _, ok := strings.Cut(kv, "=")
-		if !ok || k == "" || (i < len(base) && len(allow) > 0 && !set[k]) {
-			continue
-		}
-		if j, seen := idx[k]; seen {
-			out[j] = kv
-			continue
-		}
-		idx[k] = len(out)
-		out = append(out, kv)
-	}
-	return out
-}
-
-// LookupEnv returns the value of key in env (the last one).
-func LookupEnv(env []string, key string) (string, bool) {
-	for i := len(env) - 1; i >= 0; i-- {
-		if k, v, ok := strings.Cut(env[i], "="); ok && k == key {
-			return v, true
-		}
-	}
-	return "", false
-}
-
-// LookPath finds file in the PATH of env, relative names against dir.
-func LookPath(file, dir string, env []string) (string, error) {
-	if strings.Contains(file, "/") {
-		if !filepath.IsAbs(file) {
-			file = filepath.Join(dir, file)
-		}
-		return file, nil
-	}
-	pathEnv, _ := LookupEnv(env, "PATH")
-	if pathEnv == "" {
-		pathEnv = "/usr/local/bin:/usr/bin:/bin"
-	}
-	for _, d := range filepath.SplitList(pathEnv) {
-		if d == "" {
-			d = "."
-		}
-		if !filepath.IsAbs(d) {
-			d = filepath.Join(dir, d)
-		}
-		p := filepath.Join(d, file)
-		if isExecutable(p) {
-			return p, nil
-		}
-	}
-	return "", &exec.Error{Name: file, Err: exec.ErrNotFound}
-}
-
-func isExecutable(p string) bool {
-	var st unix.Stat_t
-	if unix.Stat(p, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return false
-	}
-	return unix.Access(p, unix.X_OK) == nil
 }
