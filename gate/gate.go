@@ -2,6 +2,7 @@ package gate
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math"
@@ -200,7 +201,8 @@ func (g *Gate) Profile() *profile.Compiled { return g.st.Load().prof }
 // takes the strictest outcome of its parts.
 //
 // A non-nil error always comes with a Deny: the context was done, or the decision could not be
-// recorded. A Deny for policy reasons is a decision, not an error.
+// recorded. A Deny for policy reasons is a decision, not an error; so is the Deny of an
+// operation whose context EmergencyStop cancelled before its Check (recorded, LayerHalted).
 func (g *Gate) Check(ctx context.Context, a policy.Action) (Decision, error) {
 	return g.check(ctx, g.st.Load(), a)
 }
@@ -208,12 +210,21 @@ func (g *Gate) Check(ctx context.Context, a policy.Action) (Decision, error) {
 func (g *Gate) check(ctx context.Context, st *state, a policy.Action) (Decision, error) {
 	now := g.clock()
 	id := newV7(now)
-	if err := ctx.Err(); err != nil {
+	var d Decision
+	var latch *Halt
+	if err := ctx.Err(); err == nil {
+		d, latch = g.decide(st, &a, nil)
+	} else if errors.Is(context.Cause(ctx), ErrEmergencyStop) {
+		// An emergency stop cancelled the operation before its decision: that is the halt's
+		// Deny (even if a reset has come since), recorded like every decision.
+		ctx = context.WithoutCancel(ctx)
+		d = Decision{Verdict: policy.Deny, Layer: policy.LayerHalted, RuleID: CheckHalted, Profile: st.name,
+			Reason: "the run is halted: an emergency stop cancelled the operation before its decision"}
+	} else {
 		d := Decision{Verdict: policy.Deny, Layer: policy.LayerInput, RuleID: CheckContext, Reason: "context done before the decision",
 			Profile: st.name, DecisionID: id, CorrelationID: correlation(a, id)}
 		return d, fmt.Errorf("gate: check %q: %w", a.Tool, err)
 	}
-	d, latch := g.decide(st, &a, nil)
 	d.DecisionID, d.CorrelationID = id, correlation(a, id)
 	if latch != nil {
 		latch.Time = now

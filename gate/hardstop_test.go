@@ -238,3 +238,45 @@ func TestNewOptionErrors(t *testing.T) {
 	require.NoError(t, err, "nil options: the working directory is the workspace")
 	assert.Equal(t, profile.PermissionTrusted, g.Profile().Name())
 }
+
+// An emergency stop that lands between an operation's Begin and its Check cancels the
+// operation's context. That Check is the halt's Deny, not a context error, and it is recorded
+// like every decision; a plain cancellation is still an error, and nothing is recorded for it.
+func TestEmergencyStopBeforeTheCheckIsARecordedDeny(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t, builtin(profile.PermissionAutonomous))
+	write := policy.Action{Tool: "write_file", Operation: policy.OpWrite, Targets: []string{"main.go"}}
+	for _, reset := range []bool{false, true} {
+		op, err := f.g.Begin(ctx)
+		require.NoError(t, err)
+		f.g.EmergencyStop(ctx, "the user pressed stop")
+		if reset {
+			require.NoError(t, f.g.Reset(ctx, "resumed before the stopped operation checked"))
+		}
+		before := len(f.sink.Records())
+		d, err := f.g.Check(op.Context(), write)
+		require.NoError(t, err, "reset=%v", reset)
+		assert.Equal(t, policy.Deny, d.Verdict, "reset=%v", reset)
+		assert.Equal(t, policy.LayerHalted, d.Layer)
+		assert.Equal(t, gate.CheckHalted, d.RuleID)
+		recs := f.sink.Records()[before:]
+		require.Len(t, recs, 1, "the Deny is recorded")
+		assert.Equal(t, audit.KindDecision, recs[0].Kind)
+		assert.Equal(t, d.DecisionID, recs[0].DecisionID)
+		assert.Equal(t, policy.LayerHalted, recs[0].Layer)
+		op.End()
+		if !reset {
+			require.NoError(t, f.g.Reset(ctx, "resumed"))
+		}
+	}
+
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	before := len(f.sink.Records())
+	d, err := f.g.Check(cctx, write)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, policy.Deny, d.Verdict)
+	assert.Equal(t, gate.CheckContext, d.RuleID)
+	assert.Len(t, f.sink.Records(), before, "nothing decided, nothing recorded")
+}
