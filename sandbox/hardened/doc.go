@@ -94,7 +94,9 @@ and on one locked OS thread, in this order:
     O_CREAT or O_TMPFILE, creat, mkdir, mkdirat, mknod, mknodat) fail
     when the mode has S_ISUID or S_ISGID, and openat2 and clone3, whose
     arguments sit behind pointers the filter cannot read, fail with
-    ENOSYS so that libc falls back; with the network off, socket(2)
+    ENOSYS so that libc falls back (as do the POSIX message queue calls,
+    mq_*: the sandbox has none; neither is a refusal); with the network
+    off, socket(2)
     with any family but AF_UNIX fails (TCP, UDP, MPTCP, raw, packet,
     netlink alike). Each refusal is a user notification answered by the
     launcher with the error, and reported as a
@@ -274,9 +276,10 @@ all; check Confinement.Missing.
   - The commands of one Sandbox that do not overlap run one after the
     other in the same launcher: what a command leaves in the workspace
     and the AllowedPaths stays (as always), while /tmp, HOME, /dev/shm
-    and System V IPC are emptied; POSIX message queues are not, and a
-    later command of the same launcher can open one an earlier command
-    left. A launcher sees the host environment of when it started.
+    and System V IPC are emptied. The sandbox has no POSIX message
+    queues (they would outlive a run in the shared IPC namespace): the
+    mq_* calls fail with ENOSYS, as on a kernel without them. A
+    launcher sees the host environment of when it started.
   - The launcher takes and drops every catchable signal, and as pid 1
     of its pid namespace it cannot be killed or stopped from inside, so
     a command cannot end it (and with it the report of its refused

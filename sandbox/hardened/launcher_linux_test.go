@@ -46,6 +46,25 @@ func TestLauncherServesRunAfterRun(t *testing.T) {
 	assert.True(t, res.Confinement.Has(sandbox.LayerLandlock) && res.Confinement.Has(sandbox.LayerSeccomp) && res.Confinement.Has(sandbox.LayerPIDNS))
 }
 
+// TestNoPOSIXMessageQueues: a POSIX message queue would live in the IPC
+// namespace the runs of one launcher share, outside everything a run
+// resets, so the sandbox has none: mq_open fails with ENOSYS, as on a
+// kernel without them, and that is not a violation.
+func TestNoPOSIXMessageQueues(t *testing.T) {
+	t.Parallel()
+	testenv.RequireTool(t, "python3", "the test calls mq_open through ctypes")
+	sb := newSandbox(t, t.TempDir())
+	script := `python3 -c 'import ctypes, errno, os
+libc = ctypes.CDLL(None, use_errno=True)
+fd = libc.mq_open(b"/reins-left", os.O_CREAT | os.O_RDWR, 0o600, None)
+print(fd, errno.errorcode.get(ctypes.get_errno()))'`
+	for range 2 {
+		res := runOK(t, sb, script)
+		assert.Equal(t, "-1 ENOSYS\n", string(res.Stdout))
+		assert.Empty(t, res.Violations)
+	}
+}
+
 // TestLauncherEndsWhatARunLeft: a command that exits normally and leaves
 // daemons behind (setsid, double fork) does not leave them running.
 func TestLauncherEndsWhatARunLeft(t *testing.T) {

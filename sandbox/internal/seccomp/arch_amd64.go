@@ -10,6 +10,7 @@ var Native = Arch{
 	AuditArch:     unix.AUDIT_ARCH_X86_64,
 	X32Bit:        0x40000000, // __X32_SYSCALL_BIT
 	Denied:        commonDenied,
+	Absent:        commonAbsent,
 	Socket:        unix.SYS_SOCKET,
 	Clone:         unix.SYS_CLONE,
 	Clone3:        unix.SYS_CLONE3,

@@ -9,6 +9,7 @@ var Native = Arch{
 	Name:          "aarch64",
 	AuditArch:     unix.AUDIT_ARCH_AARCH64,
 	Denied:        commonDenied,
+	Absent:        commonAbsent,
 	Socket:        unix.SYS_SOCKET,
 	Clone:         unix.SYS_CLONE,
 	Clone3:        unix.SYS_CLONE3,

@@ -46,6 +46,19 @@ var commonDenied = []Syscall{
 	{"acct", unix.SYS_ACCT},
 }
 
+// commonAbsent are the system calls that fail with ENOSYS in the sandbox,
+// as on a kernel without POSIX message queues: a queue lives in the IPC
+// namespace, which the commands of one launcher share, so one command
+// could leave data in it for the next.
+var commonAbsent = []Syscall{
+	{"mq_open", unix.SYS_MQ_OPEN},
+	{"mq_unlink", unix.SYS_MQ_UNLINK},
+	{"mq_timedsend", unix.SYS_MQ_TIMEDSEND},
+	{"mq_timedreceive", unix.SYS_MQ_TIMEDRECEIVE},
+	{"mq_notify", unix.SYS_MQ_NOTIFY},
+	{"mq_getsetattr", unix.SYS_MQ_GETSETATTR},
+}
+
 // System calls newer than some golang.org/x/sys releases; their numbers
 // are the same on every architecture (the unified table from 424 on).
 const (

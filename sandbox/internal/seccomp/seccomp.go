@@ -20,8 +20,9 @@ type Options struct {
 	// [Supervise]) records it and answers with the error the filter
 	// would have returned ([Refusal]). The cost falls on refused calls
 	// only. The compatibility answers (clone3 and openat2 with ENOSYS,
-	// so that libc falls back to calls the filter can read) are never
-	// notified: they are not refusals.
+	// so that libc falls back to calls the filter can read) and the
+	// absent calls (Arch.Absent) are never notified: they are not
+	// refusals.
 	Notify bool
 }
 
@@ -50,6 +51,12 @@ type Arch struct {
 	X32Bit uint32
 	// Denied lists the system calls that fail with EPERM.
 	Denied []Syscall
+	// Absent lists the system calls that fail with ENOSYS, as on a kernel
+	// built without them, and are never notified: features the sandbox
+	// does not provide (POSIX message queues, which live in the IPC
+	// namespace, outside any directory a run resets, and would carry data
+	// from one command to the next).
+	Absent []Syscall
 	// Socket is the number of socket(2).
 	Socket uint32
 	// Clone is the number of clone(2) and Clone3 of clone3(2).
@@ -106,7 +113,8 @@ const setIDBits = unix.S_ISUID | unix.S_ISGID
 //  3. each denied system call fails with EPERM;
 //  4. clone with a namespace flag fails with EPERM; clone3 and openat2
 //     fail with ENOSYS (their flags and mode sit behind a pointer the
-//     filter cannot read, and libc falls back to clone and openat);
+//     filter cannot read, and libc falls back to clone and openat), and
+//     so do the absent calls (Arch.Absent);
 //  5. ioctl with TIOCSTI (typing into a terminal) or TIOCLINUX fails
 //     with EPERM, on any descriptor;
 //  6. chmod, fchmod, fchmodat, fchmodat2, and open, openat, creat,
@@ -136,8 +144,11 @@ func Build(arch Arch, opts Options) ([]unix.SockFilter, error) {
 	for _, s := range arch.Denied {
 		p.jeqTo(s.Nr, "eperm")
 	}
-	// 4. Namespaces, and calls whose arguments cannot be read.
+	// 4. Namespaces, calls whose arguments cannot be read, absent calls.
 	p.jeqTo(arch.Clone3, "enosys")
+	for _, s := range arch.Absent {
+		p.jeqTo(s.Nr, "enosys")
+	}
 	if arch.Openat2 != 0 {
 		p.jeqTo(arch.Openat2, "enosys")
 	}

@@ -103,6 +103,24 @@ func TestEveryDeniedSyscallIsDenied(t *testing.T) {
 	}
 }
 
+// Every absent system call answers ENOSYS, as on a kernel without it, with and without Notify
+// (it is not a refusal, so never a notification).
+func TestEveryAbsentSyscallIsAbsent(t *testing.T) {
+	t.Parallel()
+	require.NotEmpty(t, Native.Absent)
+	for _, opts := range []Options{{}, {DenyNetwork: true, Notify: true}} {
+		vm := vmFor(t, opts)
+		for _, s := range Native.Absent {
+			got, err := vm.Run(seccompData(s.Nr, Native.AuditArch))
+			require.NoError(t, err)
+			assert.Equalf(t, RetErrno|uint32(unix.ENOSYS), uint32(got), "%s (notify %v)", s.Name, opts.Notify)
+		}
+	}
+	got, err := vmFor(t, Options{}).Run(seccompData(unix.SYS_MQ_OPEN, Native.AuditArch))
+	require.NoError(t, err)
+	assert.Equal(t, RetErrno|uint32(unix.ENOSYS), uint32(got), "mq_open")
+}
+
 func TestBuildUnsupportedArch(t *testing.T) {
 	t.Parallel()
 	_, err := Build(Arch{}, Options{})
