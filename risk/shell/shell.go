@@ -170,9 +170,20 @@ var parsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant
 // A line that does not parse is an error, and the returned analysis fails closed: one opaque
 // command carrying every risk level but ReadOnly, at High severity. Analyze never returns a nil
 // Analysis.
-func Analyze(line string, opts *Options) (*Analysis, error) {
+func Analyze(line string, opts *Options) (an *Analysis, err error) {
 	if opts == nil {
 		opts = &Options{}
+	}
+	// A line must never crash the host: a panic in the parser or in this analysis (a bug) makes
+	// the line unparsable, which fails closed, instead.
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("shell: the analysis failed on this line (%v)", r)
+			an = failClosed(line, err)
+		}
+	}()
+	if testHookAnalyze != nil {
+		testHookAnalyze(line)
 	}
 	if len(line) > MaxLine {
 		return failClosed(line, ErrTooLong), ErrTooLong
@@ -194,6 +205,9 @@ func Analyze(line string, opts *Options) (*Analysis, error) {
 	}
 	return w.result(), nil
 }
+
+// testHookAnalyze, when set by a test, runs at the start of every Analyze.
+var testHookAnalyze func(line string)
 
 func failClosed(line string, err error) *Analysis {
 	c := unknownCommand(line, "does not parse: "+err.Error())
