@@ -74,6 +74,20 @@ func TestWithin(t *testing.T) {
 	}
 }
 
+// Cleaning a Windows path never gives a relative one a drive (FuzzClean found ".\A:" becoming
+// "A:", a path on drive A), and a drive stays a drive.
+func TestWindowsCleanKeepsRelativePathsRelative(t *testing.T) {
+	t.Parallel()
+	for _, tc := range [][2]string{
+		{`.\A:`, "./A:"}, {`a\..\c:`, "./c:"}, {`a\..\c:\x`, "./c:/x"}, {`.\a:b`, "./a:b"},
+		{`c:`, "C:."}, {`c:\a\..`, "C:/"}, {`x\..\y:z\..`, "."}, {`\a\..\c:`, "/c:"},
+	} {
+		got := Windows.Clean(tc[0])
+		assert.Equal(t, tc[1], got, "Clean(%q)", tc[0])
+		assert.Equal(t, Windows.VolumeLen(Windows.ToSlash(tc[0])) > 0, Windows.VolumeLen(got) > 0, "Clean(%q) = %q changes whether there is a drive", tc[0], got)
+	}
+}
+
 // FuzzClean: Platform.Clean is filepath.Clean's reading on each platform: path.Clean on Unix,
 // and on the host the same as filepath.Clean in slash form.
 func FuzzClean(f *testing.F) {
@@ -90,7 +104,33 @@ func FuzzClean(f *testing.F) {
 		}
 		w := Windows.Clean(p)
 		require.Equal(t, w, Windows.Clean(w), "Clean is idempotent: %q", p)
+		require.Equal(t, Windows.VolumeLen(Windows.ToSlash(p)) > 0, Windows.VolumeLen(w) > 0, "Clean(%q) = %q changes whether there is a drive", p, w)
 	})
+}
+
+// ? stands for one character, a UTF-8 sequence, as in path.Match (FuzzMatchName found it taking
+// one byte: "key?.pem" did not protect "keyé.pem"). A shell glob could mean either: the locale
+// decides whether its ? and bracket expressions match a byte or a character.
+func TestWildcardsMatchCharacters(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		pattern, name string
+		ok            bool
+	}{
+		{"?", "é", true}, {"??", "é", false}, {"key?.pem", "keyé.pem", true}, {"*?", "é", true},
+		{"a*b", "aéb", true}, {"*é", "xé", true}, {"?", "\xff", true}, {"??", "\xff", false}, {"?.env", "€.env", true},
+	} {
+		assert.Equal(t, tc.ok, MatchName(tc.pattern, tc.name), "MatchName(%q, %q)", tc.pattern, tc.name)
+	}
+	for _, tc := range []struct {
+		glob, entry string
+		ok          bool
+	}{
+		{"key?", "keyé", true}, {"key??", "keyé", true}, {"key[x]", "keyé", true}, {"key[x][y]", "keyé", true},
+		{"key???", "keyé", false}, {"*?", "é", true}, {"k*y?", "keyé", true}, {"key?", "key", false},
+	} {
+		assert.Equal(t, tc.ok, globCouldMatch(tc.glob, tc.entry), "globCouldMatch(%q, %q)", tc.glob, tc.entry)
+	}
 }
 
 func TestMatchName(t *testing.T) {

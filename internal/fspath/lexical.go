@@ -137,7 +137,13 @@ func (pl Platform) Clean(p string) string {
 	case rest == "":
 		return vol + "."
 	}
-	return vol + path.Clean(rest)
+	out := path.Clean(rest)
+	if v == 0 && pl.VolumeLen(out) > 0 {
+		// Cleaning must not turn a relative path into a drive ("./C:" into "C:"), which is
+		// somewhere else entirely: keep the "./", as Go's filepath.Clean does.
+		out = "./" + out
+	}
+	return vol + out
 }
 
 // Within reports whether p is dir or lies under it: both absolute and clean, in pl's slash or

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 )
 
 // Matcher matches paths against the two protection lists. It is immutable and safe for
@@ -344,7 +345,8 @@ func (m *Matcher) GlobReaches(p string) Class {
 }
 
 // MatchName reports whether the name matches the entry component pattern: * matches any run of
-// characters and ? any one, ASCII case folded; everything else is literal. It does not allocate.
+// characters and ? any one (a UTF-8 character, or one byte where the name is not valid UTF-8, as
+// in path.Match), ASCII case folded; everything else is literal. It does not allocate.
 func MatchName(pattern, name string) bool {
 	px, nx := 0, 0
 	starP, starN := -1, 0
@@ -357,7 +359,7 @@ func MatchName(pattern, name string) bool {
 				continue
 			case '?':
 				if nx < len(name) {
-					px, nx = px+1, nx+1
+					px, nx = px+1, nx+charLen(name, nx)
 					continue
 				}
 			default:
@@ -368,13 +370,23 @@ func MatchName(pattern, name string) bool {
 			}
 		}
 		if starP >= 0 && starN < len(name) {
-			starN++
+			starN += charLen(name, starN)
 			px, nx = starP+1, starN
 			continue
 		}
 		return false
 	}
 	return true
+}
+
+// charLen is the length of the character at name[i]: its UTF-8 sequence, or one byte where the
+// text is not valid UTF-8.
+func charLen(name string, i int) int {
+	if name[i] < utf8.RuneSelf {
+		return 1
+	}
+	_, w := utf8.DecodeRuneInString(name[i:])
+	return w
 }
 
 // globCouldMatch reports whether a shell glob component could match a name that the entry
@@ -384,7 +396,9 @@ func globCouldMatch(glob, entry string) bool {
 		return false
 	}
 	if !strings.ContainsAny(entry, "*?") {
-		return globMatch(glob, entry)
+		// The shell's locale decides whether ? and a bracket expression match a byte or a
+		// UTF-8 character: either could.
+		return globMatch(glob, entry, false) || globMatch(glob, entry, true)
 	}
 	// Both sides are patterns: compare the literal text before their first wildcards.
 	gp := glob[:strings.IndexAny(glob, "*?[")]
@@ -394,8 +408,15 @@ func globCouldMatch(glob, entry string) bool {
 }
 
 // globMatch matches a shell glob component against a literal name, ASCII case folded; a bracket
-// expression matches any one character.
-func globMatch(glob, name string) bool {
+// expression matches any one character. With utf8Chars a character (for ? and a bracket
+// expression) is a UTF-8 sequence, as in a UTF-8 locale; without, a byte, as in the C locale.
+func globMatch(glob, name string, utf8Chars bool) bool {
+	step := func(i int) int {
+		if utf8Chars {
+			return charLen(name, i)
+		}
+		return 1
+	}
 	px, nx := 0, 0
 	starP, starN := -1, 0
 	for nx < len(name) || px < len(glob) {
@@ -407,7 +428,7 @@ func globMatch(glob, name string) bool {
 				continue
 			case '?':
 				if nx < len(name) {
-					px, nx = px+1, nx+1
+					px, nx = px+1, nx+step(nx)
 					continue
 				}
 			case '[':
@@ -418,7 +439,7 @@ func globMatch(glob, name string) bool {
 							end = e2 + 1
 						}
 					}
-					px, nx = px+end+2, nx+1
+					px, nx = px+end+2, nx+step(nx)
 					continue
 				}
 				if end < 0 && nx < len(name) && name[nx] == '[' {
@@ -438,7 +459,7 @@ func globMatch(glob, name string) bool {
 			}
 		}
 		if starP >= 0 && starN < len(name) {
-			starN++
+			starN += step(starN)
 			px, nx = starP+1, starN
 			continue
 		}
