@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -103,7 +105,24 @@ func FuzzLoadProfile(f *testing.F) {
 		require.NoError(t, err, "the effective profile compiles")
 		if proj.cfg.ActiveProfile == nil && (proj.cfg.Approval == nil || proj.cfg.Approval.Mode == nil) && len(proj.cfg.HostGroups) == 0 &&
 			!replacesAllowRule(userOnly.p, proj) {
-			ok, why := profile.AtLeastAsRestrictive(b.p, userOnly.p)
+			// AtLeastAsRestrictive takes any change to a DENY or CONFIRM rule for a loosening.
+			// The loader accepts one kind: a DENY rule that provably matches every action the
+			// rule it replaces matched (covers, checked against evaluation by FuzzCovers) and is
+			// evaluated no later. Such a replacement must be that, and the rest of the profile
+			// is compared with the rule it replaced.
+			eff := b.p
+			eff.Rules = slices.Clone(b.p.Rules)
+			for i, r := range eff.Rules {
+				j := slices.IndexFunc(userOnly.p.Rules, func(o policy.Rule) bool { return o.ID == r.ID })
+				if j < 0 || reflect.DeepEqual(r, userOnly.p.Rules[j]) || r.Action != policy.Deny {
+					continue
+				}
+				old := userOnly.p.Rules[j]
+				require.True(t, r.Priority <= old.Priority && covers(r, old),
+					"an untrusted project file replaced the %s rule %q by a DENY rule that may match less or later", old.Action, r.ID)
+				eff.Rules[i] = old
+			}
+			ok, why := profile.AtLeastAsRestrictive(eff, userOnly.p)
 			require.True(t, ok, "an untrusted project file loosened the profile: %s", why)
 		}
 	})
