@@ -45,7 +45,8 @@ type piece struct {
 	opaque   bool
 	redirect bool
 	subst    bool
-	shellIdx int // index in the analysis, or -1
+	elevated bool // runs with raised privileges (sudo, doas, pkexec, run0, su)
+	shellIdx int  // index in the analysis, or -1
 }
 
 func (p *piece) severity(l risk.Level) risk.Severity {
@@ -201,7 +202,7 @@ func (w *walk) parts(a *policy.Action, pieces []piece, targets []target) (_ []pi
 		for i := range an.Commands {
 			c := &an.Commands[i]
 			p := piece{levels: c.Risk, command: c.Text, argv: c.Argv, hosts: c.Hosts, opaque: c.Opaque,
-				redirect: c.Redirects, subst: c.Substitution, shellIdx: i}
+				redirect: c.Redirects, subst: c.Substitution, elevated: c.Elevated, shellIdx: i}
 			if c.Severity > c.Risk.Severity() {
 				p.sev = c.Severity
 			}
@@ -325,6 +326,7 @@ parts:
 		p := &pieces[pi]
 		opaque = opaque || p.opaque
 		sub.Command, sub.Argv, sub.Redirects, sub.Substitution, sub.Host = p.command, p.argv, p.redirect, p.subst, p.host
+		sub.Elevated = p.elevated
 		sub.HostGroup = hostGroupOf(p.host)
 		for l := range partLevels(pieces, targets, pi).All() {
 			sub.Level, sub.Severity = l, p.severity(l)

@@ -264,10 +264,13 @@ func (p *probe) matchSlow(i int32, slow uint16) bool {
 		return false
 	}
 	if slow&slowPattern != 0 {
+		if r.verdict == Allow {
+			return !s.Elevated && r.cmd.match(s.Command)
+		}
 		if r.cmd.match(s.Command) {
 			return true
 		}
-		if r.verdict == Allow || s.Line == "" || s.Line == s.Command {
+		if s.Line == "" || s.Line == s.Command {
 			return false
 		}
 		return p.matchLine(i, r.cmd)
@@ -626,8 +629,9 @@ func (m *cmdMatcher) match(s *Subject, allow bool) bool {
 }
 
 // matchEntry reports whether one entry is a token prefix of the subject's arguments. For an
-// ALLOW rule an entry never covers a command that redirects to a file or contains a
-// substitution, unless the entry ends with ">" or "$()", and its program must be spelled as the
+// ALLOW rule an entry never covers a command that runs with raised privileges, nor one that
+// redirects to a file or contains a substitution unless the entry ends with ">" or "$()", and
+// its program must be spelled as the
 // entry spells it (the shell analysis reports system programs by name: "/bin/cat" is "cat"); a
 // DENY or CONFIRM entry without "/" also stops the program written with a directory (base is
 // the program's base name then).
@@ -636,7 +640,7 @@ func matchEntry(ce *cmdEntry, s *Subject, prog, base string, allow bool) bool {
 	if len(ce.toks) > len(argv) {
 		return false
 	}
-	if allow && (s.Redirects && !ce.redirects || s.Substitution && !ce.subst) {
+	if allow && (s.Elevated || s.Redirects && !ce.redirects || s.Substitution && !ce.subst) {
 		return false
 	}
 	first := ce.toks[0]

@@ -1,7 +1,9 @@
 package policy
 
 import (
+	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"testing"
 
@@ -220,7 +222,7 @@ func matchCommandsRef(entries []cmdEntry, s *Subject, allow bool) bool {
 		if len(ce.toks) > len(argv) {
 			continue
 		}
-		if allow && (s.Redirects && !ce.redirects || s.Substitution && !ce.subst) {
+		if allow && (s.Elevated || s.Redirects && !ce.redirects || s.Substitution && !ce.subst) {
 			continue
 		}
 		ok := true
@@ -257,8 +259,8 @@ func TestCommandsByProgram(t *testing.T) {
 		for a := range words {
 			for b := range words {
 				for _, argv := range [][]string{{words[a]}, {words[a], words[b]}, {words[a], words[b], "/"}} {
-					for _, flags := range [][2]bool{{false, false}, {true, false}, {false, true}} {
-						s := Subject{Argv: argv, Redirects: flags[0], Substitution: flags[1]}
+					for _, flags := range [][3]bool{{false, false, false}, {true, false, false}, {false, true, false}, {false, false, true}} {
+						s := Subject{Argv: argv, Redirects: flags[0], Substitution: flags[1], Elevated: flags[2]}
 						for _, allow := range []bool{false, true} {
 							require.Equal(t, matchCommandsRef(entries[:n], &s, allow), m.match(&s, allow), "entries %d, argv %q, flags %v, allow %v", n, argv, flags, allow)
 						}
@@ -266,5 +268,56 @@ func TestCommandsByProgram(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// A command run with raised privileges is never covered by an ALLOW rule's commands or
+// command_pattern (FuzzNarrowestRules found a session grant for "sv" allowing "sudo sv": sv's
+// own risk already held every level sudo adds). DENY and CONFIRM rules still match it, and
+// Evaluate and Explain agree, through the linear loop and the index alike.
+func TestElevatedCommandsAreNeverAllowedByCommand(t *testing.T) {
+	t.Parallel()
+	base := []Rule{
+		{ID: "allow-sv", Action: Allow, Condition: Condition{Commands: []string{"sv"}}},
+		{ID: "allow-sv-pattern", Action: Allow, Condition: Condition{CommandPattern: "^sv"}},
+		{ID: "confirm-sv", Action: Confirm, Priority: 1, Condition: Condition{Commands: []string{"sv"}}},
+		{ID: "deny-sv-stop", Action: Deny, Priority: 2, Condition: Condition{CommandPattern: `^sv stop`}},
+	}
+	for _, n := range []int{0, 200} { // padding: the linear loop, then the index
+		rules := slices.Clone(base)
+		for i := range n {
+			rules = append(rules, Rule{ID: fmt.Sprintf("pad-%d", i), Priority: 10, Action: Deny, Condition: Condition{Commands: []string{fmt.Sprintf("pad%d", i)}}})
+		}
+		rs, err := Compile(rules, nil)
+		require.NoError(t, err)
+		for _, tc := range []struct {
+			argv     []string
+			elevated bool
+			want     string
+		}{
+			{[]string{"sv", "status", "x"}, false, "allow-sv"},
+			{[]string{"sv", "status", "x"}, true, "confirm-sv"},
+			{[]string{"sv", "stop", "x"}, true, "confirm-sv"},
+		} {
+			s := Subject{Tool: "bash", Operation: OpShell, Argv: tc.argv, Command: strings.Join(tc.argv, " "), Elevated: tc.elevated}
+			s.Line = s.Command
+			m, ok := rs.Evaluate(&s)
+			require.True(t, ok)
+			assert.Equal(t, tc.want, m.Rule.ID, "%q elevated=%v, %d rules", tc.argv, tc.elevated, len(rules))
+			for _, tr := range rs.Explain(&s) {
+				if tr.Decisive {
+					assert.Equal(t, tc.want, tr.RuleID, "Explain agrees")
+				}
+				if tc.elevated && tr.Action == Allow {
+					assert.False(t, tr.Matched, "%s matched an elevated command", tr.RuleID)
+				}
+			}
+		}
+		s := Subject{Tool: "bash", Operation: OpShell, Argv: []string{"sv", "stop", "x"}, Command: "sv stop x", Elevated: true}
+		s.Line = s.Command
+		only, err := Compile(base[:2], nil)
+		require.NoError(t, err)
+		_, ok := only.Evaluate(&s)
+		assert.False(t, ok, "no ALLOW rule covers it")
 	}
 }

@@ -47,7 +47,8 @@ type Condition struct {
 	// CommandPattern is an RE2 regular expression searched in the text of one simple command
 	// (unanchored: use ^ and $ to anchor). In a DENY or CONFIRM rule it also matches when the
 	// whole command line matches, so a pattern may span a pipe or a list (`curl .*\| *sh`); in an
-	// ALLOW rule it never does, so "^go test" does not cover `go test ./... && rm -rf ~`.
+	// ALLOW rule it never does, so "^go test" does not cover `go test ./... && rm -rf ~`, and it
+	// never covers a command run with raised privileges (`sudo go test`; see Subject.Elevated).
 	CommandPattern string `json:"command_pattern,omitempty"`
 	// Commands lists command prefixes matched on the argument tokens of one simple command, with
 	// word boundaries: "go test" matches `go test ./...` and `go test -run X`, not `go testify`.
@@ -56,7 +57,8 @@ type Condition struct {
 	// cover a local script `./cat` (the shell analysis reports `/bin/cat` as "cat"). In an ALLOW rule an
 	// entry never covers a command that redirects its output to a file or contains a command
 	// substitution, unless the entry ends with the token ">" (redirections allowed) or "$()"
-	// (substitutions allowed): "go test >" allows `go test ./... > out.txt`.
+	// (substitutions allowed): "go test >" allows `go test ./... > out.txt`. An ALLOW entry
+	// never covers a command run with raised privileges (`sudo go test`; see Subject.Elevated).
 	Commands []string `json:"commands,omitempty"`
 	// Tools lists glob patterns over the tool name.
 	Tools []string `json:"tools,omitempty"`

@@ -51,6 +51,10 @@ type Subject struct {
 	// the entry says so (see Condition.Commands).
 	Redirects    bool
 	Substitution bool
+	// Elevated reports that the simple command runs with raised privileges (sudo, doas, pkexec,
+	// run0, su): an ALLOW rule's commands entries and command_pattern never cover it, so that
+	// allowing a command never allows it as root.
+	Elevated bool
 }
 
 // HasTarget reports whether the subject has a target path.
@@ -973,7 +977,8 @@ func (r *crule) check(p *probe) int {
 		if s.Command == "" && s.Line == "" {
 			return condNoCommand
 		}
-		if !r.cmd.match(s.Command) && (r.verdict == Allow || s.Line == "" || s.Line == s.Command || !r.cmd.match(s.Line)) {
+		if r.verdict == Allow && s.Elevated ||
+			!r.cmd.match(s.Command) && (r.verdict == Allow || s.Line == "" || s.Line == s.Command || !r.cmd.match(s.Line)) {
 			return condCommandPattern
 		}
 	}

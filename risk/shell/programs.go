@@ -441,6 +441,7 @@ func registerWrappers() {
 	programs["builtin"] = func(c *call) { c.rewrap(c.args, "builtin") }
 	register(privileged, "sudo", "doas", "pkexec", "run0")
 	programs["su"] = func(c *call) {
+		c.cmd.Elevated = true
 		c.risk(risk.Exec, risk.Destructive)
 		c.severity(risk.High)
 		o, _ := parseOpts(c.args, "cgGs", false, "command", "group", "shell", "session-command")
@@ -693,6 +694,7 @@ func wrapper(shortVal string, longVal []string, skip int) handler {
 }
 
 func privileged(c *call) {
+	c.cmd.Elevated = true
 	c.risk(risk.Exec, risk.Destructive)
 	c.severity(risk.High)
 	c.note(c.name + " runs the command with raised privileges")

@@ -53,6 +53,10 @@ type Command struct {
 	Argv []string
 	// Via names the wrapper that runs it ("sudo", "xargs", "find -exec", "bash -c", "function f").
 	Via string
+	// Elevated reports that the command runs with raised privileges: it is, or is run by, sudo,
+	// doas, pkexec, run0 or su. (Commands of a script such a program is handed are separate
+	// commands; the one that runs the script is elevated.)
+	Elevated bool
 	// Depth is how deep in nested scripts it sits (0 for the line itself).
 	Depth int
 	// Dir is the directory the command runs in (after cd and git -C), or "" when the line
