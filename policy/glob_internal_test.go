@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -139,6 +140,14 @@ func FuzzGlob(f *testing.F) {
 		abs := strings.HasPrefix(p, "/")
 		got := g.matchPath(&s, abs)
 		braces := strings.Contains(pattern, "{")
+		if abs && braces {
+			// A brace pattern none of whose alternatives is absolute is relative: the same
+			// deliberate difference as below ("{*}*" on "/0").
+			if alts, err := expandBraces(pattern); err == nil && !slices.ContainsFunc(alts, func(a string) bool { return strings.HasPrefix(a, "/") }) {
+				require.False(t, got, "glob %q matched %q across absolute/relative", pattern, p)
+				return
+			}
+		}
 		if abs != strings.HasPrefix(pattern, "/") && !braces {
 			// Our deliberate difference: absolute and relative never mix (doublestar lets "**"
 			// swallow the leading empty segment of an absolute path).

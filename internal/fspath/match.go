@@ -370,7 +370,7 @@ func MatchName(pattern, name string) bool {
 			}
 		}
 		if starP >= 0 && starN < len(name) {
-			starN += charLen(name, starN)
+			starN++ // by bytes, as path.Match: a * may end inside a character, which only matches more
 			px, nx = starP+1, starN
 			continue
 		}
@@ -459,7 +459,7 @@ func globMatch(glob, name string, utf8Chars bool) bool {
 			}
 		}
 		if starP >= 0 && starN < len(name) {
-			starN += step(starN)
+			starN++ // by bytes: a * may end inside a character, which only matches more
 			px, nx = starP+1, starN
 			continue
 		}
