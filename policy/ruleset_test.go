@@ -407,6 +407,16 @@ func TestCompileLargeRuleSet(t *testing.T) {
 	assert.Equal(t, "r4321", m.Rule.ID)
 }
 
+// allocsPerRun is testing.AllocsPerRun over 100 runs, the least of three tries: the count is
+// the whole process's, so another goroutine (a loaded race-detector run) can only add to it.
+func allocsPerRun(f func()) float64 {
+	least := testing.AllocsPerRun(100, f)
+	for i := 0; i < 2 && least > 0; i++ {
+		least = min(least, testing.AllocsPerRun(100, f))
+	}
+	return least
+}
+
 // Evaluating allocates nothing, with or without a memo, for every bench case at every size, and
 // for a general pattern and an unclean path (the path split on the stack).
 func TestEvaluateDoesNotAllocate(t *testing.T) {
@@ -416,7 +426,7 @@ func TestEvaluateDoesNotAllocate(t *testing.T) {
 		for _, c := range benchCases() {
 			s := c.s
 			var memo policy.LineMemo
-			allocs := testing.AllocsPerRun(100, func() {
+			allocs := allocsPerRun(func() {
 				rs.Evaluate(&s)
 				rs.EvaluateMemo(&s, &memo)
 			})
@@ -428,7 +438,7 @@ func TestEvaluateDoesNotAllocate(t *testing.T) {
 		{ID: "fast", Action: policy.Deny, Condition: policy.Condition{TargetPattern: "**/.env"}},
 	}, nil)
 	for _, s := range []policy.Subject{{Root: "/w", Target: "src/a/b_test.go"}, {Root: "/w", Target: "a//.env/"}} {
-		allocs := testing.AllocsPerRun(100, func() { rs.Evaluate(&s) })
+		allocs := allocsPerRun(func() { rs.Evaluate(&s) })
 		assert.Zero(t, allocs, "%+v", s)
 		_, ok := rs.Evaluate(&s)
 		assert.True(t, ok, "%+v", s)
