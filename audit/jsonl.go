@@ -486,14 +486,13 @@ func (s *JSONL) waitChainer() error {
 // handOff queues pending for the chainer (s.mu held), first waiting for a batch to come back
 // if maxInFlight are out.
 func (s *JSONL) handOff() error {
-	for s.inFlight > 0 {
+	for drained := false; s.inFlight > 0 && !drained; {
 		select {
 		case c := <-s.done:
 			s.received(c)
-			continue
 		default:
+			drained = true
 		}
-		break
 	}
 	if s.inFlight == maxInFlight {
 		s.received(<-s.done)

@@ -49,10 +49,13 @@ func (w *walker) wordMode(word *syntax.Word, sc *scope, cx ctx, mode wordMode) w
 	// sit in the word, evaluated by this analysis or not.
 	v.subst = w.walkNode(word, sc, cx)
 	words := []*syntax.Word{word}
-	// The word's span, taken before SplitBraces: a brace element may be empty ({,0}), and the
-	// position of a word that starts or ends with one cannot be asked.
-	span := uint64(int(word.End().Offset()) - int(word.Pos().Offset()) + 1)
-	if mode == modeArg && syntax.SplitBraces(word) {
+	var span uint64 // the word's length, taken before SplitBraces (see below)
+	if mode == modeArg && len(word.Parts) > 0 {
+		// A brace element may be empty ({,0}); the position of a word that starts or ends
+		// with one cannot be asked once the braces are split.
+		span = uint64(int(word.End().Offset()) - int(word.Pos().Offset()) + 1)
+	}
+	if mode == modeArg && span > 0 && syntax.SplitBraces(word) {
 		// Count what the braces make before making it: {1..20000000} is one short word.
 		n := braceCount(word.Parts)
 		size := n * span
