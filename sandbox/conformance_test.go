@@ -6,8 +6,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/reins-go/reins/internal/testenv"
 	"github.com/reins-go/reins/sandbox"
-	"github.com/reins-go/reins/sandbox/internal/testenv"
 	"github.com/reins-go/reins/sandbox/sandboxtest"
 )
 

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/reins-go/reins/sandbox/internal/testenv"
+	"github.com/reins-go/reins/internal/testenv"
 )
 
 // TestImportingSandboxCostsNothing: package sandbox alone links neither

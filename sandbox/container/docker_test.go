@@ -13,9 +13,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/reins-go/reins/internal/testenv"
 	"github.com/reins-go/reins/sandbox"
 	"github.com/reins-go/reins/sandbox/container"
-	"github.com/reins-go/reins/sandbox/internal/testenv"
 )
 
 // TestDockerCLIMissing runs with a PATH that has no docker: 127, a

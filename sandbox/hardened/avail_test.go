@@ -7,8 +7,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/reins-go/reins/internal/testenv"
 	"github.com/reins-go/reins/sandbox/hardened"
-	"github.com/reins-go/reins/sandbox/internal/testenv"
 )
 
 var (

@@ -19,10 +19,10 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
+	"github.com/reins-go/reins/internal/testenv"
 	"github.com/reins-go/reins/sandbox"
 	"github.com/reins-go/reins/sandbox/hardened"
 	"github.com/reins-go/reins/sandbox/internal/escapeprobe"
-	"github.com/reins-go/reins/sandbox/internal/testenv"
 )
 
 // escEnv is the scene of one escape attempt: a workspace, a sibling

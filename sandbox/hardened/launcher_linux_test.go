@@ -14,9 +14,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/reins-go/reins/internal/testenv"
 	"github.com/reins-go/reins/sandbox"
 	"github.com/reins-go/reins/sandbox/hardened"
-	"github.com/reins-go/reins/sandbox/internal/testenv"
 )
 
 // runOK runs script with sh in sb and requires it to succeed.

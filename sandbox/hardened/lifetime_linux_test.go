@@ -21,9 +21,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
+	"github.com/reins-go/reins/internal/testenv"
 	"github.com/reins-go/reins/sandbox"
 	"github.com/reins-go/reins/sandbox/hardened"
-	"github.com/reins-go/reins/sandbox/internal/testenv"
 )
 
 // TestHardenedDiesWithItsLauncher kills the host process that runs a

@@ -17,9 +17,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/reins-go/reins/internal/testenv"
 	"github.com/reins-go/reins/sandbox"
 	"github.com/reins-go/reins/sandbox/internal/pathmatch"
-	"github.com/reins-go/reins/sandbox/internal/testenv"
 )
 
 // argvRecorder writes a script to dir that records its arguments,

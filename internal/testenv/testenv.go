@@ -1,4 +1,4 @@
-// Package testenv decides what the sandbox tests do when something they
+// Package testenv decides what tests do when something they
 // need is missing on this machine: a tool or daemon (sshd, docker,
 // setpriv, git) or a kernel feature (Landlock, seccomp, user
 // namespaces).
