@@ -41,6 +41,18 @@ const (
 	KindCheckpointCreated  Kind = "checkpoint_created"
 	KindCheckpointRestored Kind = "checkpoint_restored"
 	KindCheckpointPruned   Kind = "checkpoint_pruned"
+	// KindApproval records a human's (or the timeout's) answer to a CONFIRM: DecidedBy user (or
+	// default for a timeout or an error), UserOverride when a human answered, RuleMatched
+	// "approval:<scope>", Reason who, the scope and the note.
+	KindApproval Kind = "approval"
+	// KindParked records a CONFIRM queued for later review; KindParkedResolved its resolution.
+	KindParked         Kind = "parked"
+	KindParkedResolved Kind = "parked_resolved"
+	// KindGrant records a grant made (RuleMatched its rule id); KindGrantRevoked its revocation.
+	KindGrant        Kind = "grant"
+	KindGrantRevoked Kind = "grant_revoked"
+	// KindBudget records a meter's warning, its exhaustion, or its reset.
+	KindBudget Kind = "budget"
 )
 
 // DecidedBy says who or what made a decision, coarser than Layer and stable across gate
@@ -98,6 +110,11 @@ const (
 	OutcomeFailed Outcome = "failed"
 	// OutcomeRolledBack: the action failed and the workspace was restored to CheckpointID.
 	OutcomeRolledBack Outcome = "rolled_back"
+	// OutcomeDenied: the action did not run: the gate denied it, its approval was refused or
+	// timed out, or an obligation could not be honoured.
+	OutcomeDenied Outcome = "denied"
+	// OutcomeParked: the action waits for review.
+	OutcomeParked Outcome = "parked"
 )
 
 // Digest is a SHA-256 digest, written as 64 lower-case hex digits. The zero Digest means "none"

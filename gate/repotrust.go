@@ -44,11 +44,11 @@ type repoTrust struct {
 
 // repoDistrust reports why git run in dir may run programs its repository configuration names, or ""
 // when it may not. An unknown directory ("") is not trusted.
-func (g *Gate) repoDistrust(dir string) string {
+func (e *env) repoDistrust(dir string) string {
 	if dir == "" {
 		return "git runs in a directory the line makes unknown, so its repository configuration is unknown"
 	}
-	if m := g.repos.p.Load(); m != nil {
+	if m := e.repos.p.Load(); m != nil {
 		if e, ok := (*m)[dir]; ok && !e.rep.Changed() {
 			return e.reason
 		}
@@ -59,17 +59,17 @@ func (g *Gate) repoDistrust(dir string) string {
 	} else {
 		start = filepath.Clean(filepath.FromSlash(dir))
 	}
-	rep := gitcfg.Scan(start, g.home, nil)
+	rep := gitcfg.Scan(start, e.home, nil)
 	// The directory as the command names it: if a symbolic link on the way now leads elsewhere,
 	// its identity changes and the repository is found again.
 	c := gitcfg.CPath(filepath.FromSlash(dir))
 	rep.Files = append(rep.Files, gitcfg.Watch{Path: dir, CPath: c, ID: gitcfg.StatID(c)})
-	e := &repoEntry{rep: rep}
+	ent := &repoEntry{rep: rep}
 	if !rep.Trusted() {
-		e.reason = rep.Reason()
+		ent.reason = rep.Reason()
 	}
 	for {
-		old := g.repos.p.Load()
+		old := e.repos.p.Load()
 		var n map[string]*repoEntry
 		if old == nil || len(*old) >= maxRepoEntries {
 			n = make(map[string]*repoEntry, 1)
@@ -79,12 +79,12 @@ func (g *Gate) repoDistrust(dir string) string {
 				n[k] = v
 			}
 		}
-		n[dir] = e
-		if g.repos.p.CompareAndSwap(old, &n) {
+		n[dir] = ent
+		if e.repos.p.CompareAndSwap(old, &n) {
 			break
 		}
 	}
-	return e.reason
+	return ent.reason
 }
 
 // isGit reports whether a command of the analysis runs git.
@@ -94,11 +94,11 @@ func isGit(c *shell.Command) bool {
 
 // gitLevels returns the levels of a git command after repository trust: exec is added when the
 // repository's configuration runs programs. why says so ("" when nothing changed).
-func (g *Gate) gitLevels(c *shell.Command, levels risk.Set) (risk.Set, string) {
+func (e *env) gitLevels(c *shell.Command, levels risk.Set) (risk.Set, string) {
 	if !isGit(c) || levels.Has(risk.Exec) {
 		return levels, ""
 	}
-	if why := g.repoDistrust(c.Dir); why != "" {
+	if why := e.repoDistrust(c.Dir); why != "" {
 		return levels.With(risk.Exec), why
 	}
 	return levels, ""

@@ -1,4 +1,4 @@
-package gate
+package reins
 
 import (
 	"math/rand/v2"
