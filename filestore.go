@@ -104,7 +104,7 @@ func (f *FileStore) Update(ctx context.Context, fn func(*RunState) error) (*RunS
 	if err := fn(next); err != nil {
 		return nil, err
 	}
-	if err := next.validate(); err != nil {
+	if err := next.Validate(); err != nil {
 		return nil, err
 	}
 	next.Rev++
@@ -166,7 +166,7 @@ func (f *FileStore) read() (*RunState, fileID, error) {
 		}
 		s.Grants = append(s.Grants, gr)
 	}
-	if err := s.validate(); err != nil {
+	if err := s.Validate(); err != nil {
 		return nil, fileID{}, fmt.Errorf("reins: state file %s: %w", f.path, err)
 	}
 	return s, id, nil

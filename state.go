@@ -88,6 +88,8 @@ func cloneAction(a policy.Action) policy.Action {
 //     (errors.Is holds for it). Update sets Rev to the previous Rev plus one and returns the
 //     stored state.
 //   - Both honour ctx: a done context makes them return its error without changing anything.
+//   - Update stores only a state that passes RunState.Validate; it returns Validate's error
+//     otherwise.
 //   - A store that cannot be reached returns an error; the run then denies (fail closed).
 //   - Both are safe for concurrent use.
 //
@@ -141,7 +143,7 @@ func (m *MemoryStore) Update(ctx context.Context, fn func(*RunState) error) (*Ru
 	if err := fn(next); err != nil {
 		return nil, err
 	}
-	if err := next.validate(); err != nil {
+	if err := next.Validate(); err != nil {
 		return nil, err
 	}
 	next.Rev++
@@ -160,9 +162,11 @@ const (
 // ErrStateTooLarge is returned by an update that would make a run state exceed its bounds.
 var ErrStateTooLarge = errors.New("reins: run state too large")
 
-// validate checks what every store enforces on what it stores: the bounds, and that every grant
-// is as narrow as a grant can be ([Grant.Validate]).
-func (s *RunState) validate() error {
+// Validate checks what every store enforces on what it stores, before it stores it: the bounds
+// (at most 4,096 grants, 1,024 parked actions, 256 meters, 4,096 failure counts; the error
+// matches ErrStateTooLarge), unique grant ids, and that every grant is as narrow as a grant can
+// be ([Grant.Validate]). A Store implementation calls it on the result of every Update.
+func (s *RunState) Validate() error {
 	switch {
 	case len(s.Grants) > maxGrants:
 		return errBound("grants", len(s.Grants), maxGrants)

@@ -1,4 +1,4 @@
-package gatetest_test
+package reinstest_test
 
 import (
 	"context"
@@ -10,10 +10,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/reins-go/reins"
 	"github.com/reins-go/reins/audit"
 	"github.com/reins-go/reins/gate"
-	"github.com/reins-go/reins/gate/gatetest"
-	"github.com/reins-go/reins/gate/session"
+	"github.com/reins-go/reins/reinstest"
 	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
 )
@@ -21,13 +21,13 @@ import (
 // writeTool is a small agent tool under test: it writes a file through the session, so the
 // gate decides, the workspace is checkpointed, and a failed write is rolled back.
 type writeTool struct {
-	s  *session.Session
+	r  *reins.Run
 	ws string
 }
 
 func (w writeTool) Write(ctx context.Context, name, content string) error {
 	a := policy.Action{Tool: "write_file", Operation: policy.OpWrite, Targets: []string{name}}
-	_, err := w.s.Do(ctx, a, func(context.Context, gate.Decision) error {
+	_, err := w.r.Do(ctx, a, func(context.Context, gate.Decision) error {
 		if content == "" {
 			// A half-done write, then a failure: the checkpoint undoes it.
 			_ = os.WriteFile(filepath.Join(w.ws, name), []byte("half"), 0o644)
@@ -40,9 +40,9 @@ func (w writeTool) Write(ctx context.Context, name, content string) error {
 
 func TestWriteTool(t *testing.T) {
 	ctx := context.Background()
-	k := gatetest.New(t, nil) // trusted: writes go ahead with a checkpoint and a notification
+	k := reinstest.New(t, nil) // trusted: writes go ahead with a checkpoint and a notification
 	require.NoError(t, os.WriteFile(filepath.Join(k.Workspace, "notes.md"), []byte("v1"), 0o644))
-	tool := writeTool{s: k.Session, ws: k.Workspace}
+	tool := writeTool{r: k.Run, ws: k.Workspace}
 
 	require.NoError(t, tool.Write(ctx, "notes.md", "v2"))
 	b, err := os.ReadFile(filepath.Join(k.Workspace, "notes.md"))
@@ -75,13 +75,13 @@ func TestWriteTool(t *testing.T) {
 func TestWriteToolUnderSupervision(t *testing.T) {
 	ctx := context.Background()
 	p := profile.MustBuiltin(profile.PermissionSupervised)
-	k := gatetest.New(t, &gatetest.Options{Profile: &p})
-	tool := writeTool{s: k.Session, ws: k.Workspace}
+	k := reinstest.New(t, &reinstest.Options{Profile: &p})
+	tool := writeTool{r: k.Run, ws: k.Workspace}
 	k.RequireConfirm(policy.Action{Tool: "write_file", Operation: policy.OpWrite, Targets: []string{"a.txt"}})
 
-	// Refused by the scripted human, then approved for the session.
-	k.Approver.Script(session.Answer{Verdict: policy.Deny, By: "reviewer"},
-		session.Answer{Verdict: policy.Allow, Scope: session.ForSession, By: "reviewer"})
+	// Refused by the scripted human, then approved for the reins.
+	k.Approver.Script(reins.Answer{Verdict: policy.Deny, By: "reviewer"},
+		reins.Answer{Verdict: policy.Allow, Scope: reins.ForSession, By: "reviewer"})
 	require.ErrorIs(t, tool.Write(ctx, "a.txt", "x"), gate.ErrDenied)
 	require.NoError(t, tool.Write(ctx, "a.txt", "x"))
 	require.NoError(t, tool.Write(ctx, "a.txt", "y"), "the session grant answers")
@@ -91,9 +91,9 @@ func TestWriteToolUnderSupervision(t *testing.T) {
 }
 
 func TestDecisionTable(t *testing.T) {
-	k := gatetest.New(t, nil)
+	k := reinstest.New(t, nil)
 	cp := policy.Checkpoint | policy.Notify
-	k.Table([]gatetest.Case{
+	k.Table([]reinstest.Case{
 		{Name: "read", Action: policy.Action{Tool: "read_file", Operation: policy.OpRead, Targets: []string{"x.go"}}, Want: policy.Allow},
 		{Name: "write", Action: policy.Action{Tool: "write_file", Operation: policy.OpWrite, Targets: []string{"x.go"}}, Want: policy.Allow, Obligations: &cp},
 		{Name: "secret", Action: policy.Action{Tool: "read_file", Operation: policy.OpRead, Targets: []string{".env"}}, Want: policy.Deny, RuleID: gate.CheckProtectedPath},

@@ -1,14 +1,15 @@
-// Package gatetest is a kit for unit tests of agent tools: a gate and a session wired to an
-// in-memory audit sink, a scripted approver, a recording notifier, a fake checkpointer and a
-// fake runner, with assertions on decisions (RequireAllowed, RequireDenied, RequireConfirm) and
-// a golden-table helper.
+// Package reinstest holds the test kits of reins: a kit for unit tests of agent tools ([New]:
+// a [reins.Run] wired to an in-memory audit sink, a scripted approver, a recording notifier, a
+// fake checkpointer and a fake runner, with assertions on decisions and a golden-table helper),
+// the conformance kit for run-state stores ([TestStore], as testing/slogtest is for slog
+// handlers), and a fake [Clock] for tests that would otherwise sleep.
 //
-// A tool under test takes the *session.Session (or the *gate.Gate) the kit builds, exactly as it
-// would take the host's; the test then looks at what the tool asked, what was decided and what
-// was recorded. Nothing in the kit touches the network or runs a command: the fake runner
-// returns the results the test scripts, and the fake checkpointer keeps snapshots of the
-// workspace's files in memory.
-package gatetest
+// A tool under test takes the *reins.Run the kit builds, exactly as it would take the host's;
+// the test then looks at what the tool asked, what was decided and what was recorded. Nothing
+// in the tool kit touches the network or runs a command: the fake runner returns the results
+// the test scripts, and the fake checkpointer keeps snapshots of the workspace's files in
+// memory.
+package reinstest
 
 import (
 	"bytes"
@@ -22,12 +23,13 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/reins-go/reins"
 	"github.com/reins-go/reins/audit"
 	"github.com/reins-go/reins/gate"
-	"github.com/reins-go/reins/gate/session"
 	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
 	"github.com/reins-go/reins/sandbox"
@@ -35,31 +37,30 @@ import (
 
 // Options configure a Kit. A nil *Options means the defaults.
 type Options struct {
-	// Profile is the gate's profile. Default: the built-in "trusted" profile.
+	// Profile is the run's profile. Default: the built-in "trusted" profile.
 	Profile *profile.Profile
 	// Workspace is the workspace directory. Default: a new t.TempDir().
 	Workspace string
-	// Gate, when set, supplies the remaining gate options (Workspace and Audit are the kit's).
-	Gate *gate.Options
-	// Session, when set, adjusts the session options before the session is made (the kit's
-	// approver, notifier, checkpointer and runner are already in place).
-	Session func(*session.Options)
+	// Run, when set, adjusts the run's options before the run is made (the kit's workspace,
+	// audit sink, approver, notifier, checkpointer and runner are already in place).
+	Run func(*reins.Options)
 }
 
-// Kit is a gate and a session for one test, with the fakes they use.
+// Kit is a run for one test, with the fakes it uses.
 type Kit struct {
 	T            testing.TB
 	Workspace    string
-	Gate         *gate.Gate
-	Session      *session.Session
+	Run          *reins.Run
 	Audit        *audit.Memory
 	Approver     *Approver
 	Notifier     *Notifier
 	Checkpointer *Checkpointer
 	Runner       *Runner
+	Clock        *Clock
 }
 
-// New builds a kit; it fails the test when the gate or the session cannot be built.
+// New builds a kit; it fails the test when the run cannot be built. The run's clock is the
+// kit's fake Clock, starting at 2026-01-01T00:00:00Z.
 func New(t testing.TB, opts *Options) *Kit {
 	t.Helper()
 	var o Options
@@ -67,39 +68,31 @@ func New(t testing.TB, opts *Options) *Kit {
 		o = *opts
 	}
 	k := &Kit{T: t, Workspace: o.Workspace, Audit: audit.NewMemory(0), Approver: &Approver{},
-		Notifier: &Notifier{}, Runner: &Runner{}}
+		Notifier: &Notifier{}, Runner: &Runner{}, Clock: NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))}
 	if k.Workspace == "" {
 		k.Workspace = t.TempDir()
 	}
 	k.Checkpointer = &Checkpointer{Root: k.Workspace}
-	p := profile.MustBuiltin(profile.PermissionTrusted)
+	p := profile.Trusted.Profile()
 	if o.Profile != nil {
 		p = *o.Profile
 	}
-	var gopts gate.Options
-	if o.Gate != nil {
-		gopts = *o.Gate
+	ropts := &reins.Options{Workspace: []string{k.Workspace}, ConfigDir: filepath.Join(t.TempDir(), "reins"), Audit: k.Audit,
+		Clock: k.Clock, Approver: k.Approver, Notifier: k.Notifier, Checkpointer: k.Checkpointer, Sandbox: k.Runner}
+	if o.Run != nil {
+		o.Run(ropts)
 	}
-	gopts.Workspace, gopts.Audit = []string{k.Workspace}, k.Audit
-	if gopts.ConfigDir == "" {
-		gopts.ConfigDir = filepath.Join(t.TempDir(), "reins")
-	}
-	g, err := gate.New(p, &gopts)
-	require.NoError(t, err, "gatetest: gate.New")
-	k.Gate = g
-	sopts := &session.Options{Approver: k.Approver, Notifier: k.Notifier, Checkpointer: k.Checkpointer, Sandbox: k.Runner}
-	if o.Session != nil {
-		o.Session(sopts)
-	}
-	k.Session, err = session.New(context.Background(), g, sopts)
-	require.NoError(t, err, "gatetest: session.New")
+	r, err := reins.New(context.Background(), p, ropts)
+	require.NoError(t, err, "reinstest: reins.New")
+	t.Cleanup(func() { _ = r.Close() })
+	k.Run = r
 	return k
 }
 
 func (k *Kit) check(a policy.Action) gate.Decision {
 	k.T.Helper()
-	d, err := k.Gate.Check(context.Background(), a)
-	require.NoError(k.T, err, "gatetest: Check(%s)", describe(a))
+	d, err := k.Run.Check(context.Background(), a)
+	require.NoError(k.T, err, "reinstest: Check(%s)", describe(a))
 	return d
 }
 
@@ -107,7 +100,7 @@ func (k *Kit) check(a policy.Action) gate.Decision {
 func (k *Kit) RequireAllowed(a policy.Action) gate.Decision {
 	k.T.Helper()
 	d := k.check(a)
-	require.Equal(k.T, policy.Allow, d.Verdict, "gatetest: %s: want ALLOW, got %s", describe(a), d)
+	require.Equal(k.T, policy.Allow, d.Verdict, "reinstest: %s: want ALLOW, got %s", describe(a), d)
 	return d
 }
 
@@ -115,7 +108,7 @@ func (k *Kit) RequireAllowed(a policy.Action) gate.Decision {
 func (k *Kit) RequireDenied(a policy.Action) gate.Decision {
 	k.T.Helper()
 	d := k.check(a)
-	require.Equal(k.T, policy.Deny, d.Verdict, "gatetest: %s: want DENY, got %s", describe(a), d)
+	require.Equal(k.T, policy.Deny, d.Verdict, "reinstest: %s: want DENY, got %s", describe(a), d)
 	return d
 }
 
@@ -123,7 +116,7 @@ func (k *Kit) RequireDenied(a policy.Action) gate.Decision {
 func (k *Kit) RequireConfirm(a policy.Action) gate.Decision {
 	k.T.Helper()
 	d := k.check(a)
-	require.Equal(k.T, policy.Confirm, d.Verdict, "gatetest: %s: want CONFIRM, got %s", describe(a), d)
+	require.Equal(k.T, policy.Confirm, d.Verdict, "reinstest: %s: want CONFIRM, got %s", describe(a), d)
 	return d
 }
 
@@ -161,7 +154,7 @@ func (k *Kit) Table(cases []Case) {
 		}
 		run := func(t testing.TB) {
 			t.Helper()
-			d, err := k.Gate.Check(context.Background(), c.Action)
+			d, err := k.Run.Check(context.Background(), c.Action)
 			require.NoError(t, err)
 			require.Equal(t, c.Want, d.Verdict, "%s: %s", name, d)
 			if c.Obligations != nil {
@@ -198,8 +191,8 @@ func (k *Kit) Golden(path string, actions []policy.Action) {
 		return
 	}
 	want, err := os.ReadFile(path)
-	require.NoError(k.T, err, "gatetest: golden file (set %s=1 to write it)", UpdateGolden)
-	require.Equal(k.T, string(want), b.String(), "gatetest: decisions differ from %s (set %s=1 to update)", path, UpdateGolden)
+	require.NoError(k.T, err, "reinstest: golden file (set %s=1 to write it)", UpdateGolden)
+	require.Equal(k.T, string(want), b.String(), "reinstest: decisions differ from %s (set %s=1 to update)", path, UpdateGolden)
 }
 
 func describe(a policy.Action) string {
@@ -223,20 +216,20 @@ func describe(a policy.Action) string {
 // set), and remembers every request.
 type Approver struct {
 	mu      sync.Mutex
-	queue   []session.Answer
-	Default session.Answer
-	asked   []session.Request
+	queue   []reins.Answer
+	Default reins.Answer
+	asked   []reins.Request
 }
 
 // Script appends answers to the queue.
-func (a *Approver) Script(answers ...session.Answer) {
+func (a *Approver) Script(answers ...reins.Answer) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.queue = append(a.queue, answers...)
 }
 
-// Approve implements session.Approver.
-func (a *Approver) Approve(_ context.Context, req session.Request) (session.Answer, error) {
+// Approve implements reins.Approver.
+func (a *Approver) Approve(_ context.Context, req reins.Request) (reins.Answer, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.asked = append(a.asked, req)
@@ -249,21 +242,21 @@ func (a *Approver) Approve(_ context.Context, req session.Request) (session.Answ
 }
 
 // Asked returns the requests so far.
-func (a *Approver) Asked() []session.Request {
+func (a *Approver) Asked() []reins.Request {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return append([]session.Request(nil), a.asked...)
+	return append([]reins.Request(nil), a.asked...)
 }
 
 // Notifier records notices. Fail, when set, is returned for every notice.
 type Notifier struct {
 	mu      sync.Mutex
-	notices []session.Notice
+	notices []reins.Notice
 	Fail    error
 }
 
-// Notify implements session.Notifier.
-func (n *Notifier) Notify(_ context.Context, x session.Notice) error {
+// Notify implements reins.Notifier.
+func (n *Notifier) Notify(_ context.Context, x reins.Notice) error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.notices = append(n.notices, x)
@@ -271,10 +264,10 @@ func (n *Notifier) Notify(_ context.Context, x session.Notice) error {
 }
 
 // Notices returns the notices so far.
-func (n *Notifier) Notices() []session.Notice {
+func (n *Notifier) Notices() []reins.Notice {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return append([]session.Notice(nil), n.notices...)
+	return append([]reins.Notice(nil), n.notices...)
 }
 
 // maxFakeFiles bounds the files the fake checkpointer copies.
@@ -294,7 +287,7 @@ type Checkpointer struct {
 	restored     []string
 }
 
-// Snapshot implements session.Checkpointer.
+// Snapshot implements reins.Checkpointer.
 func (c *Checkpointer) Snapshot(_ context.Context, label, _ string) (string, error) {
 	if c.FailSnapshot != nil {
 		return "", c.FailSnapshot
@@ -308,7 +301,7 @@ func (c *Checkpointer) Snapshot(_ context.Context, label, _ string) (string, err
 			return nil
 		}
 		if len(files) == maxFakeFiles {
-			return errors.New("gatetest: more than 10,000 files to snapshot")
+			return errors.New("reinstest: more than 10,000 files to snapshot")
 		}
 		b, err := os.ReadFile(p)
 		if err != nil {
@@ -331,7 +324,7 @@ func (c *Checkpointer) Snapshot(_ context.Context, label, _ string) (string, err
 	return id, nil
 }
 
-// Restore implements session.Checkpointer.
+// Restore implements reins.Checkpointer.
 func (c *Checkpointer) Restore(_ context.Context, id string) error {
 	if c.FailRestore != nil {
 		return c.FailRestore
@@ -341,7 +334,7 @@ func (c *Checkpointer) Restore(_ context.Context, id string) error {
 	c.restored = append(c.restored, id)
 	c.mu.Unlock()
 	if !ok {
-		return fmt.Errorf("gatetest: no checkpoint %q", id)
+		return fmt.Errorf("reinstest: no checkpoint %q", id)
 	}
 	var extra []string
 	_ = filepath.WalkDir(c.Root, func(p string, e fs.DirEntry, err error) error {
@@ -390,7 +383,7 @@ type Runner struct {
 	cmds []sandbox.Command
 }
 
-// Run implements session.Runner.
+// Run implements reins.Runner.
 func (r *Runner) Run(ctx context.Context, cmd sandbox.Command) (sandbox.Result, error) {
 	r.mu.Lock()
 	r.cmds = append(r.cmds, cmd)
