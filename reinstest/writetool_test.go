@@ -13,9 +13,9 @@ import (
 	"github.com/reins-go/reins"
 	"github.com/reins-go/reins/audit"
 	"github.com/reins-go/reins/gate"
-	"github.com/reins-go/reins/reinstest"
 	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
+	"github.com/reins-go/reins/reinstest"
 )
 
 // writeTool is a small agent tool under test: it writes a file through the session, so the
