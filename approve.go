@@ -111,17 +111,35 @@ func (r *Run) Parked(ctx context.Context) ([]Parked, error) {
 	return out, nil
 }
 
-// park queues a CONFIRM for later review and returns its id.
-func (r *Run) park(ctx context.Context, a policy.Action, d gate.Decision) (string, error) {
+// ErrNotParked is matched by the error of Resolve for an id that waits for nothing.
+var ErrNotParked = errors.New("reins: no parked action")
+
+// Park queues action a, which decision d asked about, for later review, and records it; Do
+// does this on its own without an approver under HeadlessPark. A host whose client asks the
+// human itself (an agent CLI's own permission dialog) parks the question under the client's id
+// for the call, and Resolves it when the client reports the answer. id "" means a fresh id
+// ("parked-N"); an id already waiting is an error. It returns the id.
+func (r *Run) Park(ctx context.Context, id string, a policy.Action, d gate.Decision) (string, error) {
 	now := r.clock.Now()
-	var id string
 	_, err := r.store.Update(ctx, func(s *RunState) error {
-		s.Seq++
-		id = "parked-" + strconv.FormatUint(s.Seq, 10)
-		s.Parked = append(s.Parked, Parked{ID: id, Time: now, Action: cloneAction(a), Decision: d})
+		pid := id
+		if pid == "" {
+			s.Seq++
+			pid = "parked-" + strconv.FormatUint(s.Seq, 10)
+		}
+		if slices.ContainsFunc(s.Parked, func(p Parked) bool { return p.ID == pid }) {
+			return fmt.Errorf("reins: %q is already parked", pid)
+		}
+		id = pid
+		s.Parked = append(s.Parked, Parked{ID: pid, Time: now, Action: cloneAction(a), Decision: d})
 		return nil
 	})
-	return id, err
+	if err != nil {
+		return "", err
+	}
+	_ = r.recordAbout(ctx, r.act.Load(), a, d, audit.Record{Kind: audit.KindParked, Decision: policy.Confirm,
+		DecidedBy: audit.DecidedByDefault, RuleMatched: "parked:" + id, Reason: "parked for review as " + id})
+	return id, nil
 }
 
 // Resolve answers a parked action. An approval becomes a grant (scope Once: a grant for this
@@ -142,7 +160,7 @@ func (r *Run) Resolve(ctx context.Context, id string, ans Answer) (Approval, err
 		return Approval{}, err
 	}
 	if !found {
-		return Approval{}, fmt.Errorf("reins: no parked action %q", id)
+		return Approval{}, fmt.Errorf("%w %q", ErrNotParked, id)
 	}
 	ap := Approval{Approved: ans.Verdict == policy.Allow, Scope: ans.Scope, By: by(ans), Note: ans.Note, Human: true}
 	rec := audit.Record{Kind: audit.KindParkedResolved, Decision: ans.Verdict, DecidedBy: audit.DecidedByUser, UserOverride: true,

@@ -319,13 +319,11 @@ func (p *pipeline) approve(ctx context.Context) bool {
 		if r.opts.Headless != HeadlessPark {
 			return p.refuse(ctx, policy.LayerApproval, gate.CheckApprovalNone, "the action needs confirmation and no approver is configured (headless: deny)")
 		}
-		id, err := r.park(ctx, p.a, d)
+		id, err := r.Park(ctx, "", p.a, d)
 		if err != nil {
 			return p.refuse(ctx, policy.LayerApproval, gate.CheckApprovalNone, "the action needs confirmation and could not be parked: "+err.Error())
 		}
 		p.out.Parked = id
-		_ = r.recordAbout(ctx, p.op.act, p.a, d, audit.Record{Kind: audit.KindParked, Decision: policy.Confirm, DecidedBy: audit.DecidedByDefault,
-			RuleMatched: "parked:" + id, Reason: "no approver: parked for review as " + id})
 		_ = r.recordAbout(ctx, p.op.act, p.a, d, audit.Record{Kind: audit.KindOutcome, Decision: policy.Confirm, Outcome: audit.OutcomeParked,
 			RuleMatched: "parked:" + id, Reason: "parked for review as " + id})
 		p.err = &ParkedError{ID: id, Decision: d}

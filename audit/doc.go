@@ -15,7 +15,7 @@
 //	})
 //	if err != nil { ... }
 //	defer log.Close(context.Background())
-//	g, err := gate.New(p, &gate.Options{Audit: log})
+//	r, err := reins.New(ctx, p, &reins.Options{Audit: log})
 //	...
 //	res, err := audit.Verify("/var/lib/agent/audit.jsonl") // later, or on another machine
 //

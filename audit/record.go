@@ -215,7 +215,7 @@ type Record struct {
 	Error string `json:"error,omitempty"`
 	// Approver names who answered a CONFIRM ("timeout" when nobody did in time), ApprovalScope
 	// how far the answer reaches (once, session, always) and Note what the approver wrote
-	// (approval records of the run discipline, gate/session).
+	// (approval records of the run, package reins).
 	Approver      string `json:"approver,omitempty"`
 	ApprovalScope string `json:"approval_scope,omitempty"`
 	Note          string `json:"note,omitempty"`

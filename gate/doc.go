@@ -1,31 +1,39 @@
-// Package gate is where reins decides: every action an agent wants to take passes [Gate.Check]
-// and gets ALLOW, DENY or CONFIRM, with obligations (checkpoint first, notify the user, run in a
-// sandbox), and every decision is handed to an audit sink before it is returned.
+// Package gate is where reins decides: every action an agent wants to take passes
+// [Gate.Decide] and gets ALLOW, DENY or CONFIRM, with obligations (checkpoint first, notify the
+// user, run in a sandbox).
+//
+// Deciding is a pure function of the compiled profile (a Gate), a snapshot of the run's state
+// ([State]: a latched halt, an exhausted budget, standing grants) and the action, like
+// cedar-go's Authorize. The gate holds no run state, records nothing and latches nothing: the
+// run that owns the state (package reins, the module's root) takes the snapshot, records the
+// decision and latches the hard stop a decision names in [Decision.Latch]. A [Trace] passed to
+// Decide collects how the decision was reached, and [Trace.Explanation] reads it: an explanation
+// shown to a human is the decision's own, never a second decision.
 //
 // # Quick start
 //
-//	g, err := gate.New(profile.MustBuiltin(profile.ProfileDev), &gate.Options{
-//		Workspace: []string{"/path/to/project"},
-//		Audit:     sink, // an audit.Sink; nil means audit.Discard
-//	})
+//	g, err := gate.New(profile.Dev.Profile(), &gate.Options{Workspace: []string{"/path/to/project"}})
 //	if err != nil { ... }
-//	d, err := g.Check(ctx, policy.Action{Tool: "edit_file", Operation: policy.OpWrite, Targets: []string{"main.go"}})
-//	switch {
-//	case err != nil:                    // d.Verdict is Deny
-//	case d.Verdict == policy.Allow:     // honour d.Obligations, then act
-//	case d.Verdict == policy.Confirm:   // ask a human; no approver means no
-//	default:                            // Deny: show d.Reason
+//	d := g.Decide(nil, policy.Action{Tool: "edit_file", Operation: policy.OpWrite, Targets: []string{"main.go"}}, nil)
+//	switch d.Verdict {
+//	case policy.Allow:   // honour d.Obligations, then act
+//	case policy.Confirm: // ask a human; no approver means no
+//	default:             // Deny: show d.Reason
 //	}
+//
+// Most hosts use a reins.Run instead, which records every decision and carries out its
+// obligations.
 //
 // # The decision order
 //
-// Check walks the same layers, in this order; the first layer that decides wins:
+// Decide walks the same layers, in this order; the first layer that decides wins:
 //
-//  1. Halted: a latched hard stop, or the emergency-stop mode, denies everything until
-//     [Gate.Reset].
-//  2. Hard stops: budget exceeded ([Gate.RecordSpend]), a sandbox escape signal
-//     ([Gate.RecordViolation]), a tool failing 3 times in a row ([Gate.RecordResult]), a write
-//     outside the workspace. Each latches the halt and denies.
+//  1. Halted: a latched hard stop ([State].Halt), or the emergency-stop mode, denies everything
+//     until the run is reset.
+//  2. Hard stops: a budget meter exhausted ([State].Exhausted), a write outside the workspace.
+//     Each denies and names its cause in [Decision.Latch] for the run to latch. (A sandbox
+//     escape signal and a tool failing 3 times in a row latch where the run sees them, and reach
+//     the gate as [State].Halt.)
 //  3. Boundaries: two protection classes, one source for gate and sandbox (internal/fspath).
 //     Secrets (profile ProtectedPaths: .env, .env.local, .env.*, .ssh, id_rsa, id_ed25519, the
 //     user's credential stores such as ~/.aws) are neither read nor written; write-protected
@@ -41,9 +49,9 @@
 //     the autonomy seed's table gives it.
 //
 // An action is split into parts (each risk level it carries, times each target), layers 5 and 6
-// decide every part, and the strictest part decides the action. (Check stops at a denied part
-// that no later part could outrank, which gives the same decision; Explain decides, and lists,
-// every part.) Nothing a user saves can outrank layers 1 to 4.
+// decide every part, and the strictest part decides the action. (Decide stops at a denied part
+// that no later part could outrank, which gives the same decision; a full Trace, as Explain's,
+// decides and lists every part.) Nothing a user saves can outrank layers 1 to 4.
 //
 // The code reads the same way: decide.go has one method per layer, called in this order.
 //
@@ -81,7 +89,7 @@
 //	            obligation:notify,                 CheckObligationNotify,
 //	            obligation:sandbox                 CheckObligationSandbox
 //
-// The approval and obligation checks are package session's. Audit records of a latched hard
+// The approval and obligation checks are the run's (package reins). Audit records of a latched hard
 // stop name its cause's check ([Cause.CheckID]: hard-stop:sandbox-escape,
 // hard-stop:tool-failures, hard-stop:manual, hard-stop:emergency-stop, and the two above), and a
 // reset record names [CheckReset].
@@ -112,18 +120,17 @@
 //
 // # Fail-closed semantics
 //
-// The zero Verdict is Deny. A non-nil error from Check always comes with a Deny: the context was
-// done, or the audit record could not be written (a decision that cannot be recorded does not
-// happen). An action whose risk is unknown is treated as destructive; a command line the gate
+// The zero Verdict is Deny. An action whose risk is unknown is treated as destructive; a command line the gate
 // cannot analyse is never auto-approved (at least Confirm). A Confirm with no human to ask must be
 // treated as Deny by the host.
 //
 // # Concurrency and cost
 //
-// A Gate is safe for concurrent use; Check takes no lock (the profile and the halt latch are
-// atomic pointers). With a no-op audit sink, an allowed Check allocates nothing. Its only I/O
-// besides the audit sink is the lstat(2) of each target path component needed for symlink-safe
-// resolution; see the benchmarks for what that costs.
+// A Gate is immutable and safe for concurrent use; Decide takes no lock. An allowed Decide
+// without a trace allocates nothing (with a Trace on the caller's stack, nothing for actions of
+// up to 16 parts). Its only I/O is the lstat(2) of each target path component needed for
+// symlink-safe resolution and, for git commands, the stat of the repository configuration files
+// it caches; see the benchmarks for what that costs.
 //
 // # Platforms
 //
@@ -140,5 +147,5 @@
 // resolve to at the moment of the check: a file that changes between the check and the action
 // (a symbolic link swapped in by a concurrent process) is the sandbox's to stop, which is why
 // the hardened sandbox re-checks at use time in the kernel. Hard stops protect a run, not a
-// machine: they latch in this Gate value only.
+// machine: they latch in the run's state (and every run that shares its store).
 package gate
