@@ -256,7 +256,7 @@ type pipeline struct {
 func (r *Run) do(ctx context.Context, op *Op, a policy.Action, fn Func, b *batchState, cmd *sandbox.Command) (Outcome, error) {
 	p := pipeline{r: r, op: op, a: a, cmd: cmd, b: b}
 	if p.admit(ctx) && p.approve(ctx) && p.obligations(ctx) {
-		p.run(ctx, fn)
+		p.settle(ctx, p.run(ctx, fn))
 	}
 	return p.out, p.err
 }
@@ -417,11 +417,15 @@ func (p *pipeline) obligations(ctx context.Context) bool {
 	return true
 }
 
-// run is steps 4 and 5: call fn, count its result, roll back a failure, record the outcome.
-func (p *pipeline) run(ctx context.Context, fn Func) {
-	r, d, a := p.r, p.d, p.a
+// run is step 4: call fn.
+func (p *pipeline) run(ctx context.Context, fn Func) error {
 	p.out.Ran = true
-	ferr := fn(ctx, d)
+	return fn(ctx, p.d)
+}
+
+// settle is step 5: count the result, roll back a failure, record the outcome.
+func (p *pipeline) settle(ctx context.Context, ferr error) {
+	r, d, a := p.r, p.d, p.a
 	r.countResult(ctx, a.Tool, ferr)
 	rec := audit.Record{Kind: audit.KindOutcome, Decision: d.Verdict, DecidedBy: audit.DecidedByLayer(d.Layer),
 		Outcome: audit.OutcomeSucceeded, CheckpointID: p.out.CheckpointID}
