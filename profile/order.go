@@ -1,10 +1,12 @@
 package profile
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -86,9 +88,11 @@ func modeRank(m Mode) int {
 //     0 (no limit) is the loosest.
 //   - Protected paths: to protects every entry from protects (read-and-write protected in from:
 //     read-and-write protected in to; write-protected in from: either in to).
-//   - Trusted paths: to's are a subset of from's; when they differ, no rule may match on the
-//     workspace (outside_workspace, or a relative target_pattern), since a rule that matches
-//     targets inside the workspace sees fewer of them.
+//   - Trusted paths: to's are a subset of from's. A target under a path only from trusts is
+//     inside the workspace under from and outside it under to (where writes halt the run and
+//     protected names are matched on the whole path), so the rules are compared a second time
+//     as such targets meet them: under to, outside_workspace holds and relative target
+//     patterns never match; under from, the reverse.
 //   - Registries: the same hosts per ecosystem. The registry hosts say which host an install
 //     reaches, so a change either way can move an install from a denied host to an allowed one.
 //   - The rules, the lists they refer to (shell_allowlist, shell_blocklist, network_allowlist,
@@ -132,7 +136,7 @@ func loosening(to, from *Profile) string {
 		case to.Mode == m:
 			return ""
 		case from.Mode == m:
-			return "it leaves " + m.String() + ", which denies everything"
+			return "leaves " + m.String() + ", which denies everything"
 		}
 	}
 	for _, p := range []*Profile{to, from} {
@@ -145,13 +149,13 @@ func loosening(to, from *Profile) string {
 	}
 	switch {
 	case from.Mode.StricterThan(to.Mode):
-		return fmt.Sprintf("the permission mode %s is looser than %s", to.Mode, from.Mode)
+		return fmt.Sprintf("loosens the permission mode from %s to %s", from.Mode, to.Mode)
 	case to.Autonomy > from.Autonomy:
-		return fmt.Sprintf("it is more autonomous: the autonomy dial rises from %v to %v", from.Autonomy, to.Autonomy)
+		return fmt.Sprintf("raises autonomy from %v to %v", from.Autonomy, to.Autonomy)
 	case to.ExternalWrites > from.ExternalWrites:
-		return "writes outside the workspace no longer halt the run: the rules decide them"
+		return "leaves writes outside the workspace to the rules instead of halting the run"
 	case to.ExecCheckpoints > from.ExecCheckpoints:
-		return "commands that execute programs are no longer checkpointed"
+		return "stops checkpointing commands that execute programs"
 	}
 	if why := limitsLoosen(to.Limits, from.Limits); why != "" {
 		return why
@@ -209,7 +213,7 @@ func limitsLoosen(to, from Limits) string {
 		{"the timeout", int64(to.Timeout), int64(from.Timeout), true},
 	} {
 		if l.from > 0 && (l.to <= 0 || l.to > l.from) {
-			return fmt.Sprintf("%s rises from %s to %s", l.name, show(l.from, l.duration), show(l.to, l.duration))
+			return fmt.Sprintf("raises %s from %s to %s", l.name, show(l.from, l.duration), show(l.to, l.duration))
 		}
 	}
 	return ""
@@ -219,7 +223,7 @@ func limitsLoosen(to, from Limits) string {
 func pathsLoosen(to, from *Profile) string {
 	if !sameSlice(to.ProtectedPaths, from.ProtectedPaths) {
 		if x := firstMissing(from.ProtectedPaths, foldSet(to.ProtectedPaths), true); x != "" {
-			return fmt.Sprintf("it no longer protects %q", x)
+			return fmt.Sprintf("no longer protects %q", x)
 		}
 	}
 	if !sameSlice(to.WriteProtectedPaths, from.WriteProtectedPaths) || !sameSlice(to.ProtectedPaths, from.ProtectedPaths) {
@@ -228,14 +232,14 @@ func pathsLoosen(to, from *Profile) string {
 			either[foldKey(e)] = true
 		}
 		if x := firstMissing(from.WriteProtectedPaths, either, true); x != "" {
-			return fmt.Sprintf("it no longer write-protects %q", x)
+			return fmt.Sprintf("no longer write-protects %q", x)
 		}
 	}
 	if sameSlice(to.TrustedPaths, from.TrustedPaths) {
 		return ""
 	}
 	if x := firstMissing(to.TrustedPaths, exactSet(from.TrustedPaths), false); x != "" {
-		return fmt.Sprintf("trusted_paths adds %q: writes there count as inside the workspace", x)
+		return fmt.Sprintf("adds %q to trusted_paths", x)
 	}
 	if x := firstMissing(from.TrustedPaths, exactSet(to.TrustedPaths), false); x != "" {
 		// A target under a dropped trusted path is inside the workspace under from and outside
@@ -281,47 +285,45 @@ func registriesLoosen(to, from *Profile) string {
 	if sameMap(to.Registries, from.Registries) {
 		return ""
 	}
-	for _, m := range [2]map[string][]string{to.Registries, from.Registries} {
-		for _, eco := range sortedKeys(m) {
-			a, b := exactSet(to.Registries[eco]), exactSet(from.Registries[eco])
-			if len(a) != len(b) || firstMissing(to.Registries[eco], b, false) != "" {
-				return fmt.Sprintf("the registry hosts of %q change from %s to %s, which changes the hosts its installs reach",
-					eco, showList(from.Registries[eco]), showList(to.Registries[eco]))
-			}
+	for _, eco := range sortedKeys(to.Registries) {
+		if x := firstMissing(to.Registries[eco], exactSet(from.Registries[eco]), false); x != "" {
+			return fmt.Sprintf("adds %q to the %s registry hosts", x, eco)
+		}
+	}
+	for _, eco := range sortedKeys(from.Registries) {
+		if x := firstMissing(from.Registries[eco], exactSet(to.Registries[eco]), false); x != "" {
+			return fmt.Sprintf("removes %q from the %s registry hosts, which changes the hosts its installs reach", x, eco)
 		}
 	}
 	return ""
 }
 
-func showList(l []string) string {
-	if len(l) == 0 {
-		return "none"
-	}
-	if len(l) > 5 {
-		return "[" + strings.Join(l[:5], ", ") + ", ...]"
-	}
-	return "[" + strings.Join(l, ", ") + "]"
-}
-
-// pairwiseMaxRules bounds the rule sets the second proof is tried on (its cost grows with the
-// cube of the number of rules).
-const pairwiseMaxRules = 64
+// pairwiseMaxRules bounds the rule sets the second proof is tried on, and pairwiseWork the work
+// it may do (list entries compared or expanded): its cost grows with the cube of the number of
+// rules and with the lists they refer to. Beyond either, only the first proof counts.
+const (
+	pairwiseMaxRules = 64
+	pairwiseWork     = 1 << 20
+)
 
 // rulesLoosen judges the rules, the lists and the autonomy band together (see
 // AtLeastAsRestrictive).
 func rulesLoosen(to, from *Profile) string {
-	tr, fr := expandRules(to), expandRules(from)
+	tr, fr := prepareRules(to), prepareRules(from)
 	why := structuralLoosens(to, from, tr, fr)
 	if why == "" {
 		return ""
 	}
-	if len(to.Rules) <= pairwiseMaxRules && len(from.Rules) <= pairwiseMaxRules && pairwiseLoosens(to, from, tr, fr) == "" {
-		return ""
+	if len(to.Rules) <= pairwiseMaxRules && len(from.Rules) <= pairwiseMaxRules {
+		w := &work{left: pairwiseWork}
+		if pairwiseLoosens(to, from, tr, fr, w) == "" && w.left >= 0 {
+			return ""
+		}
 	}
 	return why
 }
 
-// ---- conditions with their lists expanded ----
+// ---- conditions ----
 
 // riskMask is a set of (risk level, severity) points, one bit per pair: the parts a risk
 // condition holds for.
@@ -352,82 +354,135 @@ func maskOf(m policy.RiskMatch) riskMask {
 	return out
 }
 
-// xrule is a rule with its condition's lists expanded against its profile's lists.
+// The list fields of a condition, in the order xrule keeps them.
+const (
+	fCommands = iota
+	fTools
+	fHosts
+	fProviders
+	fSurfaces
+	nFields
+)
+
+func condLists(c *policy.Condition) [nFields][]string {
+	return [nFields][]string{c.Commands, c.Tools, c.Hosts, c.Providers, c.Surfaces}
+}
+
+// xrule is a rule prepared for comparison: its operation types in canonical form, its risk
+// condition as a mask, and (once expand is called) its lists with their references expanded
+// against its profile's lists.
 type xrule struct {
 	r      *policy.Rule // nil for the autonomy matrix (a catch-all at the end)
-	ops    []string     // canonical; nil means any
+	p      *Profile
+	ops    []string // canonical; nil means any
 	mask   riskMask
-	lists  [5][]string // commands, tools, hosts (references kept too), providers, surfaces; nil means any
-	dead   bool        // some list field expands to nothing: the rule never matches
-	allowC bool        // an ALLOW rule with commands or a command pattern (matches less; see covers)
+	raw    [nFields][]string // as written; nil means any
+	exp    [nFields][]string // expanded, set by expand; nil means any
+	sets   [nFields]map[string]bool
+	dead   bool // some list field expands to nothing: the rule never matches
+	allowC bool // an ALLOW rule with commands or a command pattern (matches less; see covers)
+	done   bool // expand ran
 }
 
-func (x *xrule) id() string {
-	if x.r == nil {
-		return ""
+// namedList returns the profile list or host group a rule's "@name" refers to.
+func namedList(p *Profile, name string) []string {
+	switch name {
+	case policy.ListShellAllowlist:
+		return p.ShellAllowlist
+	case policy.ListShellBlocklist:
+		return p.ShellBlocklist
+	case policy.ListNetworkAllowlist:
+		return p.NetworkAllowlist
+	case policy.ListAllowedTools:
+		return p.AllowedTools
+	case policy.ListAutoApprovePatterns:
+		return p.AutoApprovePatterns
 	}
-	return x.r.ID
+	return p.HostGroups[name]
 }
 
-// profileLists returns the named lists rules refer to.
-func profileLists(p *Profile) map[string][]string {
-	m := map[string][]string{
-		policy.ListShellAllowlist:      p.ShellAllowlist,
-		policy.ListShellBlocklist:      p.ShellBlocklist,
-		policy.ListNetworkAllowlist:    p.NetworkAllowlist,
-		policy.ListAllowedTools:        p.AllowedTools,
-		policy.ListAutoApprovePatterns: p.AutoApprovePatterns,
-	}
-	for g, hosts := range p.HostGroups {
-		if _, clash := m[g]; !clash {
-			m[g] = hosts
-		}
-	}
-	return m
-}
-
-// expandRules expands p's rules, in p's declaration order.
-func expandRules(p *Profile) []xrule {
-	lists := profileLists(p)
+// prepareRules prepares p's rules, in p's declaration order.
+func prepareRules(p *Profile) []xrule {
 	out := make([]xrule, len(p.Rules))
 	for i := range p.Rules {
 		r := &p.Rules[i]
 		c := &r.Condition
-		x := xrule{r: r, mask: maskOf(c.Risk)}
+		x := xrule{r: r, p: p, mask: maskOf(c.Risk), raw: condLists(c)}
 		x.allowC = r.Action == policy.Allow && (len(c.Commands) > 0 || c.CommandPattern != "")
-		if len(c.OperationType) > 0 {
-			for _, op := range c.OperationType {
-				x.ops = append(x.ops, string(op.Canonical()))
-			}
+		for _, op := range c.OperationType {
+			x.ops = append(x.ops, string(op.Canonical()))
 		}
-		for f, l := range [5][]string{c.Commands, c.Tools, c.Hosts, c.Providers, c.Surfaces} {
-			if len(l) == 0 {
+		// A list field whose entries are all references to empty lists holds for nothing. (A
+		// hosts reference also holds for a part whose host group it names, see
+		// policy.Subject.HostGroup, so a hosts field never does.)
+		for f, l := range x.raw {
+			if len(l) == 0 || f == fHosts {
 				continue
 			}
-			var e []string
-			for _, s := range l {
-				name, ref := strings.CutPrefix(s, "@")
-				switch {
-				case !ref:
-					e = append(e, s)
-				case f == 2:
-					// A hosts reference also holds for a part whose host group it names
-					// (policy.Subject.HostGroup), whatever the group's entries.
-					e = append(e, s)
-					e = append(e, lists[name]...)
-				default:
-					e = append(e, lists[name]...)
+			empty := true
+			for _, e := range l {
+				name, ref := strings.CutPrefix(e, "@")
+				if !ref || len(namedList(p, name)) > 0 {
+					empty = false
+					break
 				}
 			}
-			if len(e) == 0 {
-				x.dead = true
-				e = []string{}
-			}
-			x.lists[f] = e
+			x.dead = x.dead || empty
 		}
 		out[i] = x
 	}
 	return out
+}
+
+// work is the pair-by-pair proof's budget; left < 0 means it ran out.
+type work struct{ left int }
+
+// expand fills x.exp, charging w for every entry.
+func (x *xrule) expand(w *work) {
+	if x.done || x.r == nil {
+		return
+	}
+	x.done = true
+	for f, l := range x.raw {
+		if l == nil {
+			continue
+		}
+		e := []string{}
+		for _, s := range l {
+			name, ref := strings.CutPrefix(s, "@")
+			if !ref {
+				e = append(e, s)
+				continue
+			}
+			if f == fHosts {
+				e = append(e, s) // the host group itself (policy.Subject.HostGroup)
+			}
+			named := namedList(x.p, name)
+			w.left -= len(named)
+			if w.left < 0 {
+				return
+			}
+			e = append(e, named...)
+		}
+		x.exp[f] = e
+	}
+}
+
+// list returns x's list field f, expanded or as written.
+func (x *xrule) list(f int, expanded bool) []string {
+	if expanded {
+		return x.exp[f]
+	}
+	return x.raw[f]
+}
+
+// set returns x's expanded list field f as a set.
+func (x *xrule) set(f int, w *work) map[string]bool {
+	if x.sets[f] == nil {
+		w.left -= len(x.exp[f])
+		x.sets[f] = exactSet(x.exp[f])
+	}
+	return x.sets[f]
 }
 
 // evalOrder returns the rules in evaluation order (priority, then declaration), without the
@@ -439,14 +494,15 @@ func evalOrder(rules []xrule) []*xrule {
 			out = append(out, &rules[i])
 		}
 	}
-	slices.SortStableFunc(out, func(a, b *xrule) int { return a.r.Priority - b.r.Priority })
+	slices.SortStableFunc(out, func(a, b *xrule) int { return cmp.Compare(a.r.Priority, b.r.Priority) })
 	return append(out, &xrule{mask: allRisk})
 }
 
 // coversExceptRisk reports whether a provably matches every part b matches that a's risk
 // condition holds for: each of a's other fields is unset, or set as in b, or (for lists) lists
-// everything b lists.
-func coversExceptRisk(a, b *xrule) bool {
+// everything b lists. Lists are compared as written (references by name), or, with w, expanded
+// (w is charged for the work).
+func coversExceptRisk(a, b *xrule, w *work) bool {
 	if a.r == nil {
 		return true
 	}
@@ -465,9 +521,33 @@ func coversExceptRisk(a, b *xrule) bool {
 	if !listCovers(a.ops, b.ops) {
 		return false
 	}
-	for f := range a.lists {
-		if !listCovers(a.lists[f], b.lists[f]) {
+	expanded := w != nil
+	if expanded {
+		a.expand(w)
+		b.expand(w)
+	}
+	for f := range nFields {
+		la, lb := a.list(f, expanded), b.list(f, expanded)
+		switch {
+		case la == nil:
+			continue
+		case lb == nil:
 			return false
+		case expanded && len(la) > 8 && len(lb) > 8:
+			set := a.set(f, w)
+			w.left -= len(lb)
+			for _, e := range lb {
+				if !set[e] {
+					return false
+				}
+			}
+		default:
+			if expanded {
+				w.left -= len(la) * len(lb)
+			}
+			if !listCovers(la, lb) {
+				return false
+			}
 		}
 	}
 	return true
@@ -478,7 +558,7 @@ func isCatchAllExceptRisk(a *xrule) bool {
 	if c.OutsideWorkspace || c.TargetPattern != "" || c.CommandPattern != "" || a.ops != nil {
 		return false
 	}
-	for _, l := range a.lists {
+	for _, l := range a.raw {
 		if l != nil {
 			return false
 		}
@@ -486,9 +566,9 @@ func isCatchAllExceptRisk(a *xrule) bool {
 	return true
 }
 
-// covers reports whether a provably matches every part b matches.
+// covers reports whether a provably matches every part b matches (lists as written).
 func covers(a, b *xrule) bool {
-	return a.mask&b.mask == b.mask && coversExceptRisk(a, b)
+	return a.mask&b.mask == b.mask && coversExceptRisk(a, b, nil)
 }
 
 // listCovers reports whether a list condition a holds wherever b holds: a is unset (nil), or b
@@ -499,15 +579,6 @@ func listCovers(a, b []string) bool {
 	}
 	if b == nil {
 		return false
-	}
-	if len(b) > 8 && len(a) > 8 {
-		set := exactSet(a)
-		for _, e := range b {
-			if !set[e] {
-				return false
-			}
-		}
-		return true
 	}
 	for _, e := range b {
 		if !slices.Contains(a, e) {
@@ -591,12 +662,13 @@ func structuralLoosens(to, from *Profile, tr, fr []xrule) string {
 	// Lists: the blocklist may only grow, the others only shrink. grew records, for each list
 	// whose entries differ, whether it grew (true) or shrank.
 	grew := map[string]bool{}
+	by := map[string]string{} // an entry by which each list in grew changed
 	if !sameSlice(to.ShellBlocklist, from.ShellBlocklist) {
 		if x := firstMissing(from.ShellBlocklist, exactSet(to.ShellBlocklist), false); x != "" {
-			return fmt.Sprintf("it no longer blocks %q", x)
+			return fmt.Sprintf("no longer blocks %q", x)
 		}
-		if len(exactSet(to.ShellBlocklist)) != len(exactSet(from.ShellBlocklist)) {
-			grew[policy.ListShellBlocklist] = true
+		if x := firstMissing(to.ShellBlocklist, exactSet(from.ShellBlocklist), false); x != "" {
+			grew[policy.ListShellBlocklist], by[policy.ListShellBlocklist] = true, x
 		}
 	}
 	for _, l := range []struct {
@@ -612,31 +684,31 @@ func structuralLoosens(to, from *Profile, tr, fr []xrule) string {
 			continue
 		}
 		if x := firstMissing(l.to, exactSet(l.from), false); x != "" {
-			return fmt.Sprintf("%s adds %q", l.name, x)
+			return fmt.Sprintf("adds %q to %s", x, l.name)
 		}
-		if len(exactSet(l.to)) != len(exactSet(l.from)) {
-			grew[l.name] = false
+		if x := firstMissing(l.from, exactSet(l.to), false); x != "" {
+			grew[l.name], by[l.name] = false, x
 		}
 	}
 	if !sameMap(to.HostGroups, from.HostGroups) {
 		for _, g := range sortedKeys(to.HostGroups) {
 			if x := firstMissing(to.HostGroups[g], exactSet(from.HostGroups[g]), false); x != "" {
-				return fmt.Sprintf("host group %q adds %q", g, x)
+				return fmt.Sprintf("adds %q to host group %q", x, g)
 			}
-			if len(exactSet(to.HostGroups[g])) != len(exactSet(from.HostGroups[g])) {
-				grew[g] = false
+			if x := firstMissing(from.HostGroups[g], exactSet(to.HostGroups[g]), false); x != "" {
+				grew[g], by[g] = false, x
 			}
 		}
 		for _, g := range sortedKeys(from.HostGroups) {
 			if _, ok := to.HostGroups[g]; !ok && len(from.HostGroups[g]) > 0 {
-				grew[g] = false
+				grew[g], by[g] = false, from.HostGroups[g][0]
 			}
 		}
 	}
 	if why := bandLoss(to, from, tr); why != "" {
 		return why
 	}
-	return rulesByID(to, from, tr, fr, grew)
+	return rulesByID(to, from, tr, fr, grew, by)
 }
 
 // bandLoss compares the autonomy bands (see AtLeastAsRestrictive): at each risk level to's
@@ -677,13 +749,13 @@ func bandLoss(to, from *Profile, tr []xrule) string {
 	if len(lost) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("it moves the autonomy dial from the %s band to the %s band, where actions that a rule allows or confirms, or the matrix decides, lose obligations or get a looser verdict: %s",
+	return fmt.Sprintf("moves the autonomy dial from the %s band to the %s band, where actions that a rule allows or confirms, or the matrix decides, lose obligations or get a looser verdict: %s",
 		fb, tb, strings.Join(lost, "; "))
 }
 
 // rulesByID compares the rules by id (see AtLeastAsRestrictive). grew names the lists whose
-// entries differ: true if it grew, false if it shrank.
-func rulesByID(to, from *Profile, tr, fr []xrule, grew map[string]bool) string {
+// entries differ: true if it grew, false if it shrank; by holds an entry it changed by.
+func rulesByID(to, from *Profile, tr, fr []xrule, grew map[string]bool, by map[string]string) string {
 	same := sameRules(to.Rules, from.Rules)
 	if same && len(grew) == 0 {
 		return ""
@@ -722,7 +794,7 @@ func rulesByID(to, from *Profile, tr, fr []xrule, grew map[string]bool) string {
 			}) {
 				continue
 			}
-			return fmt.Sprintf("it drops the %s rule %q", old.r.Action, old.r.ID)
+			return fmt.Sprintf("drops the %s rule %q", old.r.Action, old.r.ID)
 		}
 		r := &tr[j]
 		if !same {
@@ -737,6 +809,17 @@ func rulesByID(to, from *Profile, tr, fr []xrule, grew map[string]bool) string {
 		case minimal(old.r) && (r.r.Action == policy.Deny || !refers(r, true)):
 		case old.r.Action == policy.Deny && r.r.Action == policy.Deny && !refers(old, false) && !refers(r, false):
 		default:
+			for _, name := range slices.Sorted(maps.Keys(grew)) {
+				for _, x := range []*xrule{r, old} {
+					if refersTo(&x.r.Condition, name) {
+						verb := "removes %q from %s"
+						if grew[name] {
+							verb = "adds %q to %s"
+						}
+						return fmt.Sprintf(verb+", which the %s rule %q refers to", by[name], listName(name), x.r.Action, x.r.ID)
+					}
+				}
+			}
 			return fmt.Sprintf("rule %q refers to a list whose entries differ", r.r.ID)
 		}
 	}
@@ -745,7 +828,10 @@ func rulesByID(to, from *Profile, tr, fr []xrule, grew map[string]bool) string {
 	}
 	for i := range tr {
 		if _, had := fromIdx[tr[i].r.ID]; !tr[i].dead && !had && tr[i].r.Action != policy.Deny {
-			return fmt.Sprintf("it adds the %s rule %q", tr[i].r.Action, tr[i].r.ID)
+			if tr[i].r.Action == policy.Confirm {
+				return fmt.Sprintf("adds the CONFIRM rule %q, which can override a denial (a DENY rule or the autonomy matrix)", tr[i].r.ID)
+			}
+			return fmt.Sprintf("adds the %s rule %q", tr[i].r.Action, tr[i].r.ID)
 		}
 	}
 	return orderLoosens(tr, fromIdx)
@@ -814,34 +900,35 @@ func replacementLoosens(old, r *xrule) string {
 		case minimal(or) || nr.Priority <= or.Priority && covers(r, old):
 			return ""
 		case or.Action == policy.Allow:
-			return fmt.Sprintf("it replaces the ALLOW rule %q, which adds %s, with a DENY rule that does not cover every action it allowed: those fall through to later rules or the autonomy matrix, without its obligations", nr.ID, or.Obligations)
+			return fmt.Sprintf("replaces the ALLOW rule %q, which adds %s, with a DENY rule that does not cover every action it allowed: those fall through to later rules or the autonomy matrix, without its obligations", nr.ID, or.Obligations)
 		}
-		return fmt.Sprintf("it changes the condition or priority of the %s rule %q", or.Action, nr.ID)
+		return fmt.Sprintf("changes the condition or priority of the %s rule %q", or.Action, nr.ID)
 	}
 	samePlace := or.Priority == nr.Priority
 	noMore := samePlace && covers(old, r) // r decides no action that old did not decide
 	noLess := samePlace && covers(r, old) // every action old decided, r decides
 	switch {
 	case or.Action == policy.Allow && nr.Action == policy.Confirm && !noMore:
-		return fmt.Sprintf("it replaces the ALLOW rule %q with a CONFIRM rule that matches elsewhere, which can override a denial", nr.ID)
+		return fmt.Sprintf("replaces the ALLOW rule %q with a CONFIRM rule that matches elsewhere, which can override a denial", nr.ID)
 	case or.Action == policy.Allow && noMore && !noLess && !minimal(or):
-		return fmt.Sprintf("it narrows the ALLOW rule %q, which adds %s: the actions it no longer matches fall through to later rules or the autonomy matrix, without its obligations", nr.ID, or.Obligations)
+		return fmt.Sprintf("narrows the ALLOW rule %q, which adds %s: the actions it no longer matches fall through to later rules or the autonomy matrix, without its obligations", nr.ID, or.Obligations)
 	case or.Action == policy.Allow && !noMore:
-		return fmt.Sprintf("it changes what the ALLOW rule %q allows", nr.ID)
+		return fmt.Sprintf("changes what the ALLOW rule %q allows", nr.ID)
 	case !noMore || !noLess && !minimal(or):
-		return fmt.Sprintf("it changes the condition or priority of the %s rule %q", or.Action, nr.ID)
+		return fmt.Sprintf("changes the condition or priority of the %s rule %q", or.Action, nr.ID)
 	case or.Action.StricterThan(nr.Action):
-		return fmt.Sprintf("it turns the %s rule %q into %s", or.Action, nr.ID, nr.Action)
+		return fmt.Sprintf("turns the %s rule %q into %s", or.Action, nr.ID, nr.Action)
 	case !nr.Obligations.Has(or.Obligations):
-		return fmt.Sprintf("it drops obligations of the %s rule %q", or.Action, nr.ID)
+		return fmt.Sprintf("drops obligations of the %s rule %q", or.Action, nr.ID)
 	}
 	return ""
 }
 
 // ---- the second proof: first-match evaluation, pair by pair ----
 
-// pairwiseLoosens is the second proof (see AtLeastAsRestrictive).
-func pairwiseLoosens(to, from *Profile, tr, fr []xrule) string {
+// pairwiseLoosens is the second proof (see AtLeastAsRestrictive). It gives up (w.left < 0)
+// when it runs out of work.
+func pairwiseLoosens(to, from *Profile, tr, fr []xrule, w *work) string {
 	tb, fb := bandOf(to.Autonomy), bandOf(from.Autonomy)
 	te, fe := evalOrder(tr), evalOrder(fr)
 	levels := modeLevels(to.Mode)
@@ -852,7 +939,7 @@ func pairwiseLoosens(to, from *Profile, tr, fr []xrule) string {
 		// The parts r can decide first: those no earlier rule of to takes.
 		reach := r.mask & levels
 		for _, t := range te[:i] {
-			if coversExceptRisk(t, r) {
+			if t.mask&reach != 0 && coversExceptRisk(t, r, w) {
 				reach &^= t.mask
 			}
 		}
@@ -861,10 +948,13 @@ func pairwiseLoosens(to, from *Profile, tr, fr []xrule) string {
 		}
 		var taken riskMask // parts of r's that an earlier rule of from takes
 		for _, u := range fe {
+			if w.left < 0 {
+				return "the rules are too large to compare pair by pair"
+			}
 			common := reach & u.mask &^ taken
 			if common != 0 && mayOverlapExceptRisk(r, u) {
 				for _, t := range te[:i] {
-					if coversExceptRisk(t, u) {
+					if t.mask&common != 0 && coversExceptRisk(t, u, w) {
 						common &^= t.mask // those parts of u's never reach r
 					}
 				}
@@ -872,13 +962,16 @@ func pairwiseLoosens(to, from *Profile, tr, fr []xrule) string {
 					return why
 				}
 			}
-			if coversExceptRisk(u, r) {
+			if u.mask&reach&^taken != 0 && coversExceptRisk(u, r, w) {
 				taken |= u.mask
 			}
 			if reach&^taken == 0 {
 				break
 			}
 		}
+	}
+	if w.left < 0 {
+		return "the rules are too large to compare pair by pair"
 	}
 	return ""
 }
@@ -906,6 +999,15 @@ func comparePoints(to, from *Profile, tb, fb policy.Band, r, u *xrule, common ri
 }
 
 // ---- helpers ----
+
+// listName names a list rules refer to: a profile list by its key, a host group as such.
+func listName(name string) string {
+	switch name {
+	case policy.ListShellAllowlist, policy.ListShellBlocklist, policy.ListNetworkAllowlist, policy.ListAllowedTools, policy.ListAutoApprovePatterns:
+		return name
+	}
+	return fmt.Sprintf("host group %q", name)
+}
 
 func refersTo(c *policy.Condition, name string) bool {
 	for _, l := range [][]string{c.Commands, c.Tools, c.Hosts, c.Providers, c.Surfaces} {

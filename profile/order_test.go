@@ -54,54 +54,54 @@ func TestOrderAcrossFamiliesAndCustom(t *testing.T) {
 		why      string // "" means at least as restrictive
 	}{
 		{"anything to emergency-stop", profile.MustBuiltin(profile.PermissionEmergencyStop), profile.MustBuiltin(profile.ApprovalYolo), ""},
-		{"leaving plan", dev, profile.MustBuiltin(profile.PermissionPlan), "it leaves plan, which denies everything"},
-		{"leaving emergency-stop for plan", profile.MustBuiltin(profile.PermissionPlan), profile.MustBuiltin(profile.PermissionEmergencyStop), "it leaves emergency-stop"},
-		{"cross family: DEV to ask", profile.MustBuiltin(profile.ApprovalAsk), dev, "writes outside the workspace no longer halt the run"},
-		{"cross family: DEV to read-only", profile.MustBuiltin(profile.PermissionReadOnly), dev, "it no longer blocks"},
+		{"leaving plan", dev, profile.MustBuiltin(profile.PermissionPlan), "leaves plan, which denies everything"},
+		{"leaving emergency-stop for plan", profile.MustBuiltin(profile.PermissionPlan), profile.MustBuiltin(profile.PermissionEmergencyStop), "leaves emergency-stop"},
+		{"cross family: DEV to ask", profile.MustBuiltin(profile.ApprovalAsk), dev, "leaves writes outside the workspace to the rules instead of halting the run"},
+		{"cross family: DEV to read-only", profile.MustBuiltin(profile.PermissionReadOnly), dev, "no longer blocks"},
 		{"same profile", dev, dev, ""},
 		{"added deny rule", dev.WithRules(policy.Rule{ID: "no-curl", Priority: 0, Action: policy.Deny, Condition: policy.Condition{Commands: []string{"curl"}}}), dev, ""},
 		{"added allow rule", dev.WithRules(policy.Rule{ID: "yes-rm", Priority: 0, Action: policy.Allow, Condition: policy.Condition{Commands: []string{"rm -rf"}}}), dev, `"yes-rm"`},
 		{"added confirm rule", dev.WithRules(policy.Rule{ID: "ask-all", Priority: 0, Action: policy.Confirm}), dev, `"ask-all"`},
-		{"raised dial", custom(func(p *profile.Profile) { p.Autonomy = 0.9 }), dev, "more autonomous: the autonomy dial rises from 0.5 to 0.9"},
-		{"raised dial within the band", custom(func(p *profile.Profile) { p.Autonomy = 0.6 }), dev, "the autonomy dial rises"},
+		{"raised dial", custom(func(p *profile.Profile) { p.Autonomy = 0.9 }), dev, "raises autonomy from 0.5 to 0.9"},
+		{"raised dial within the band", custom(func(p *profile.Profile) { p.Autonomy = 0.6 }), dev, "raises autonomy from 0.5 to 0.6"},
 		{"lowered dial within the band", custom(func(p *profile.Profile) { p.Autonomy = 0.4 }), dev, ""},
 		// allow-low-med-risk keeps allowing mutating and exec parts, but the supervised band
 		// adds no notification and no sandbox to them.
 		{"lowered dial into the supervised band", custom(func(p *profile.Profile) { p.Autonomy = 0.1 }), dev,
-			"it moves the autonomy dial from the trusted band to the supervised band"},
+			"moves the autonomy dial from the trusted band to the supervised band"},
 		{"read-only mode", custom(func(p *profile.Profile) { p.Mode = profile.ModeReadOnly }), dev, ""},
 		{"read-only mode in the supervised band", custom(func(p *profile.Profile) { p.Mode, p.Autonomy = profile.ModeReadOnly, 0 }), dev, ""},
-		{"default mode from read-only", dev, custom(func(p *profile.Profile) { p.Mode = profile.ModeReadOnly }), "the permission mode default is looser than read-only"},
-		{"fewer protected paths", custom(func(p *profile.Profile) { p.ProtectedPaths = p.ProtectedPaths[1:] }), dev, `it no longer protects ".env"`},
+		{"default mode from read-only", dev, custom(func(p *profile.Profile) { p.Mode = profile.ModeReadOnly }), "loosens the permission mode from read-only to default"},
+		{"fewer protected paths", custom(func(p *profile.Profile) { p.ProtectedPaths = p.ProtectedPaths[1:] }), dev, `no longer protects ".env"`},
 		{"a protected path moved to write-protected", custom(func(p *profile.Profile) {
 			p.WriteProtectedPaths = append(p.WriteProtectedPaths, p.ProtectedPaths[0])
 			p.ProtectedPaths = p.ProtectedPaths[1:]
-		}), dev, `it no longer protects ".env"`},
+		}), dev, `no longer protects ".env"`},
 		{"a write-protected path made read-and-write protected", custom(func(p *profile.Profile) {
 			p.ProtectedPaths = append(p.ProtectedPaths, p.WriteProtectedPaths[0])
 			p.WriteProtectedPaths = p.WriteProtectedPaths[1:]
 		}), dev, ""},
-		{"fewer write-protected paths", custom(func(p *profile.Profile) { p.WriteProtectedPaths = p.WriteProtectedPaths[1:] }), dev, `it no longer write-protects ".git"`},
-		{"wider allowlist", custom(func(p *profile.Profile) { p.ShellAllowlist = append(p.ShellAllowlist, "rm") }), dev, `shell_allowlist adds "rm"`},
+		{"fewer write-protected paths", custom(func(p *profile.Profile) { p.WriteProtectedPaths = p.WriteProtectedPaths[1:] }), dev, `no longer write-protects ".git"`},
+		{"wider allowlist", custom(func(p *profile.Profile) { p.ShellAllowlist = append(p.ShellAllowlist, "rm") }), dev, `adds "rm" to shell_allowlist`},
 		{"narrower allowlist", custom(func(p *profile.Profile) { p.ShellAllowlist = p.ShellAllowlist[:2] }), dev, ""},
-		{"shorter blocklist", custom(func(p *profile.Profile) { p.ShellBlocklist = nil }), dev, "it no longer blocks"},
+		{"shorter blocklist", custom(func(p *profile.Profile) { p.ShellBlocklist = nil }), dev, "no longer blocks"},
 		{"longer blocklist", custom(func(p *profile.Profile) { p.ShellBlocklist = append(p.ShellBlocklist, "curl") }), dev, ""},
-		{"host group widened", dev.WithHostGroup(profile.GroupAIAPIs, "api.example"), dev, `host group "ai-apis" adds "api.example"`},
+		{"host group widened", dev.WithHostGroup(profile.GroupAIAPIs, "api.example"), dev, `adds "api.example" to host group "ai-apis"`},
 		{"host group narrowed", dev, dev.WithHostGroup(profile.GroupAIAPIs, "api.example"), ""},
-		{"deny rule dropped", custom(func(p *profile.Profile) { p.Rules = p.Rules[1:] }), dev, `it drops the DENY rule "deny-outside-sandbox"`},
+		{"deny rule dropped", custom(func(p *profile.Profile) { p.Rules = p.Rules[1:] }), dev, `drops the DENY rule "deny-outside-sandbox"`},
 		{"external writes loosened", custom(func(p *profile.Profile) { p.ExternalWrites = profile.ExternalWritesByPolicy }), dev,
-			"writes outside the workspace no longer halt the run"},
+			"leaves writes outside the workspace to the rules instead of halting the run"},
 		{"exec checkpoints off", custom(func(p *profile.Profile) { p.ExecCheckpoints = profile.ExecCheckpointsOff }), dev,
-			"commands that execute programs are no longer checkpointed"},
+			"stops checkpointing commands that execute programs"},
 		{"exec checkpoints back on", dev, custom(func(p *profile.Profile) { p.ExecCheckpoints = profile.ExecCheckpointsOff }), ""},
-		{"trusted path added", custom(func(p *profile.Profile) { p.TrustedPaths = []string{"/data"} }), dev, `trusted_paths adds "/data"`},
+		{"trusted path added", custom(func(p *profile.Profile) { p.TrustedPaths = []string{"/data"} }), dev, `adds "/data" to trusted_paths`},
 		// deny-outside-sandbox matches targets outside the workspace: with /data no longer
 		// trusted, it denies writes there that it did not match before, which is stricter.
 		{"trusted path dropped", dev, custom(func(p *profile.Profile) { p.TrustedPaths = []string{"/data"} }), ""},
 		{"registry added", custom(func(p *profile.Profile) { p.Registries = map[string][]string{"npm": {"registry.example"}} }), dev,
-			`the registry hosts of "npm" change from none to [registry.example]`},
+			`adds "registry.example" to the npm registry hosts`},
 		{"registry dropped", dev, custom(func(p *profile.Profile) { p.Registries = map[string][]string{"npm": {"registry.example"}} }),
-			`the registry hosts of "npm" change from [registry.example] to none`},
+			`removes "registry.example" from the npm registry hosts`},
 		{"invalid dial", custom(func(p *profile.Profile) { p.Autonomy = math.NaN() }), dev, "the autonomy dial NaN is not a number in [0, 1]"},
 		{"duplicate rule id", custom(func(p *profile.Profile) { p.Rules = append(p.Rules, p.Rules[0]) }), dev, `the rule id "deny-outside-sandbox" appears twice`},
 	} {
@@ -127,7 +127,7 @@ func TestOrderCountsLimits(t *testing.T) {
 	wide := with(profile.Limits{MaxFilesPerPlan: 1050, MaxConcurrentOps: 103, Timeout: dev.Limits.Timeout + time.Hour})
 	ok, why := profile.AtLeastAsRestrictive(wide, dev)
 	assert.False(t, ok)
-	assert.Equal(t, "max_files_per_plan rises from 50 to 1050", why)
+	assert.Equal(t, "raises max_files_per_plan from 50 to 1050", why)
 	ok, _ = profile.AtLeastAsRestrictive(dev, wide)
 	assert.True(t, ok, "the way back tightens")
 	for _, tc := range []struct {
@@ -135,11 +135,11 @@ func TestOrderCountsLimits(t *testing.T) {
 		limits profile.Limits
 		why    string
 	}{
-		{"more operations", profile.Limits{MaxFilesPerPlan: 50, MaxConcurrentOps: 103, Timeout: 10 * time.Minute}, "max_concurrent_ops rises from 3 to 103"},
-		{"a longer timeout", profile.Limits{MaxFilesPerPlan: 50, MaxConcurrentOps: 3, Timeout: 70 * time.Minute}, "the timeout rises from 10m0s to 1h10m0s"},
-		{"no plan limit", profile.Limits{MaxFilesPerPlan: 0, MaxConcurrentOps: 3, Timeout: 10 * time.Minute}, "max_files_per_plan rises from 50 to no limit"},
-		{"no operation limit", profile.Limits{MaxFilesPerPlan: 50, MaxConcurrentOps: 0, Timeout: 10 * time.Minute}, "max_concurrent_ops rises from 3 to no limit"},
-		{"no timeout", profile.Limits{MaxFilesPerPlan: 50, MaxConcurrentOps: 3}, "the timeout rises from 10m0s to no limit"},
+		{"more operations", profile.Limits{MaxFilesPerPlan: 50, MaxConcurrentOps: 103, Timeout: 10 * time.Minute}, "raises max_concurrent_ops from 3 to 103"},
+		{"a longer timeout", profile.Limits{MaxFilesPerPlan: 50, MaxConcurrentOps: 3, Timeout: 70 * time.Minute}, "raises the timeout from 10m0s to 1h10m0s"},
+		{"no plan limit", profile.Limits{MaxFilesPerPlan: 0, MaxConcurrentOps: 3, Timeout: 10 * time.Minute}, "raises max_files_per_plan from 50 to no limit"},
+		{"no operation limit", profile.Limits{MaxFilesPerPlan: 50, MaxConcurrentOps: 0, Timeout: 10 * time.Minute}, "raises max_concurrent_ops from 3 to no limit"},
+		{"no timeout", profile.Limits{MaxFilesPerPlan: 50, MaxConcurrentOps: 3}, "raises the timeout from 10m0s to no limit"},
 		{"lower limits", profile.Limits{MaxFilesPerPlan: 5, MaxConcurrentOps: 1, Timeout: time.Minute}, ""},
 	} {
 		ok, why := profile.AtLeastAsRestrictive(with(tc.limits), dev)

@@ -88,52 +88,41 @@
 // loosens applies only when the project is trusted: when the user file lists the project
 // directory in trusted_projects with the SHA-256 of the project file's content (the hex digest
 // sha256sum prints), or when the host's [ConfirmFunc] approves that content. The trust is bound to
-// the content: an edited project file must be trusted or confirmed again. A setting loosens when
-// it selects an active profile that is not at least as restrictive as the current one
-// ([profile.AtLeastAsRestrictive]), raises the dial, a resource limit or the permission mode
-// (emergency-stop < plan < read-only < default), leaves external writes to the rules, adds an
-// entry to an allow-side list (shell_allowlist, network_allowlist, allowed_tools,
-// auto_approve_patterns, trusted_paths), adds a host to a group that a built-in profile or a
-// non-DENY rule uses, adds an entry to the shell blocklist while a non-DENY rule refers to it,
-// adds a registry host, adds an ALLOW or a CONFIRM rule (a CONFIRM rule can override a denial),
-// or replaces a rule in a way that lets more through.
+// the content: an edited project file must be trusted or confirmed again.
 //
-// Loosening is judged by effect, in the order DENY > CONFIRM > ALLOW where, short of a DENY,
-// the obligations must not shrink either: a decision is at least as strict when it is a DENY,
-// or its verdict is at least as strict and it carries at least the same obligations (so a
-// CONFIRM that drops the sandbox an ALLOW required counts as looser: the human who approves sees
-// the command, not what it does when it runs). A replacement rule is harmless only when it is
-// provably at least as strict for every action: a DENY rule that covers everything the replaced
-// rule matched (a condition at least as broad, field by field) at the same or an earlier
-// priority; or an ALLOW or CONFIRM rule at the same priority that matches exactly the same
-// actions with a verdict and obligations at least as strict. Replacing PROFILE-FULL-AUTO's
-// allow-self-upgrade (ALLOW with checkpoint and notify) by a DENY rule that never matches is a
-// loosening: self-upgrades fall through to default-allow and lose the notification. (Replacing
-// or narrowing an ALLOW rule that carries no obligations never loosens: nothing is more
-// permissive.) Because the gate adds the autonomy matrix cell's obligations to what a rule
-// allows or confirms, a lower dial is a loosening when it moves to a band whose cells carry
-// fewer obligations for a risk level that a non-DENY rule may decide and the permission mode
-// lets through (trusted to supervised takes the sandbox from allowlisted commands); lowering it
-// within a band, from autonomous to trusted, or in read-only mode is not. An active_profile
-// switch replaces the base profile's rules and lists wholesale and is judged the same way, with
-// the user file applied to both profiles; since PROFILE-SAFE allows high-severity reads that
-// PROFILE-DEV confirms, even that switch needs trust, while a switch to plan or emergency-stop
-// never does. Adding denied paths, DENY rules, blocklist entries only DENY rules use, and
-// lowering a limit never need trust; a project that wants a stricter profile without being
-// trusted uses those, permission_mode and a dial in the same band.
+// Loosening has one definition, [profile.AtLeastAsRestrictive], the order profile switching
+// uses too. The project file's settings are applied one by one, in file order (scalars, then
+// lists, then rules, then host-group and registry hosts), each to the profile so far; a setting
+// whose result is not at least as restrictive as the profile before it is left out. The entries
+// a file adds to one list are judged together first, and one by one only when together they
+// loosen (the first 256 of them; the rest are left out with the reason of the whole). An
+// active_profile switch replaces the base profile's rules and lists wholesale, so it is judged
+// with the user file applied to both built-in profiles. The order being transitive, the
+// effective profile is then at least as restrictive as without the project file, and the load
+// checks that as a whole: if it did not hold, the whole project file would be left out and
+// reported as one skipped setting. So a project file without trust may lower a limit, add denied
+// paths, blocklist entries only DENY rules use, DENY rules, a stricter permission mode, a dial in
+// a band whose matrix keeps the obligations, or a switch to a profile that is at least as
+// restrictive with the user file applied; it may not raise the dial, a resource limit or the
+// permission mode, leave external writes to the rules, stop exec checkpoints, add a trusted path
+// or change registry hosts; and its hosts, allow-side list entries and ALLOW or CONFIRM rules
+// apply only where they provably let nothing more through (an entry in a list no rule refers to
+// changes no decision). The order's documentation says how decisions are compared (a CONFIRM
+// stands in for notify and sandbox, never for a checkpoint) and how rules are proven harmless.
 //
 // Without trust the loosening settings are left out, each reported in [Loaded.Skipped] with its
-// pointer and reason, [Loaded.Trust] and [Loaded.TrustReason] say why, and the rest applies. A [Loader] remembers the contents its callback approved, so reloading
-// an unchanged file does not ask again.
+// pointer and reason, [Loaded.Trust] and [Loaded.TrustReason] say why, and the rest applies. A
+// [Loader] remembers the contents its callback approved, so reloading an unchanged file does not
+// ask again.
 //
 // # Security model and limitations
 //
-// Trust decisions are made setting by setting against the layers below; the whole-profile
-// order ([profile.AtLeastAsRestrictive]) is stricter in one place: it counts any host added to a group
-// as a loosening, where the loader lets a project widen a group that only DENY rules use. The
-// loader reads each file once and hashes the bytes it parsed, so a file swapped between the
-// read and the hash cannot be trusted by mistake; it cannot stop an agent from editing the files
-// themselves, which is why every loaded profile protects the directories the files are read
-// from (and the gate protects its own configuration directory). A trusted project file may loosen anything the user file could, including
-// selecting yolo: trust a project only as far as its authors.
+// Trust decisions are made setting by setting against the layers below, with the same order as
+// profile switching, and conservatively: a setting the order cannot prove harmless needs trust
+// even when it is. The loader reads each file once and hashes the bytes it parsed, so a file
+// swapped between the read and the hash cannot be trusted by mistake; it cannot stop an agent
+// from editing the files themselves, which is why every loaded profile protects the directories
+// the files are read from (and the gate protects its own configuration directory). A trusted
+// project file may loosen anything the user file could, including selecting yolo: trust a
+// project only as far as its authors.
 package loader
