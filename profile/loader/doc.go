@@ -53,8 +53,31 @@
 // command, protected paths that are patterns (a name may hold * and ?, nothing else), relative
 // trusted paths, duplicate keys and duplicate rule ids are load errors: each a [*Error]
 // with the file, the JSON pointer, the line (and column, for syntax errors) and the reason; all
-// of them are reported, joined ([Errors]). Nothing is applied from a load that fails, so a host that reloads keeps its
-// previous profile.
+// of them are reported, joined ([Errors]), up to 100 per file (then one more says there were
+// more). Nothing is applied from a load that fails, so a host that reloads keeps its previous
+// profile.
+//
+// Limits. A profile file comes from a repository that may be hostile, so what it may cost is
+// bounded, not only its size; each limit is a load error naming the file:
+//
+//	file size              1 MiB (1,048,576 bytes), checked before reading
+//	nesting                32 levels of objects and arrays
+//	values                 200,000, counted after YAML aliases are expanded (an alias counts
+//	                       each time it is used)
+//	expanded size          1 MiB: a YAML file may not stand for more than a JSON file could hold,
+//	                       counted as the JSON value it converts to (each scalar and key by its
+//	                       length, with a few bytes of punctuation), again each use of an alias
+//	                       counting. Without this bound a 34 KB file of 10,000 uses of one alias
+//	                       to a 4,000-byte string, within every other limit, stands for 40 MB.
+//	key length             1,024 bytes (the longest key a profile file uses is 64)
+//	lists and objects      as the schema says (10,000 entries for most lists)
+//	problems reported      100 per file
+//
+// The load's context is looked at while reading, every 1,024 values while decoding, between
+// pieces of the schema validation (an array of more than 256 values is validated in chunks,
+// apart from the value that holds it), every 1,024 entries of the checks, and before every
+// comparison of the merge; when it is done the load stops with an error that wraps the
+// context's error ([*Error] naming the file while a file is processed).
 //
 // Locations. The user file is <user config dir>/reins/profile.json and the project file
 // <project>/.reins/project-profile.json; [Options] changes every part (a host may keep the
@@ -70,7 +93,7 @@
 // opened without blocking (O_NONBLOCK on Unix), read with a bound, and the context is looked at
 // between reads. A named pipe, a device such as /dev/zero, a directory, a sparse file that
 // claims gigabytes and a dangling symbolic link (the file's, or a directory's on the way to it)
-// are each a *LoadError that names the file and the reason, returned at once, without reading.
+// are each an [*Error] that names the file and the reason, returned at once, without reading.
 //
 // Precedence. built-in < user file < project file. The base profile is the highest layer's
 // active_profile; then the user file's settings apply, then the project file's. A value (the

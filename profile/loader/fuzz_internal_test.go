@@ -57,13 +57,13 @@ func FuzzLoadProfile(f *testing.F) {
 	require.NoError(f, err)
 	userData, err := os.ReadFile(filepath.Join("testdata", "profiles", "user-dev.json"))
 	require.NoError(f, err)
-	user, err := parseFile(OriginUser, "user.json", userData)
+	user, err := parseFile(context.Background(), OriginUser, "user.json", userData)
 	require.NoError(f, err)
 	userOnly, err := build(context.Background(), profile.ProfileSafe, "", user, nil, false, []string{"/home/u/.config/reins"})
 	require.NoError(f, err)
 
 	f.Fuzz(func(t *testing.T, data []byte) {
-		pf, err := parseFile(OriginUser, "fuzz.json", data)
+		pf, err := parseFile(context.Background(), OriginUser, "fuzz.json", data)
 		if err != nil {
 			errs := Errors(err)
 			require.NotEmpty(t, errs, "every failure is a Error: %v", err)
@@ -86,7 +86,7 @@ func FuzzLoadProfile(f *testing.F) {
 			require.NotEmpty(t, Errors(err), "%v", err)
 		}
 
-		proj, err := parseFile(OriginProject, "project.json", data)
+		proj, err := parseFile(context.Background(), OriginProject, "project.json", data)
 		if err != nil {
 			require.Contains(t, err.Error(), "only the user file may list trusted projects")
 			return
@@ -118,6 +118,13 @@ func FuzzLoadProfileYAML(f *testing.F) {
 		"", "{}", "[]", "autonomy: .nan", "a: &x [1]\nb: *x\n", "<<: {a: 1}", "1: x", "--- {}\n--- {}",
 		"approval:\n  mode: yolo\n  denied_paths: [~/.ssh]\n", "custom_rules:\n- id: r\n  action: deny\n  condition: {command_pattern: '('}\n",
 		"autonomy: !!binary aGk=", "x: &a [*a]", "resource_limits: {max_concurrent_ops: 0x10}", "autonomy: 1e-400",
+		// Alias expansion over the budget: one alias used many times (issue 23's 34 KB file,
+		// scaled down), and the nested billion laughs.
+		"$comment: &a \"" + strings.Repeat("x", 2000) + "\"\nshell_blocklist: [*a" + strings.Repeat(",*a", 600) + "]\n",
+		"a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n" +
+			"c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n" +
+			"e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\n",
+		"shell_allowlist: &l [go test, make]\nshell_blocklist: *l\napproval: {auto_approve_patterns: *l}\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -128,7 +135,7 @@ func FuzzLoadProfileYAML(f *testing.F) {
 	require.NoError(f, err)
 
 	f.Fuzz(func(t *testing.T, data []byte) {
-		pf, err := parseFile(OriginUser, "fuzz.yaml", data)
+		pf, err := parseFile(context.Background(), OriginUser, "fuzz.yaml", data)
 		if err != nil {
 			errs := Errors(err)
 			require.NotEmpty(t, errs, "every failure is a Error: %v", err)

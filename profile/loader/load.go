@@ -256,7 +256,7 @@ func (l *Loader) Load(ctx context.Context) (*Loaded, error) {
 		switch {
 		case r.err == nil:
 			st.Found, st.SHA256 = true, digestOf(r.data)
-			f, err := parseFile(r.layer, r.path, r.data)
+			f, err := parseFile(ctx, r.layer, r.path, r.data)
 			if err != nil {
 				errs = append(errs, err)
 			}

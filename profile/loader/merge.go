@@ -83,7 +83,7 @@ func build(ctx context.Context, def, override string, user, project *parsedFile,
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("profile: not loaded: %w", err)
 	}
 	if ok, why := profile.AtLeastAsRestrictive(b.p, without.p); !ok {
 		without.skipped = []Skipped{{Source: project.src(""), Setting: Setting{Field: "project file"},
@@ -129,7 +129,7 @@ func build1(ctx context.Context, def, override string, user, project *parsedFile
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("profile: not loaded: %w", err)
 	}
 	if len(b.errs) > 0 {
 		sortErrors(b.errs)
