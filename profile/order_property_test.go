@@ -425,3 +425,41 @@ func TestOrderAgainstEvaluation(t *testing.T) {
 	assert.Greater(t, yes, pairs/4, "the generator makes many ordered pairs")
 	assert.Greater(t, transitive, pairs/10, "and many ordered chains")
 }
+
+// BenchmarkAtLeastAsRestrictive measures the order on the comparisons switching makes:
+// identical profiles (what a reload compares), the built-in PROFILE-SAFE against PROFILE-DEV
+// (where the rule-by-id proof fails and the pair-by-pair one runs), and a PROFILE-DEV with a
+// user's lists of 2,000 entries and 200 rules against a copy with one more rule; the baseline
+// is Profile.Clone of PROFILE-DEV (report ratios, not absolute times).
+func BenchmarkAtLeastAsRestrictive(b *testing.B) {
+	dev, safe := profile.MustBuiltin(profile.ProfileDev), profile.MustBuiltin(profile.ProfileSafe)
+	big := dev.Clone()
+	for i := range 2000 {
+		big.ShellBlocklist = append(big.ShellBlocklist, fmt.Sprintf("tool-%d", i))
+		big.ProtectedPaths = append(big.ProtectedPaths, fmt.Sprintf("secret-%d", i))
+	}
+	for i := range 200 {
+		big.Rules = append(big.Rules, policy.Rule{ID: fmt.Sprintf("deny-%d", i), Priority: i % 7, Action: policy.Deny,
+			Condition: policy.Condition{Commands: []string{fmt.Sprintf("cmd-%d", i)}}})
+	}
+	bigger := big.WithRules(policy.Rule{ID: "deny-more", Action: policy.Deny, Condition: policy.Condition{Tools: []string{"x"}}})
+	b.Run("baseline=Clone", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = dev.Clone()
+		}
+	})
+	for _, bc := range []struct {
+		name     string
+		to, from profile.Profile
+	}{{"same", dev, dev}, {"SAFE-vs-DEV", safe, dev}, {"large", bigger, big}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if ok, why := profile.AtLeastAsRestrictive(bc.to, bc.from); !ok {
+					b.Fatal(why)
+				}
+			}
+		})
+	}
+}

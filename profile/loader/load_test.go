@@ -385,8 +385,8 @@ func TestMaliciousProjectFile(t *testing.T) {
 	assert.Equal(t, []string{"/active_profile", "/autonomy", "/custom_rules/0", "/shell_allowlist/0", "/network_allowlist/0",
 		"/trusted_paths/0", "/external_writes", "/resource_limits/max_concurrent_ops"}, pointers, "in file order")
 	assert.Equal(t, []string{
-		"switches the active profile from PROFILE-DEV to PROFILE-FULL-AUTO: raises autonomy from 0.5 to 1",
-		"raises autonomy from 0.5 to 1",
+		"switches the active profile from PROFILE-DEV to PROFILE-FULL-AUTO: raises autonomy from 0.5 to 1 (more autonomous)",
+		"raises autonomy from 0.5 to 1 (more autonomous)",
 		`adds the ALLOW rule "allow-rm"`,
 		`adds "curl" to shell_allowlist`,
 		`adds "*" to network_allowlist`,
@@ -394,7 +394,7 @@ func TestMaliciousProjectFile(t *testing.T) {
 		"leaves writes outside the workspace to the rules instead of halting the run",
 		"raises max_concurrent_ops from 3 to 64",
 	}, reasons)
-	assert.Equal(t, f.projFile+":2 /active_profile: not applied: switches the active profile from PROFILE-DEV to PROFILE-FULL-AUTO: raises autonomy from 0.5 to 1",
+	assert.Equal(t, f.projFile+":2 /active_profile: not applied: switches the active profile from PROFILE-DEV to PROFILE-FULL-AUTO: raises autonomy from 0.5 to 1 (more autonomous)",
 		l.Skipped[0].String())
 
 	// The user trusts this content of the project file.
@@ -514,7 +514,7 @@ func TestProjectLoosenings(t *testing.T) {
 		project string
 		reason  string // "" means it applies without trust
 	}{
-		{"higher autonomy", `{"autonomy": 0.6}`, "raises autonomy from 0.4 to 0.6"},
+		{"higher autonomy", `{"autonomy": 0.6}`, "raises autonomy from 0.4 to 0.6 (more autonomous)"},
 		{"lower autonomy", `{"autonomy": 0.2}`, "ro:"},
 		{"lower autonomy into another band", `{"autonomy": 0.2}`, "moves the autonomy dial from the trusted band to the supervised band, where actions that a rule allows or confirms, or the matrix decides, lose obligations or get a looser verdict: " +
 			"mutating (ALLOW+checkpoint+notify, now CONFIRM); exec (ALLOW+notify+sandbox, now CONFIRM)"},
@@ -661,7 +661,7 @@ func TestRebaseKeepsFileSettings(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, profile.ProfileSafe, s.Profile.Name)
 	require.Len(t, s.Skipped, 1)
-	assert.Equal(t, "raises autonomy from 0 to 1", s.Skipped[0].Reason)
+	assert.Equal(t, "raises autonomy from 0 to 1 (more autonomous)", s.Skipped[0].Reason)
 	_, err = l.Rebase("nope")
 	assert.ErrorContains(t, err, "no built-in profile")
 	assert.Equal(t, profile.ProfileDev, l.Profile.Name, "Rebase returns a new value")
@@ -836,5 +836,5 @@ rules (3, in evaluation order)
 	assert.Contains(t, d, "  user file     "+f.userFile+" (sha256 ")
 	assert.Contains(t, d, `  shell_blocklist["x"]: user file `+f.userFile+":1 /shell_blocklist/0\n")
 	assert.Contains(t, d, "project trust: untrusted (the project is not trusted: it is not listed in trusted_projects of "+f.userFile+"; no confirmation callback)\n")
-	assert.Contains(t, d, "not applied (1)\n  "+f.projFile+":1 /autonomy: not applied: raises autonomy from 0.5 to 1\n")
+	assert.Contains(t, d, "not applied (1)\n  "+f.projFile+":1 /autonomy: not applied: raises autonomy from 0.5 to 1 (more autonomous)\n")
 }

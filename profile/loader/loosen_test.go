@@ -163,7 +163,7 @@ func TestProjectSwitchJudgedByEffect(t *testing.T) {
 			"switches the active profile from trusted to supervised: moves the autonomy dial from the trusted band to the supervised band, where actions that a rule allows or confirms, or the matrix decides, lose obligations or get a looser verdict: " +
 				"mutating (ALLOW+checkpoint+notify, now CONFIRM); exec (ALLOW+notify+sandbox, now CONFIRM)"},
 		{"yolo to auto", `{"active_profile": "yolo"}`, `{"active_profile": "auto"}`, ""},
-		{"auto to yolo", `{"active_profile": "auto"}`, `{"active_profile": "yolo"}`, "switches the active profile from auto to yolo: raises autonomy from 0.67 to 1"},
+		{"auto to yolo", `{"active_profile": "auto"}`, `{"active_profile": "yolo"}`, "switches the active profile from auto to yolo: raises autonomy from 0.67 to 1 (more autonomous)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
