@@ -310,6 +310,9 @@ const (
 // rulesLoosen judges the rules, the lists and the autonomy band together (see
 // AtLeastAsRestrictive).
 func rulesLoosen(to, from *Profile) string {
+	if bandOf(to.Autonomy) == bandOf(from.Autonomy) && sameRules(to.Rules, from.Rules) && sameLists(to, from) {
+		return "" // the same rules over the same lists in the same band decide the same
+	}
 	tr, fr := prepareRules(to), prepareRules(from)
 	why := structuralLoosens(to, from, tr, fr)
 	if why == "" {
@@ -1023,6 +1026,13 @@ func refersTo(c *policy.Condition, name string) bool {
 // same slice (cheap), or equal ones.
 func sameSlice(a, b []string) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0] || slices.Equal(a, b))
+}
+
+// sameLists reports whether the lists rules refer to are the same in a and b.
+func sameLists(a, b *Profile) bool {
+	return sameSlice(a.ShellAllowlist, b.ShellAllowlist) && sameSlice(a.ShellBlocklist, b.ShellBlocklist) &&
+		sameSlice(a.NetworkAllowlist, b.NetworkAllowlist) && sameSlice(a.AllowedTools, b.AllowedTools) &&
+		sameSlice(a.AutoApprovePatterns, b.AutoApprovePatterns) && sameMap(a.HostGroups, b.HostGroups)
 }
 
 // sameMap reports whether a and b are the same map, or both empty.
