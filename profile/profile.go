@@ -130,7 +130,8 @@ func (e ExternalWrites) String() string {
 	return fmt.Sprintf("ExternalWrites(%d)", uint8(e))
 }
 
-// Limits are a profile's resource limits (the policy spec's resource_limits).
+// Limits are a profile's resource limits (the policy spec's resource_limits). For each, 0 means
+// no limit; a higher limit, and no limit most of all, is looser ([AtLeastAsRestrictive]).
 type Limits struct {
 	// MaxConcurrentOps bounds the operations in flight at once.
 	MaxConcurrentOps int

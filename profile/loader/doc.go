@@ -53,8 +53,31 @@
 // command, protected paths that are patterns (a name may hold * and ?, nothing else), relative
 // trusted paths, duplicate keys and duplicate rule ids are load errors: each a [*Error]
 // with the file, the JSON pointer, the line (and column, for syntax errors) and the reason; all
-// of them are reported, joined ([Errors]). Nothing is applied from a load that fails, so a host that reloads keeps its
-// previous profile.
+// of them are reported, joined ([Errors]), up to 100 per file (then one more says there were
+// more). Nothing is applied from a load that fails, so a host that reloads keeps its previous
+// profile.
+//
+// Limits. A profile file comes from a repository that may be hostile, so what it may cost is
+// bounded, not only its size; each limit is a load error naming the file:
+//
+//	file size              1 MiB (1,048,576 bytes), checked before reading
+//	nesting                32 levels of objects and arrays
+//	values                 200,000, counted after YAML aliases are expanded (an alias counts
+//	                       each time it is used)
+//	expanded size          1 MiB: a YAML file may not stand for more than a JSON file could hold,
+//	                       counted as the JSON value it converts to (each scalar and key by its
+//	                       length, with a few bytes of punctuation), again each use of an alias
+//	                       counting. Without this bound a 34 KB file of 10,000 uses of one alias
+//	                       to a 4,000-byte string, within every other limit, stands for 40 MB.
+//	key length             1,024 bytes (the longest key a profile file uses is 64)
+//	lists and objects      as the schema says (10,000 entries for most lists)
+//	problems reported      100 per file
+//
+// The load's context is looked at while reading, every 1,024 values while decoding, between
+// pieces of the schema validation (an array of more than 256 values is validated in chunks,
+// apart from the value that holds it), every 1,024 entries of the checks, and before every
+// comparison of the merge; when it is done the load stops with an error that wraps the
+// context's error ([*Error] naming the file while a file is processed).
 //
 // Locations. The user file is <user config dir>/reins/profile.json and the project file
 // <project>/.reins/project-profile.json; [Options] changes every part (a host may keep the
@@ -70,7 +93,7 @@
 // opened without blocking (O_NONBLOCK on Unix), read with a bound, and the context is looked at
 // between reads. A named pipe, a device such as /dev/zero, a directory, a sparse file that
 // claims gigabytes and a dangling symbolic link (the file's, or a directory's on the way to it)
-// are each a *LoadError that names the file and the reason, returned at once, without reading.
+// are each an [*Error] that names the file and the reason, returned at once, without reading.
 //
 // Precedence. built-in < user file < project file. The base profile is the highest layer's
 // active_profile; then the user file's settings apply, then the project file's. A value (the
@@ -88,52 +111,41 @@
 // loosens applies only when the project is trusted: when the user file lists the project
 // directory in trusted_projects with the SHA-256 of the project file's content (the hex digest
 // sha256sum prints), or when the host's [ConfirmFunc] approves that content. The trust is bound to
-// the content: an edited project file must be trusted or confirmed again. A setting loosens when
-// it selects an active profile that is not at least as restrictive as the current one
-// ([profile.AtLeastAsRestrictive]), raises the dial, a resource limit or the permission mode
-// (emergency-stop < plan < read-only < default), leaves external writes to the rules, adds an
-// entry to an allow-side list (shell_allowlist, network_allowlist, allowed_tools,
-// auto_approve_patterns, trusted_paths), adds a host to a group that a built-in profile or a
-// non-DENY rule uses, adds an entry to the shell blocklist while a non-DENY rule refers to it,
-// adds a registry host, adds an ALLOW or a CONFIRM rule (a CONFIRM rule can override a denial),
-// or replaces a rule in a way that lets more through.
+// the content: an edited project file must be trusted or confirmed again.
 //
-// Loosening is judged by effect, in the order DENY > CONFIRM > ALLOW where, short of a DENY,
-// the obligations must not shrink either: a decision is at least as strict when it is a DENY,
-// or its verdict is at least as strict and it carries at least the same obligations (so a
-// CONFIRM that drops the sandbox an ALLOW required counts as looser: the human who approves sees
-// the command, not what it does when it runs). A replacement rule is harmless only when it is
-// provably at least as strict for every action: a DENY rule that covers everything the replaced
-// rule matched (a condition at least as broad, field by field) at the same or an earlier
-// priority; or an ALLOW or CONFIRM rule at the same priority that matches exactly the same
-// actions with a verdict and obligations at least as strict. Replacing PROFILE-FULL-AUTO's
-// allow-self-upgrade (ALLOW with checkpoint and notify) by a DENY rule that never matches is a
-// loosening: self-upgrades fall through to default-allow and lose the notification. (Replacing
-// or narrowing an ALLOW rule that carries no obligations never loosens: nothing is more
-// permissive.) Because the gate adds the autonomy matrix cell's obligations to what a rule
-// allows or confirms, a lower dial is a loosening when it moves to a band whose cells carry
-// fewer obligations for a risk level that a non-DENY rule may decide and the permission mode
-// lets through (trusted to supervised takes the sandbox from allowlisted commands); lowering it
-// within a band, from autonomous to trusted, or in read-only mode is not. An active_profile
-// switch replaces the base profile's rules and lists wholesale and is judged the same way, with
-// the user file applied to both profiles; since PROFILE-SAFE allows high-severity reads that
-// PROFILE-DEV confirms, even that switch needs trust, while a switch to plan or emergency-stop
-// never does. Adding denied paths, DENY rules, blocklist entries only DENY rules use, and
-// lowering a limit never need trust; a project that wants a stricter profile without being
-// trusted uses those, permission_mode and a dial in the same band.
+// Loosening has one definition, [profile.AtLeastAsRestrictive], the order profile switching
+// uses too. The project file's settings are applied one by one, in file order (scalars, then
+// lists, then rules, then host-group and registry hosts), each to the profile so far; a setting
+// whose result is not at least as restrictive as the profile before it is left out. The entries
+// a file adds to one list are judged together first, and one by one only when together they
+// loosen (the first 256 of them; the rest are left out with the reason of the whole). An
+// active_profile switch replaces the base profile's rules and lists wholesale, so it is judged
+// with the user file applied to both built-in profiles. The order being transitive, the
+// effective profile is then at least as restrictive as without the project file, and the load
+// checks that as a whole: if it did not hold, the whole project file would be left out and
+// reported as one skipped setting. So a project file without trust may lower a limit, add denied
+// paths, blocklist entries only DENY rules use, DENY rules, a stricter permission mode, a dial in
+// a band whose matrix keeps the obligations, or a switch to a profile that is at least as
+// restrictive with the user file applied; it may not raise the dial, a resource limit or the
+// permission mode, leave external writes to the rules, stop exec checkpoints, add a trusted path
+// or change registry hosts; and its hosts, allow-side list entries and ALLOW or CONFIRM rules
+// apply only where they provably let nothing more through (an entry in a list no rule refers to
+// changes no decision). The order's documentation says how decisions are compared (a CONFIRM
+// stands in for notify and sandbox, never for a checkpoint) and how rules are proven harmless.
 //
 // Without trust the loosening settings are left out, each reported in [Loaded.Skipped] with its
-// pointer and reason, [Loaded.Trust] and [Loaded.TrustReason] say why, and the rest applies. A [Loader] remembers the contents its callback approved, so reloading
-// an unchanged file does not ask again.
+// pointer and reason, [Loaded.Trust] and [Loaded.TrustReason] say why, and the rest applies. A
+// [Loader] remembers the contents its callback approved, so reloading an unchanged file does not
+// ask again.
 //
 // # Security model and limitations
 //
-// Trust decisions are made setting by setting against the layers below; the whole-profile
-// order ([profile.AtLeastAsRestrictive]) is stricter in one place: it counts any host added to a group
-// as a loosening, where the loader lets a project widen a group that only DENY rules use. The
-// loader reads each file once and hashes the bytes it parsed, so a file swapped between the
-// read and the hash cannot be trusted by mistake; it cannot stop an agent from editing the files
-// themselves, which is why every loaded profile protects the directories the files are read
-// from (and the gate protects its own configuration directory). A trusted project file may loosen anything the user file could, including
-// selecting yolo: trust a project only as far as its authors.
+// Trust decisions are made setting by setting against the layers below, with the same order as
+// profile switching, and conservatively: a setting the order cannot prove harmless needs trust
+// even when it is. The loader reads each file once and hashes the bytes it parsed, so a file
+// swapped between the read and the hash cannot be trusted by mistake; it cannot stop an agent
+// from editing the files themselves, which is why every loaded profile protects the directories
+// the files are read from (and the gate protects its own configuration directory). A trusted
+// project file may loosen anything the user file could, including selecting yolo: trust a
+// project only as far as its authors.
 package loader

@@ -256,7 +256,7 @@ func (l *Loader) Load(ctx context.Context) (*Loaded, error) {
 		switch {
 		case r.err == nil:
 			st.Found, st.SHA256 = true, digestOf(r.data)
-			f, err := parseFile(r.layer, r.path, r.data)
+			f, err := parseFile(ctx, r.layer, r.path, r.data)
 			if err != nil {
 				errs = append(errs, err)
 			}
@@ -312,7 +312,7 @@ func Load(ctx context.Context, opts *Options) (*Loaded, error) {
 
 // resolve merges the layers, deciding trust when the project file loosens anything.
 func (l *Loader) resolve(ctx context.Context, user, project *parsedFile) (*Loaded, error) {
-	b, err := build(l.opts.Default, "", user, project, false, l.protect)
+	b, err := build(ctx, l.opts.Default, "", user, project, false, l.protect)
 	if err != nil {
 		return nil, err
 	}
@@ -323,7 +323,7 @@ func (l *Loader) resolve(ctx context.Context, user, project *parsedFile) (*Loade
 			out.Trust, out.TrustReason = l.confirm(ctx, project, b.skipped, out.TrustReason)
 		}
 		if out.Trust != Untrusted && len(b.skipped) > 0 {
-			if b, err = build(l.opts.Default, "", user, project, true, l.protect); err != nil {
+			if b, err = build(ctx, l.opts.Default, "", user, project, true, l.protect); err != nil {
 				return nil, err
 			}
 		}
@@ -422,7 +422,7 @@ func (l *Loaded) Rebase(name string) (*Loaded, error) {
 		return nil, err
 	}
 	trusted := l.Trust == TrustedByUser || l.Trust == TrustedByHost
-	b, err := build(l.def, base.Name, l.user, l.project, trusted, l.protect)
+	b, err := build(context.Background(), l.def, base.Name, l.user, l.project, trusted, l.protect)
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,7 @@ package loader
 
 import (
 	"cmp"
-	"errors"
+	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -12,7 +12,6 @@ import (
 
 	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
-	"github.com/reins-go/reins/risk"
 )
 
 // Skipped is a setting of a project file that was not applied because it loosens the profile
@@ -37,118 +36,65 @@ func (s Skipped) String() string {
 
 // builder applies the layers to a built-in profile.
 type builder struct {
+	ctx          context.Context
 	p            profile.Profile
 	prov         Provenance
 	skipped      []Skipped
 	errs         []*Error
 	allowProject bool // the project is trusted: its loosenings apply
-	// keepBand, when not "", is why the project file may not move the dial to another band of
-	// the autonomy matrix: the settings that would are skipped with this reason. keepProfile is
-	// the same for the project file's active_profile.
-	keepBand, keepProfile string
-	// switchedTo is the built-in profile the project file switched to, if it did.
-	switchedTo string
+	// keepProfile, when not "", is why the project file may not switch the active profile.
+	keepProfile string
 }
 
 // build computes the effective profile: the base built-in (override if set, else the highest
 // layer's active_profile, else def), then the user file, then the project file, then the
 // protected paths the host adds (protect). Project loosenings apply only when allowProject.
 //
-// A lower dial is not always stricter: the rule layer adds the autonomy matrix cell's
-// obligations to what a rule allows or confirms, and a lower band's cells can carry fewer
-// (trusted mutating is ALLOW+notify+checkpoint, supervised mutating is CONFIRM). So when an
-// untrusted project file moves the dial to another band, the result is compared with the profile
-// without the project file (bandLoss); if some action could lose an obligation or get a looser
-// matrix verdict, the profile is built again with every project setting that moves the band
-// skipped.
-func build(def, override string, user, project *parsedFile, allowProject bool, protect []string) (*builder, error) {
-	var keep keepRules
-	for {
-		b, err := build1(def, override, user, project, allowProject, protect, keep)
-		if err != nil || project == nil || allowProject {
-			return b, err
-		}
-		without, err := build1(def, override, user, nil, false, protect, keepRules{})
+// Whether a project setting loosens is decided by profile.AtLeastAsRestrictive, the one
+// restrictiveness order, setting by setting in file order: each setting is applied to the
+// profile so far and kept when the result is at least as restrictive, so (the order being
+// transitive) the effective profile is at least as restrictive as the profile without the
+// project file. An active_profile switch replaces the base profile's rules and lists wholesale,
+// so it is judged with the user file applied to both built-in profiles. The result is checked as
+// a whole at the end: if it were not at least as restrictive as without the project file, the
+// whole project file would be left out (fail closed).
+//
+// ctx is looked at before every comparison; when it is done, build returns its error.
+func build(ctx context.Context, def, override string, user, project *parsedFile, allowProject bool, protect []string) (*builder, error) {
+	if project == nil || allowProject {
+		return build1(ctx, def, override, user, project, allowProject, protect, "")
+	}
+	without, err := build1(ctx, def, override, user, nil, false, protect, "")
+	if err != nil {
+		return nil, err
+	}
+	keep := ""
+	if n, _ := activeOf(project); n != "" && override == "" {
+		to, err := build1(ctx, def, n, user, nil, false, protect, "")
 		if err != nil {
 			return nil, err
 		}
-		if b.switchedTo != "" && keep.profile == "" {
-			// The switch replaces the base profile's rules and lists wholesale: compare the
-			// two bases with the user file applied to each.
-			to, err := build1(def, b.switchedTo, user, nil, false, protect, keepRules{})
-			if err != nil {
-				return nil, err
-			}
-			if why := profileLoosens(without.p, to.p); why != "" {
-				keep.profile = why
-				continue
-			}
+		if ok, why := profile.AtLeastAsRestrictive(to.p, without.p); !ok {
+			keep = fmt.Sprintf("switches the active profile from %s to %s: %s", without.p.Name, to.p.Name, why)
 		}
-		if why := bandLoss(without.p, b.p); why != "" && keep.band == "" {
-			keep.band = why
-			continue
-		}
-		return b, nil
 	}
+	b, err := build1(ctx, def, override, user, project, false, protect, keep)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("profile: not loaded: %w", err)
+	}
+	if ok, why := profile.AtLeastAsRestrictive(b.p, without.p); !ok {
+		without.skipped = []Skipped{{Source: project.src(""), Setting: Setting{Field: "project file"},
+			Reason: "its settings, each at least as restrictive on its own, loosen the profile together: " + why}}
+		return without, nil
+	}
+	return b, nil
 }
 
-// keepRules are the reasons (when not "") why an untrusted project file may not switch the
-// active profile (profile) or move the dial to another band (band).
-type keepRules struct{ profile, band string }
-
-// bandLoss compares the autonomy bands of two profiles, from (without the project file) and to
-// (with it), and says how moving from one to the other can make a decision more permissive or
-// drop obligations, or "". Only the risk levels that to's permission mode lets through to the
-// rules and the matrix count. At each, the matrix cell must be at least as strict (a stricter
-// verdict, or the same verdict with at least the obligations) and, if a rule that is not a DENY
-// rule may decide actions of that level, the cell's obligations (which the gate adds to the
-// rule's) must not shrink.
-func bandLoss(from, to profile.Profile) string {
-	fb, err1 := policy.BandOf(from.Autonomy)
-	tb, err2 := policy.BandOf(to.Autonomy)
-	if err1 != nil || err2 != nil || fb == tb {
-		return ""
-	}
-	var levels []risk.Level
-	switch to.Mode {
-	case profile.ModeDefault:
-		levels = risk.Levels()
-	case profile.ModeReadOnly:
-		levels = []risk.Level{risk.ReadOnly}
-	}
-	var lost []string
-	for _, l := range levels {
-		fc, tc := policy.Matrix(fb, l), policy.Matrix(tb, l)
-		matrixOK := tc.Verdict == policy.Deny || tc.Verdict.StricterThan(fc.Verdict) ||
-			tc.Verdict == fc.Verdict && tc.Obligations.Has(fc.Obligations)
-		ruleOK := tc.Obligations.Has(fc.Obligations) || !ruleMayDecide(to.Rules, l)
-		if !matrixOK || !ruleOK {
-			lost = append(lost, fmt.Sprintf("%s (%s, now %s)", l, fc, tc))
-		}
-	}
-	if len(lost) == 0 {
-		return ""
-	}
-	return fmt.Sprintf("moves the autonomy dial from the %s band to the %s band, where actions that a rule allows or confirms, or the matrix decides, lose obligations or get a looser verdict: %s",
-		fb, tb, strings.Join(lost, "; "))
-}
-
-// ruleMayDecide reports whether a rule that is not a DENY rule may match a part of risk level l:
-// its risk_level condition is unset, lists l, or lists a severity (any level may have it).
-func ruleMayDecide(rules []policy.Rule, l risk.Level) bool {
-	for _, r := range rules {
-		if r.Action == policy.Deny {
-			continue
-		}
-		if m := r.Condition.Risk; m.IsZero() || m.Levels.Has(l) || !m.Severities.Empty() {
-			return true
-		}
-	}
-	return false
-}
-
-func build1(def, override string, user, project *parsedFile, allowProject bool, protect []string, keep keepRules) (*builder, error) {
-	b := &builder{prov: Provenance{m: map[Setting]Source{}}, allowProject: allowProject, keepBand: keep.band, keepProfile: keep.profile}
+func build1(ctx context.Context, def, override string, user, project *parsedFile, allowProject bool, protect []string, keepProfile string) (*builder, error) {
+	b := &builder{ctx: ctx, prov: Provenance{m: map[Setting]Source{}}, allowProject: allowProject, keepProfile: keepProfile}
 	name, src := def, Source{Origin: OriginBuiltin, Profile: def}
 	if override != "" {
 		name, src = override, Source{Origin: OriginHost, Profile: override}
@@ -162,22 +108,11 @@ func build1(def, override string, user, project *parsedFile, allowProject bool, 
 			name, src = profile.ApprovalSafe, user.src("/approval")
 		}
 		if n, ptr := activeOf(project); n != "" {
-			cur, err1 := profile.Builtin(name)
-			cand, err2 := profile.Builtin(n)
-			if err := errors.Join(err1, err2); err != nil {
+			cand, err := profile.Builtin(n)
+			if err != nil {
 				return nil, err
 			}
-			ok, why := profile.AtLeastAsRestrictive(cand, cur)
-			switch {
-			case ok && b.keepProfile != "":
-				ok, why = false, b.keepProfile
-			case ok && b.keepBand != "" && bandOf(cand.Autonomy) != bandOf(cur.Autonomy):
-				ok, why = false, b.keepBand
-			}
-			if b.gate(project, ptr, Setting{Field: "active_profile"}, fmt.Sprintf("switches the active profile from %s to %s: %s", cur.Name, cand.Name, why), !ok) {
-				if cand.Name != cur.Name {
-					b.switchedTo = cand.Name
-				}
+			if b.gate(project, ptr, Setting{Field: "active_profile"}, keepProfile) {
 				name, src = cand.Name, project.src(ptr)
 			}
 		}
@@ -192,6 +127,9 @@ func build1(def, override string, user, project *parsedFile, allowProject bool, 
 		if f != nil {
 			b.apply(f)
 		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("profile: not loaded: %w", err)
 	}
 	if len(b.errs) > 0 {
 		sortErrors(b.errs)
@@ -256,11 +194,24 @@ func (b *builder) lists(p *profile.Profile) map[string][]string {
 	}
 }
 
-// gate decides whether a setting of f applies: always for the user file, and for the project
-// file unless it loosens (loosens is true) and the project is not trusted, in which case it is
-// recorded as skipped.
-func (b *builder) gate(f *parsedFile, ptr string, s Setting, reason string, loosens bool) bool {
-	if !loosens || f.layer != OriginProject || b.allowProject {
+// loosens says how changing the profile so far to cand would loosen it, when f is an untrusted
+// project file, or "": profile.AtLeastAsRestrictive decides. A done context counts as a
+// loosening (nothing more applies; build returns the context's error).
+func (b *builder) loosens(f *parsedFile, cand *profile.Profile) string {
+	if f.layer != OriginProject || b.allowProject {
+		return ""
+	}
+	if err := b.ctx.Err(); err != nil {
+		return "not judged: " + err.Error()
+	}
+	_, why := profile.AtLeastAsRestrictive(*cand, b.p)
+	return why
+}
+
+// gate decides whether a setting of f applies: when reason is "" (it does not loosen, or f is
+// not an untrusted project file); otherwise it is recorded as skipped, with the reason.
+func (b *builder) gate(f *parsedFile, ptr string, s Setting, reason string) bool {
+	if reason == "" || f.layer != OriginProject || b.allowProject {
 		return true
 	}
 	b.skipped = append(b.skipped, Skipped{Source: f.src(ptr), Setting: s, Reason: reason})
@@ -270,104 +221,111 @@ func (b *builder) gate(f *parsedFile, ptr string, s Setting, reason string, loos
 func (b *builder) apply(f *parsedFile) {
 	c := &f.cfg
 	p := &b.p
+	if b.ctx.Err() != nil {
+		return
+	}
 
 	if c.PermissionMode != nil {
-		mode, dial := p.Mode, p.Autonomy
+		cand := *p
 		if band, err := policy.ParseBand(*c.PermissionMode); err == nil {
-			mode = profile.ModeDefault
-			if cur, _ := policy.BandOf(dial); cur != band && c.Autonomy == nil {
-				dial = band.Dial()
+			cand.Mode = profile.ModeDefault
+			if cur, _ := policy.BandOf(p.Autonomy); cur != band && c.Autonomy == nil {
+				cand.Autonomy = band.Dial()
 			}
 		} else if m, err := profile.ParseMode(*c.PermissionMode); err == nil {
-			mode = m
+			cand.Mode = m
 		}
-		reason, loosens := "", false
-		switch {
-		case p.Mode.StricterThan(mode):
-			reason, loosens = fmt.Sprintf("loosens the permission mode from %s to %s", p.Mode, mode), true
-		case dial > p.Autonomy:
-			reason, loosens = fmt.Sprintf("raises autonomy from %v to %v", p.Autonomy, dial), true
-		case b.keepBand != "" && bandOf(dial) != bandOf(p.Autonomy):
-			reason, loosens = b.keepBand, true
-		}
-		if b.gate(f, "/permission_mode", Setting{Field: "permission_mode"}, reason, loosens) {
-			p.Mode = mode
+		if b.gate(f, "/permission_mode", Setting{Field: "permission_mode"}, b.loosens(f, &cand)) {
+			p.Mode = cand.Mode
 			b.prov.set("permission_mode", "", f.src("/permission_mode"))
-			if dial != p.Autonomy {
-				p.Autonomy = dial
+			if cand.Autonomy != p.Autonomy {
+				p.Autonomy = cand.Autonomy
 				b.prov.set("autonomy", "", f.src("/permission_mode"))
 			}
 		}
 	}
 	if c.Autonomy != nil {
-		v := *c.Autonomy
-		reason, loosens := fmt.Sprintf("raises autonomy from %v to %v", p.Autonomy, v), v > p.Autonomy
-		if !loosens && b.keepBand != "" && bandOf(v) != bandOf(p.Autonomy) {
-			reason, loosens = b.keepBand, true
-		}
-		if b.gate(f, "/autonomy", Setting{Field: "autonomy"}, reason, loosens) {
-			p.Autonomy = v
+		cand := *p
+		cand.Autonomy = *c.Autonomy
+		if b.gate(f, "/autonomy", Setting{Field: "autonomy"}, b.loosens(f, &cand)) {
+			p.Autonomy = cand.Autonomy
 			b.prov.set("autonomy", "", f.src("/autonomy"))
 		}
 	}
 	if c.ExternalWrites != nil {
-		v := profile.ExternalWritesHalt
+		cand := *p
+		cand.ExternalWrites = profile.ExternalWritesHalt
 		if *c.ExternalWrites == "policy" {
-			v = profile.ExternalWritesByPolicy
+			cand.ExternalWrites = profile.ExternalWritesByPolicy
 		}
-		if b.gate(f, "/external_writes", Setting{Field: "external_writes"}, "leaves writes outside the workspace to the rules instead of halting the run", v > p.ExternalWrites) {
-			p.ExternalWrites = v
+		if b.gate(f, "/external_writes", Setting{Field: "external_writes"}, b.loosens(f, &cand)) {
+			p.ExternalWrites = cand.ExternalWrites
 			b.prov.set("external_writes", "", f.src("/external_writes"))
 		}
 	}
 	if c.ExecCheckpoints != nil {
-		v := profile.ExecCheckpointsOn
+		cand := *p
+		cand.ExecCheckpoints = profile.ExecCheckpointsOn
 		if *c.ExecCheckpoints == "off" {
-			v = profile.ExecCheckpointsOff
+			cand.ExecCheckpoints = profile.ExecCheckpointsOff
 		}
-		if b.gate(f, "/exec_checkpoints", Setting{Field: "exec_checkpoints"}, "stops checkpointing commands that execute programs", v > p.ExecCheckpoints) {
-			p.ExecCheckpoints = v
+		if b.gate(f, "/exec_checkpoints", Setting{Field: "exec_checkpoints"}, b.loosens(f, &cand)) {
+			p.ExecCheckpoints = cand.ExecCheckpoints
 			b.prov.set("exec_checkpoints", "", f.src("/exec_checkpoints"))
 		}
 	}
 	if l := c.ResourceLimits; l != nil {
-		limit := func(name string, v *int, cur int, set func(int)) {
+		limit := func(name string, v *int, set func(*profile.Limits, int)) {
 			if v == nil {
 				return
 			}
 			ptr := "/resource_limits/" + name
-			if b.gate(f, ptr, Setting{Field: "resource_limits." + name}, fmt.Sprintf("raises %s from %d to %d", name, cur, *v), *v > cur) {
-				set(*v)
+			cand := *p
+			set(&cand.Limits, *v)
+			if b.gate(f, ptr, Setting{Field: "resource_limits." + name}, b.loosens(f, &cand)) {
+				p.Limits = cand.Limits
 				b.prov.set("resource_limits."+name, "", f.src(ptr))
 			}
 		}
-		limit("max_concurrent_ops", l.MaxConcurrentOps, p.Limits.MaxConcurrentOps, func(v int) { p.Limits.MaxConcurrentOps = v })
-		limit("max_files_per_plan", l.MaxFilesPerPlan, p.Limits.MaxFilesPerPlan, func(v int) { p.Limits.MaxFilesPerPlan = v })
-		limit("timeout_seconds", l.TimeoutSeconds, int(p.Limits.Timeout/time.Second), func(v int) { p.Limits.Timeout = time.Duration(v) * time.Second })
+		limit("max_concurrent_ops", l.MaxConcurrentOps, func(l *profile.Limits, v int) { l.MaxConcurrentOps = v })
+		limit("max_files_per_plan", l.MaxFilesPerPlan, func(l *profile.Limits, v int) { l.MaxFilesPerPlan = v })
+		limit("timeout_seconds", l.TimeoutSeconds, func(l *profile.Limits, v int) { l.Timeout = time.Duration(v) * time.Second })
 	}
 
-	// Restrictions accumulate: they never loosen. The blocklist is a restriction only as long
-	// as DENY rules alone use it: an entry added to a list that a CONFIRM or ALLOW rule refers
-	// to widens that rule.
-	b.add(f, "denied_paths", "/denied_paths", c.DeniedPaths, &p.ProtectedPaths, false, true)
-	b.add(f, "write_protected_paths", "/write_protected_paths", c.WriteProtected, &p.WriteProtectedPaths, false, true)
-	b.add(f, "shell_blocklist", "/shell_blocklist", c.ShellBlocklist, &p.ShellBlocklist, b.listGrants(f, policy.ListShellBlocklist), false)
-	// Allow-side lists widen what runs without asking: every new entry loosens.
-	b.add(f, "shell_allowlist", "/shell_allowlist", c.ShellAllowlist, &p.ShellAllowlist, true, false)
-	b.add(f, "network_allowlist", "/network_allowlist", c.NetworkAllow, &p.NetworkAllowlist, true, false)
-	b.add(f, "trusted_paths", "/trusted_paths", c.TrustedPaths, &p.TrustedPaths, true, false)
-	b.add(f, "allowed_tools", "/allowed_tools", c.AllowedTools, &p.AllowedTools, true, false)
-	b.add(f, "auto_approve_patterns", "/auto_approve_patterns", c.AutoApprove, &p.AutoApprovePatterns, true, false)
+	type listField struct {
+		field, ptr string
+		list       []string
+		dst        func(*profile.Profile) *[]string
+		fold       bool
+	}
+	protected := func(q *profile.Profile) *[]string { return &q.ProtectedPaths }
+	trusted := func(q *profile.Profile) *[]string { return &q.TrustedPaths }
+	tools := func(q *profile.Profile) *[]string { return &q.AllowedTools }
+	auto := func(q *profile.Profile) *[]string { return &q.AutoApprovePatterns }
+	fields := []listField{
+		{"denied_paths", "/denied_paths", c.DeniedPaths, protected, true},
+		{"write_protected_paths", "/write_protected_paths", c.WriteProtected, func(q *profile.Profile) *[]string { return &q.WriteProtectedPaths }, true},
+		{"shell_blocklist", "/shell_blocklist", c.ShellBlocklist, func(q *profile.Profile) *[]string { return &q.ShellBlocklist }, false},
+		{"shell_allowlist", "/shell_allowlist", c.ShellAllowlist, func(q *profile.Profile) *[]string { return &q.ShellAllowlist }, false},
+		{"network_allowlist", "/network_allowlist", c.NetworkAllow, func(q *profile.Profile) *[]string { return &q.NetworkAllowlist }, false},
+		{"trusted_paths", "/trusted_paths", c.TrustedPaths, trusted, false},
+		{"allowed_tools", "/allowed_tools", c.AllowedTools, tools, false},
+		{"auto_approve_patterns", "/auto_approve_patterns", c.AutoApprove, auto, false},
+	}
 	if a := c.Approval; a != nil {
-		b.add(f, "denied_paths", "/approval/denied_paths", a.DeniedPaths, &p.ProtectedPaths, false, true)
-		b.add(f, "trusted_paths", "/approval/trusted_paths", a.TrustedPaths, &p.TrustedPaths, true, false)
-		b.add(f, "allowed_tools", "/approval/allowed_tools", a.AllowedTools, &p.AllowedTools, true, false)
-		b.add(f, "auto_approve_patterns", "/approval/auto_approve_patterns", a.AutoApprove, &p.AutoApprovePatterns, true, false)
+		fields = append(fields,
+			listField{"denied_paths", "/approval/denied_paths", a.DeniedPaths, protected, true},
+			listField{"trusted_paths", "/approval/trusted_paths", a.TrustedPaths, trusted, false},
+			listField{"allowed_tools", "/approval/allowed_tools", a.AllowedTools, tools, false},
+			listField{"auto_approve_patterns", "/approval/auto_approve_patterns", a.AutoApprove, auto, false})
+	}
+	for _, lf := range fields {
+		b.add(f, lf.field, lf.ptr, lf.list, lf.dst, lf.fold)
 	}
 	b.unprotect(f, c.Unprotected) // after the additions: a file's removals win within the file
 
 	// Host groups are declared first (an empty group grants nothing), so rules can refer to
-	// them; their hosts are added after the rules, when it is known which rules use them.
+	// them; their hosts are added after the rules.
 	groups := slices.Sorted(maps.Keys(c.HostGroups))
 	for _, g := range groups {
 		if p.HostGroups == nil {
@@ -380,135 +338,160 @@ func (b *builder) apply(f *parsedFile) {
 	}
 	b.rules(f)
 	for _, g := range groups {
-		loosens := b.groupGrants(g)
-		for i, h := range c.HostGroups[g] {
-			if slices.Contains(p.HostGroups[g], h) {
-				continue
-			}
-			ptr := pointerOf("host_groups", g, strconv.Itoa(i))
-			if b.gate(f, ptr, Setting{"host_groups." + g, h}, fmt.Sprintf("adds %q to host group %q", h, g), loosens) {
-				p.HostGroups[g] = append(p.HostGroups[g], h)
-				b.prov.set("host_groups."+g, h, f.src(ptr))
-			}
-		}
+		b.add(f, "host_groups."+g, pointerOf("host_groups", g), c.HostGroups[g], func(q *profile.Profile) *[]string {
+			l := q.HostGroups[g]
+			return &l
+		}, false)
 	}
 	for _, eco := range slices.Sorted(maps.Keys(c.Registries)) {
-		for i, h := range c.Registries[eco] {
-			if slices.Contains(p.Registries[eco], h) {
-				continue
-			}
-			ptr := pointerOf("registries", eco, strconv.Itoa(i))
-			if b.gate(f, ptr, Setting{"registries." + eco, h}, fmt.Sprintf("adds %q to the %s registry hosts", h, eco), true) {
-				if p.Registries == nil {
-					p.Registries = map[string][]string{}
-				}
-				if _, ok := p.Registries[eco]; !ok {
-					b.prov.set("registries."+eco, "", f.src(pointerOf("registries", eco)))
-				}
-				p.Registries[eco] = append(p.Registries[eco], h)
-				b.prov.set("registries."+eco, h, f.src(ptr))
-			}
+		_, had := p.Registries[eco]
+		b.add(f, "registries."+eco, pointerOf("registries", eco), c.Registries[eco], func(q *profile.Profile) *[]string {
+			l := q.Registries[eco]
+			return &l
+		}, false)
+		if _, has := p.Registries[eco]; has && !had {
+			b.prov.set("registries."+eco, "", f.src(pointerOf("registries", eco)))
 		}
 	}
 }
 
-// add appends a file's list entries to a profile list. Entries already present change nothing
-// and keep their source. For allow-side lists (loosens) every new entry loosens.
-func (b *builder) add(f *parsedFile, field, ptr string, list []string, dst *[]string, loosens, fold bool) {
+// maxJudged bounds how many entries of one list of one file are judged one by one when their
+// additions together loosen the profile; the rest are left out with the reason of the whole.
+const maxJudged = 256
+
+// add adds a file's entries to a profile list (dst selects it in a profile; for host groups and
+// registries it is a copy, written back by setList). Entries already present change nothing and
+// keep their source. For an untrusted project file, the new entries apply together when together
+// they keep the profile at least as restrictive; otherwise each is judged on its own.
+func (b *builder) add(f *parsedFile, field, ptr string, list []string, dst func(*profile.Profile) *[]string, fold bool) {
+	type entry struct {
+		e   string
+		ptr string
+	}
+	var fresh []entry
+	have := map[string]bool{}
+	key := func(e string) string {
+		if fold {
+			return strings.ToLower(e)
+		}
+		return e
+	}
+	for _, e := range *dst(&b.p) {
+		have[key(e)] = true
+	}
 	for i, e := range list {
-		if slices.ContainsFunc(*dst, func(x string) bool { return x == e || fold && strings.EqualFold(x, e) }) {
-			continue
+		if !have[key(e)] {
+			have[key(e)] = true
+			fresh = append(fresh, entry{e, ptr + "/" + strconv.Itoa(i)})
 		}
-		p := ptr + "/" + strconv.Itoa(i)
-		reason := fmt.Sprintf("adds %q to %s", e, field)
-		if field == "shell_blocklist" {
-			reason += ", which a rule that is not a DENY rule refers to"
+	}
+	if len(fresh) == 0 {
+		return
+	}
+	apply := func(es []entry) {
+		l := slices.Clone(*dst(&b.p))
+		for _, x := range es {
+			l = append(l, x.e)
+			b.prov.set(field, x.e, f.src(x.ptr))
 		}
-		if b.gate(f, p, Setting{field, e}, reason, loosens) {
-			*dst = append(*dst, e)
-			b.prov.set(field, e, f.src(p))
+		b.setList(field, l)
+	}
+	with := func(es []entry) profile.Profile {
+		cand := b.p
+		l := slices.Clone(*dst(&b.p))
+		for _, x := range es {
+			l = append(l, x.e)
+		}
+		setList(&cand, field, l)
+		return cand
+	}
+	cand := with(fresh)
+	why := b.loosens(f, &cand)
+	if why == "" {
+		apply(fresh)
+		return
+	}
+	for i, x := range fresh {
+		reason := why
+		if i < maxJudged {
+			one := with([]entry{x})
+			reason = b.loosens(f, &one)
+		} else {
+			reason = fmt.Sprintf("one of the %d entries this file adds to %s, which together loosen the profile: %s", len(fresh), field, why)
+		}
+		if b.gate(f, x.ptr, Setting{field, x.e}, reason) {
+			apply([]entry{x})
 		}
 	}
 }
 
-// bandOf is policy.BandOf without the error (the schema keeps the dial in range).
-func bandOf(dial float64) policy.Band {
-	b, _ := policy.BandOf(dial)
-	return b
-}
+// setList sets a profile list by its field name in b's profile.
+func (b *builder) setList(field string, l []string) { setList(&b.p, field, l) }
 
-// listGrants reports whether a rule that is not a DENY rule, of the profile so far or of file
-// f, refers to the list name, so that entries added to it can allow or confirm something.
-func (b *builder) listGrants(f *parsedFile, name string) bool {
-	for _, rules := range [][]policy.Rule{b.p.Rules, f.cfg.CustomRules} {
-		for _, r := range rules {
-			if r.Action != policy.Deny && refersTo(r.Condition, name) {
-				return true
-			}
+// setList sets the list field of p to l. Maps are copied before they are changed, so a
+// candidate profile never changes the profile it was copied from.
+func setList(p *profile.Profile, field string, l []string) {
+	switch {
+	case field == "denied_paths":
+		p.ProtectedPaths = l
+	case field == "write_protected_paths":
+		p.WriteProtectedPaths = l
+	case field == "shell_blocklist":
+		p.ShellBlocklist = l
+	case field == "shell_allowlist":
+		p.ShellAllowlist = l
+	case field == "network_allowlist":
+		p.NetworkAllowlist = l
+	case field == "trusted_paths":
+		p.TrustedPaths = l
+	case field == "allowed_tools":
+		p.AllowedTools = l
+	case field == "auto_approve_patterns":
+		p.AutoApprovePatterns = l
+	case strings.HasPrefix(field, "host_groups."):
+		p.HostGroups = maps.Clone(p.HostGroups)
+		if p.HostGroups == nil {
+			p.HostGroups = map[string][]string{}
 		}
-	}
-	return false
-}
-
-// groupGrants reports whether hosts added to group g can allow something: it is a group the
-// built-in profiles use, or a rule that is not a DENY rule refers to it.
-func (b *builder) groupGrants(g string) bool {
-	switch g {
-	case profile.GroupAIAPIs, profile.GroupPackageManagers, profile.GroupConfiguredHosts:
-		return true
-	}
-	for _, r := range b.p.Rules {
-		if r.Action != policy.Deny && refersTo(r.Condition, g) {
-			return true
+		p.HostGroups[strings.TrimPrefix(field, "host_groups.")] = l
+	case strings.HasPrefix(field, "registries."):
+		p.Registries = maps.Clone(p.Registries)
+		if p.Registries == nil {
+			p.Registries = map[string][]string{}
 		}
+		p.Registries[strings.TrimPrefix(field, "registries.")] = l
+	default:
+		panic("profile: bug: no list " + field)
 	}
-	return false
-}
-
-func refersTo(c policy.Condition, name string) bool {
-	for _, l := range [][]string{c.Commands, c.Tools, c.Hosts, c.Providers, c.Surfaces} {
-		if slices.Contains(l, "@"+name) {
-			return true
-		}
-	}
-	return false
 }
 
 // rules merges a file's custom rules. A rule with a new id is added ahead of the rules of
-// lower layers (so at equal priority it is evaluated first); a rule with an existing id
-// replaces that rule in place.
+// lower layers (so at equal priority it is evaluated first), after the file's earlier new
+// rules; a rule with an existing id replaces that rule in place.
 func (b *builder) rules(f *parsedFile) {
 	p := &b.p
-	var added []policy.Rule
+	added := 0
 	for i, r := range f.cfg.CustomRules {
 		ptr := "/custom_rules/" + strconv.Itoa(i)
 		if bad := b.unknownRefs(f, ptr, r.Condition); bad {
 			continue
 		}
-		s := Setting{"rules", r.ID}
+		cand := *p
 		j := slices.IndexFunc(p.Rules, func(x policy.Rule) bool { return x.ID == r.ID })
 		if j < 0 {
-			reason := ""
-			switch r.Action {
-			case policy.Allow:
-				reason = fmt.Sprintf("adds the ALLOW rule %q", r.ID)
-			case policy.Confirm:
-				reason = fmt.Sprintf("adds the CONFIRM rule %q, which can override a denial (a DENY rule or the autonomy matrix)", r.ID)
-			}
-			if b.gate(f, ptr, s, reason, reason != "") {
-				added = append(added, r)
-				b.prov.set("rules", r.ID, f.src(ptr))
-			}
-			continue
+			cand.Rules = slices.Insert(slices.Clone(p.Rules), added, r)
+		} else {
+			cand.Rules = slices.Clone(p.Rules)
+			cand.Rules[j] = r
 		}
-		old := p.Rules[j]
-		reason := replacementLoosens(old, r)
-		if b.gate(f, ptr, s, reason, reason != "") {
-			p.Rules[j] = r
+		if b.gate(f, ptr, Setting{"rules", r.ID}, b.loosens(f, &cand)) {
+			p.Rules = cand.Rules
+			if j < 0 {
+				added++
+			}
 			b.prov.set("rules", r.ID, f.src(ptr))
 		}
 	}
-	p.Rules = append(added, p.Rules...)
 }
 
 // unknownRefs records a load error for every @reference in c that names neither a profile list
@@ -538,269 +521,6 @@ func (b *builder) unknownRefs(f *parsedFile, ptr string, c policy.Condition) boo
 	return bad
 }
 
-// replacementLoosens says how replacing rule old by r loosens the rules, or "" if it does not.
-// The replacement is judged by its effect on decisions, conservatively: it is harmless only when,
-// for every action, the decision with r is at least as strict as with old, in the order
-//
-//	DENY  >  CONFIRM with obligations O  >=  ALLOW with obligations O' when O ⊇ O'
-//
-// (a DENY is stricter than anything; otherwise the verdict must be at least as strict AND the
-// obligations a superset: a CONFIRM without the checkpoint, notification or sandbox the rule it
-// replaces required is a loosening, because the human who approves it sees the command, not
-// what it does when it runs). Deciding that for arbitrary conditions is not possible in general,
-// so r must be provably at least as strict:
-//
-//   - A DENY rule is harmless when it matches every action old matched (its condition is
-//     provably at least as broad, see covers) and is evaluated no later than old. Anything more
-//     it matches becomes a denial. If it misses some, those actions fall through to later rules
-//     or the autonomy matrix, which may allow them with fewer obligations (the project file that
-//     replaces PROFILE-FULL-AUTO's allow-self-upgrade by a DENY rule that never matches takes
-//     away its checkpoint and notification). The one exception: old is an ALLOW rule without
-//     obligations, the most permissive outcome there is, so whatever the actions fall through to
-//     is at least as strict.
-//   - An ALLOW or CONFIRM rule must stand where old stood (same priority, so the same place in
-//     the evaluation order), match no action old did not (anything else could override a later
-//     denial), match every action old matched (unless old is an ALLOW rule without
-//     obligations), give a verdict at least as strict and keep old's obligations.
-func replacementLoosens(old, r policy.Rule) string {
-	// An ALLOW rule that adds no obligation: nothing an action can fall through to is more
-	// permissive, since the rule layer and the matrix both add the matrix cell's obligations.
-	minimal := old.Action == policy.Allow && old.Obligations == 0
-	if r.Action == policy.Deny {
-		switch {
-		case minimal || r.Priority <= old.Priority && covers(r, old):
-			return ""
-		case old.Action == policy.Allow:
-			return fmt.Sprintf("replaces the ALLOW rule %q, which adds %s, with a DENY rule that does not cover every action it allowed: those fall through to later rules or the autonomy matrix, without its obligations", r.ID, old.Obligations)
-		}
-		return fmt.Sprintf("changes the condition or priority of the %s rule %q", old.Action, r.ID)
-	}
-	samePlace := old.Priority == r.Priority
-	noMore := samePlace && covers(old, r) // r decides no action that old did not decide
-	noLess := samePlace && covers(r, old) // every action old decided, r decides
-	switch {
-	case old.Action == policy.Allow && r.Action == policy.Confirm && !noMore:
-		return fmt.Sprintf("replaces the ALLOW rule %q with a CONFIRM rule that matches elsewhere, which can override a denial", r.ID)
-	case old.Action == policy.Allow && noMore && !noLess && !minimal:
-		return fmt.Sprintf("narrows the ALLOW rule %q, which adds %s: the actions it no longer matches fall through to later rules or the autonomy matrix, without its obligations", r.ID, old.Obligations)
-	case old.Action == policy.Allow && !noMore:
-		return fmt.Sprintf("changes what the ALLOW rule %q allows", r.ID)
-	case !noMore || !noLess && !minimal:
-		return fmt.Sprintf("changes the condition or priority of the %s rule %q", old.Action, r.ID)
-	case old.Action.StricterThan(r.Action):
-		return fmt.Sprintf("turns the %s rule %q into %s", old.Action, r.ID, r.Action)
-	case !r.Obligations.Has(old.Obligations):
-		return fmt.Sprintf("drops obligations of the %s rule %q", old.Action, r.ID)
-	}
-	return ""
-}
-
-// covers reports whether rule a provably matches every action rule b matches. A condition is a
-// conjunction of its fields and a list field holds when any entry does, so a's condition is at
-// least as broad as b's when each field of a is unset, or set the same way as in b, or (for
-// lists) lists everything b lists. Operations are compared in canonical form and risk levels and
-// severities by value. Entries are compared as written, not as what they match ("go" matches
-// more than "go test", but covers does not know that): a false "no" only makes a harmless
-// replacement need trust.
-//
-// The commands and command_pattern fields of an ALLOW rule match less than the same fields of a
-// DENY or CONFIRM rule (an ALLOW entry "rm" does not cover "/bin/rm"; an ALLOW pattern is not
-// tried against the whole line), so an ALLOW rule with either field never covers a DENY or
-// CONFIRM rule.
-func covers(a, b policy.Rule) bool {
-	ca, cb := &a.Condition, &b.Condition
-	if a.Action == policy.Allow && b.Action != policy.Allow && (len(ca.Commands) > 0 || ca.CommandPattern != "") {
-		return false
-	}
-	if ca.OutsideWorkspace && !cb.OutsideWorkspace {
-		return false
-	}
-	for _, f := range [][2]string{{ca.TargetPattern, cb.TargetPattern}, {ca.CommandPattern, cb.CommandPattern}} {
-		if f[0] != "" && f[0] != f[1] {
-			return false
-		}
-	}
-	canon := func(ops []policy.Operation) []string {
-		out := make([]string, len(ops))
-		for i, op := range ops {
-			out[i] = string(op.Canonical())
-		}
-		return out
-	}
-	if !listCovers(canon(ca.OperationType), canon(cb.OperationType)) {
-		return false
-	}
-	if !ca.Risk.IsZero() && (cb.Risk.IsZero() || !ca.Risk.Contains(cb.Risk)) {
-		return false
-	}
-	for _, l := range [][2][]string{{ca.Commands, cb.Commands}, {ca.Tools, cb.Tools}, {ca.Hosts, cb.Hosts},
-		{ca.Providers, cb.Providers}, {ca.Surfaces, cb.Surfaces}} {
-		if !listCovers(l[0], l[1]) {
-			return false
-		}
-	}
-	return true
-}
-
-// listCovers reports whether a list condition a holds wherever b holds: a is unset, or b is set
-// and every entry of b is in a.
-func listCovers(a, b []string) bool {
-	if len(a) == 0 {
-		return true
-	}
-	if len(b) == 0 {
-		return false
-	}
-	for _, e := range b {
-		if !slices.Contains(a, e) {
-			return false
-		}
-	}
-	return true
-}
-
-// profileLoosens compares two profiles, from and to, by their effect on decisions, for an
-// untrusted project file that switches the active profile from one to the other: it says how
-// some action could be decided less strictly under to, or "" when none can. Deciding that in
-// general is not possible, so the comparison is conservative, in the order replacementLoosens
-// documents:
-//
-//   - a profile whose mode denies everything (emergency-stop, plan) loosens nothing;
-//   - otherwise the mode, external writes and limits must be at least as strict, the protected
-//     paths and the blocklist a superset, the allow-side lists, host groups and registries
-//     subsets;
-//   - and the rules must follow from from's by harmless edits: a rule of from that to lacks is
-//     an ALLOW rule without obligations, or a DENY rule of to with a lower priority covers it; a
-//     rule to adds is a DENY rule; a rule both have passes replacementLoosens; rules of equal
-//     priority keep their order, unless the one that moves ahead is a DENY rule; and a rule that
-//     refers to a list whose entries differ is a DENY rule in both (the list only grew) or an
-//     ALLOW rule without obligations in from (the list only shrank).
-//
-// The band of the autonomy matrix is judged separately (bandLoss).
-func profileLoosens(from, to profile.Profile) string {
-	if to.Mode == profile.ModeEmergencyStop || to.Mode == profile.ModePlan {
-		return ""
-	}
-	switch {
-	case from.Mode.StricterThan(to.Mode):
-		return fmt.Sprintf("permission mode %s is looser than %s", to.Mode, from.Mode)
-	case to.ExternalWrites > from.ExternalWrites:
-		return "external writes are left to the rules instead of halting the run"
-	case to.Limits.MaxFilesPerPlan > from.Limits.MaxFilesPerPlan || to.Limits.MaxConcurrentOps > from.Limits.MaxConcurrentOps || to.Limits.Timeout > from.Limits.Timeout:
-		return "raises a resource limit"
-	}
-	if x := notIn(from.ProtectedPaths, to.ProtectedPaths, true); x != "" {
-		return "no longer protects " + x
-	}
-	if x := notIn(from.WriteProtectedPaths, to.WriteProtectedPaths, true); x != "" {
-		return "no longer write-protects " + x
-	}
-	if x := notIn(from.ShellBlocklist, to.ShellBlocklist, false); x != "" {
-		return "no longer blocks " + x
-	}
-	// changed lists: name -> true if the list only grew (false: it only shrank).
-	grew := map[string]bool{}
-	if !slices.Equal(from.ShellBlocklist, to.ShellBlocklist) {
-		grew[policy.ListShellBlocklist] = true
-	}
-	for _, l := range []struct {
-		name     string
-		from, to []string
-	}{
-		{policy.ListShellAllowlist, from.ShellAllowlist, to.ShellAllowlist},
-		{policy.ListNetworkAllowlist, from.NetworkAllowlist, to.NetworkAllowlist},
-		{policy.ListAllowedTools, from.AllowedTools, to.AllowedTools},
-		{policy.ListAutoApprovePatterns, from.AutoApprovePatterns, to.AutoApprovePatterns},
-		{"trusted_paths", from.TrustedPaths, to.TrustedPaths},
-	} {
-		if x := notIn(l.to, l.from, false); x != "" {
-			return fmt.Sprintf("%s adds %s", l.name, x)
-		}
-		if len(l.to) != len(l.from) {
-			grew[l.name] = false
-		}
-	}
-	for _, g := range slices.Sorted(maps.Keys(to.HostGroups)) {
-		if x := notIn(to.HostGroups[g], from.HostGroups[g], false); x != "" {
-			return fmt.Sprintf("host group %q adds %s", g, x)
-		}
-		if len(to.HostGroups[g]) != len(from.HostGroups[g]) {
-			grew[g] = false
-		}
-	}
-	for _, g := range slices.Sorted(maps.Keys(from.HostGroups)) {
-		if _, ok := to.HostGroups[g]; !ok {
-			grew[g] = false
-		}
-	}
-	for _, k := range slices.Sorted(maps.Keys(to.Registries)) {
-		if x := notIn(to.Registries[k], from.Registries[k], false); x != "" {
-			return fmt.Sprintf("registry %q adds %s", k, x)
-		}
-	}
-
-	index := func(rules []policy.Rule) map[string]int {
-		m := make(map[string]int, len(rules))
-		for i, r := range rules {
-			m[r.ID] = i
-		}
-		return m
-	}
-	fromIdx, toIdx := index(from.Rules), index(to.Rules)
-	refers := func(r policy.Rule, grown bool) bool { // to a list that grew (grown) or shrank
-		for name, g := range grew {
-			if g == grown && refersTo(r.Condition, name) {
-				return true
-			}
-		}
-		return false
-	}
-	for _, old := range from.Rules {
-		j, kept := toIdx[old.ID]
-		if !kept {
-			if old.Action == policy.Allow && old.Obligations == 0 {
-				continue
-			}
-			if slices.ContainsFunc(to.Rules, func(d policy.Rule) bool {
-				return d.Action == policy.Deny && d.Priority < old.Priority && covers(d, old) && !refers(d, false) && !refers(old, false)
-			}) {
-				continue
-			}
-			return fmt.Sprintf("drops the %s rule %q", old.Action, old.ID)
-		}
-		r := to.Rules[j]
-		if why := replacementLoosens(old, r); why != "" {
-			return why
-		}
-		if !refers(old, true) && !refers(old, false) && !refers(r, true) && !refers(r, false) {
-			continue
-		}
-		minimal := old.Action == policy.Allow && old.Obligations == 0
-		switch {
-		case minimal && (r.Action == policy.Deny || !refers(r, true)):
-		case old.Action == policy.Deny && r.Action == policy.Deny && !refers(old, false) && !refers(r, false):
-		default:
-			return fmt.Sprintf("rule %q refers to a list whose entries differ", r.ID)
-		}
-	}
-	for _, r := range to.Rules {
-		if _, had := fromIdx[r.ID]; !had && r.Action != policy.Deny {
-			return fmt.Sprintf("adds the %s rule %q", r.Action, r.ID)
-		}
-	}
-	// Order among rules of equal priority: only a DENY rule may move ahead of another rule.
-	for _, x := range to.Rules {
-		for _, y := range to.Rules {
-			fx, okx := fromIdx[x.ID]
-			fy, oky := fromIdx[y.ID]
-			if okx && oky && x.Priority == y.Priority && fx < fy && toIdx[y.ID] < toIdx[x.ID] && y.Action != policy.Deny {
-				return fmt.Sprintf("rule %q moves ahead of rule %q", y.ID, x.ID)
-			}
-		}
-	}
-	return ""
-}
-
 // unprotect removes a file's unprotected_paths entries (exact entries, any case) from both
 // protection lists. Narrowing loosens, so an untrusted project file's removals are skipped. The
 // seeds' six names were refused when the file was validated, and the gate protects them anyway.
@@ -811,26 +531,18 @@ func (b *builder) unprotect(f *parsedFile, list []string) {
 		if !slices.ContainsFunc(b.p.ProtectedPaths, same) && !slices.ContainsFunc(b.p.WriteProtectedPaths, same) {
 			continue // protects nothing now: nothing to remove
 		}
-		if b.gate(f, ptr, Setting{"unprotected_paths", e}, fmt.Sprintf("removes %q from the protected paths", e), true) {
-			b.p.ProtectedPaths = slices.DeleteFunc(b.p.ProtectedPaths, same)
-			b.p.WriteProtectedPaths = slices.DeleteFunc(b.p.WriteProtectedPaths, same)
+		cand := b.p
+		cand.ProtectedPaths = slices.DeleteFunc(slices.Clone(b.p.ProtectedPaths), same)
+		cand.WriteProtectedPaths = slices.DeleteFunc(slices.Clone(b.p.WriteProtectedPaths), same)
+		reason := ""
+		if i < maxJudged {
+			reason = b.loosens(f, &cand)
+		} else if f.layer == OriginProject && !b.allowProject {
+			reason = fmt.Sprintf("removes %q from the protected paths", e)
+		}
+		if b.gate(f, ptr, Setting{"unprotected_paths", e}, reason) {
+			b.p.ProtectedPaths, b.p.WriteProtectedPaths = cand.ProtectedPaths, cand.WriteProtectedPaths
 			b.prov.set("unprotected_paths", e, f.src(ptr))
 		}
 	}
-}
-
-// notIn returns the first entry of a that is not in b, or "".
-func notIn(a, b []string, fold bool) string {
-	for _, x := range a {
-		found := slices.ContainsFunc(b, func(y string) bool {
-			if fold {
-				return strings.EqualFold(x, y)
-			}
-			return x == y
-		})
-		if !found {
-			return x
-		}
-	}
-	return ""
 }

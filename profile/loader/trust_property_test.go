@@ -17,117 +17,23 @@ import (
 
 	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
+	"github.com/reins-go/reins/profile/internal/evalmodel"
 	"github.com/reins-go/reins/profile/loader"
 	"github.com/reins-go/reins/risk"
 )
 
-// outcome is a decision as far as a profile decides it: the verdict and the obligations.
-type outcome struct {
-	v policy.Verdict
-	o policy.Obligations
-}
-
-func (o outcome) String() string { return policy.Cell{Verdict: o.v, Obligations: o.o}.String() }
-
-// atLeastAsStrict reports whether a is at least as strict as b: a DENY is stricter than
-// anything; otherwise the verdict must be at least as strict (Allow < Confirm < Deny) and the
-// obligations a superset. This is the order the loader promises for untrusted project files (a
-// CONFIRM that drops the sandbox an ALLOW had is not at least as strict).
-func atLeastAsStrict(a, b outcome) bool {
-	return a.v == policy.Deny || !b.v.StricterThan(a.v) && a.o.Has(b.o)
-}
-
-// decideModel decides an action the way the gate's layers that a profile contributes do (see
-// gate/decide.go): the protected paths (relative entries, by path component), the permission
-// mode, then for every part (each risk level of the action, with each target) the rules by
-// priority and otherwise the autonomy matrix, adding the matrix cell's obligations and the
-// checkpoint discipline (mutating and destructive parts are checkpointed); the strictest part
-// decides and the obligations of the parts that go ahead add up; a plan with more files than
-// max_files_per_plan is confirmed. It leaves out what no profile setting changes (hard stops,
-// halts) and the shell analysis (a command's parts are its words).
-func decideModel(c *profile.Compiled, a policy.Action) outcome {
-	deny := outcome{v: policy.Deny}
-	op := a.Operation.Canonical()
-	levels := a.Risk.Union(op.DefaultRisk())
-	if levels.Empty() {
-		levels = risk.Of(risk.Destructive)
+// act turns an action into the evaluation model's: a command line is one command of exec
+// risk (or the declared risk), its words the arguments.
+func act(a policy.Action) evalmodel.Action {
+	x := evalmodel.Action{Action: a}
+	if a.Command != "" {
+		lv := a.Risk
+		if lv.Empty() {
+			lv = risk.Of(risk.Exec)
+		}
+		x.Commands = []evalmodel.Command{{Argv: strings.Fields(a.Command), Risk: lv, Severity: a.Severity}}
 	}
-	writes := levels.Has(risk.Mutating) || levels.Has(risk.Destructive)
-	for _, t := range a.Targets {
-		if !strings.HasPrefix(t, "/") && (protectedModel(c.ProtectedPaths(), t) || writes && protectedModel(c.WriteProtectedPaths(), t)) {
-			return deny
-		}
-	}
-	switch c.Mode() {
-	case profile.ModePlan, profile.ModeEmergencyStop:
-		return deny
-	case profile.ModeReadOnly:
-		if levels != risk.Of(risk.ReadOnly) {
-			return deny
-		}
-	}
-	var acc outcome
-	first := true
-	add := func(p outcome) {
-		if p.v != policy.Deny {
-			acc.o |= p.o
-		}
-		if first || p.v.StricterThan(acc.v) {
-			acc.v, first = p.v, false
-		}
-	}
-	sub := policy.Subject{Tool: a.Tool, Operation: op, Provider: a.Provider, Surface: a.Surface, Line: a.Command,
-		Command: a.Command, Argv: strings.Fields(a.Command), Host: strings.ToLower(a.Host)}
-	for l := range levels.All() {
-		sub.Level, sub.Severity = l, l.Severity()
-		if a.Severity != 0 && a.Risk.Has(l) {
-			sub.Severity = a.Severity
-		}
-		targets := a.Targets
-		if len(targets) == 0 {
-			targets = []string{""}
-		}
-		for _, t := range targets {
-			sub.Root, sub.Target = "", t
-			if t != "" && !strings.HasPrefix(t, "/") {
-				sub.Root = "/ws"
-			}
-			cell := policy.Matrix(c.Band(), l)
-			obl := cell.Obligations
-			if l == risk.Mutating || l == risk.Destructive {
-				obl |= policy.Checkpoint
-			}
-			if m, ok := c.Rules().Evaluate(&sub); ok {
-				add(outcome{m.Verdict, obl | m.Obligations})
-			} else {
-				add(outcome{cell.Verdict, obl})
-			}
-		}
-	}
-	if max := c.Limits().MaxFilesPerPlan; acc.v == policy.Allow && op == policy.OpPlan && max > 0 && len(a.Targets) > max {
-		acc.v = policy.Confirm
-	}
-	if acc.v == policy.Deny {
-		acc.o = 0
-	}
-	return acc
-}
-
-// protectedModel matches a relative target against the relative protected entries: an entry
-// without a slash matches any path component, one with a slash a leading run of components
-// (case-insensitively).
-func protectedModel(entries []string, target string) bool {
-	comps := strings.Split(strings.ToLower(target), "/")
-	for _, e := range entries {
-		if strings.HasPrefix(e, "/") || strings.HasPrefix(e, "~") {
-			continue
-		}
-		ec := strings.Split(strings.ToLower(strings.Trim(e, "/")), "/")
-		if len(ec) == 1 && slices.Contains(comps, ec[0]) || len(ec) > 1 && len(comps) >= len(ec) && slices.Equal(comps[:len(ec)], ec) {
-			return true
-		}
-	}
-	return false
+	return x
 }
 
 // corpus is a fixed set of actions of every operation and risk level.
@@ -378,7 +284,7 @@ func checkRandomProject(t *testing.T, g *projectGen, user string, actions []poli
 	}
 	without, err := loader.Load(context.Background(), opts)
 	require.NoError(t, err)
-	before := without.Profile.MustCompile()
+	before := evalmodel.New(without.Profile.MustCompile())
 
 	proj, err := json.MarshalIndent(g.file(), "", " ")
 	require.NoError(t, err)
@@ -388,10 +294,10 @@ func checkRandomProject(t *testing.T, g *projectGen, user string, actions []poli
 		return false, false // an invalid combination (a band that contradicts the mode, an unknown list)
 	}
 	require.Equal(t, loader.Untrusted, with.Trust)
-	after := with.Profile.MustCompile()
+	after := evalmodel.New(with.Profile.MustCompile())
 	for _, a := range actions {
-		d0, d1 := decideModel(before, a), decideModel(after, a)
-		if !atLeastAsStrict(d1, d0) {
+		d0, d1 := before.Decide(act(a)), after.Decide(act(a))
+		if !evalmodel.AtLeastAsStrict(d1, d0) {
 			t.Fatalf("user file %s\nproject file %s\nskipped %v\naction %+v: %s without the project file, %s with it",
 				user, proj, with.Skipped, a, d0, d1)
 		}
@@ -415,15 +321,15 @@ func TestProjectCannotStripSelfUpgradeObligations(t *testing.T) {
 	require.Len(t, l.Skipped, 1)
 	assert.Equal(t, "/custom_rules/0", l.Skipped[0].Source.Pointer)
 	assert.Equal(t, `replaces the ALLOW rule "allow-self-upgrade", which adds checkpoint+notify, with a DENY rule that does not cover every action it allowed: those fall through to later rules or the autonomy matrix, without its obligations`, l.Skipped[0].Reason)
-	d := decideModel(l.Profile.MustCompile(), upgrade)
-	assert.Equal(t, outcome{policy.Allow, policy.Checkpoint | policy.Notify | policy.Sandbox}, d)
+	d := evalmodel.Decide(l.Profile.MustCompile(), act(upgrade))
+	assert.Equal(t, policy.Cell{Verdict: policy.Allow, Obligations: policy.Checkpoint | policy.Notify | policy.Sandbox}, policy.Cell{Verdict: d.Verdict, Obligations: d.Obligations})
 
 	f.writeUser(`{"active_profile": "PROFILE-FULL-AUTO", "trusted_projects": [` + f.trustEntry() + `]}`)
 	l = f.mustLoad()
 	assert.Equal(t, loader.TrustedByUser, l.Trust)
 	assert.Empty(t, l.Skipped)
-	d = decideModel(l.Profile.MustCompile(), upgrade)
-	assert.Equal(t, outcome{policy.Allow, policy.Checkpoint | policy.Sandbox}, d, "trusted, the project may do it")
+	d = evalmodel.Decide(l.Profile.MustCompile(), act(upgrade))
+	assert.Equal(t, policy.Cell{Verdict: policy.Allow, Obligations: policy.Checkpoint | policy.Sandbox}, policy.Cell{Verdict: d.Verdict, Obligations: d.Obligations}, "trusted, the project may do it")
 }
 
 func ExampleLoaded_Skipped() {
