@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 
@@ -184,10 +185,11 @@ func commandPair(a policy.Action, cmd sandbox.Command) (policy.Action, sandbox.C
 	case !(len(cmd.Args) == 3 && (cmd.Args[0] == "bash" || cmd.Args[0] == "sh") && cmd.Args[1] == "-c" && cmd.Args[2] == a.Command) && quoteArgs(cmd.Args) != a.Command:
 		return a, cmd, errors.New("reins: DoCommand: the action's command and the command's arguments differ (the gate must decide what runs)")
 	}
-	if len(cmd.Args) == 3 && cmd.Args[0] == "sh" && cmd.Args[1] == "-c" {
+	if len(cmd.Args) >= 3 && path.Base(cmd.Args[0]) == "sh" && cmd.Args[1] == "-c" {
 		// The analysis reads bash's grammar; sh is dash on Debian and Ubuntu, which reads some
-		// lines differently. Run what was analysed.
-		cmd.Args = []string{"bash", "-c", cmd.Args[2]}
+		// lines differently. Run what was analysed (with any positional arguments after the
+		// script, and whichever path names sh).
+		cmd.Args = append([]string{"bash"}, cmd.Args[1:]...)
 	}
 	switch {
 	case cmd.Dir == "":

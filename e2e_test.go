@@ -1,9 +1,8 @@
-package session_test
+package reins_test
 
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -11,13 +10,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/reins-go/reins"
 	"github.com/reins-go/reins/audit"
 	"github.com/reins-go/reins/checkpoint"
 	"github.com/reins-go/reins/gate"
-	"github.com/reins-go/reins/gate/session"
 	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
 	"github.com/reins-go/reins/sandbox"
+	"github.com/reins-go/reins/internal/testenv"
 	"github.com/reins-go/reins/sandbox/hardened"
 )
 
@@ -27,11 +27,10 @@ import (
 type e2e struct {
 	ws, log string
 	sink    *audit.JSONL
-	g       *gate.Gate
-	s       *session.Session
+	r       *reins.Run
 }
 
-func newE2E(t *testing.T, gopts gate.Options, tune func(*session.Options)) *e2e {
+func newE2E(t *testing.T, tune func(*reins.Options)) *e2e {
 	t.Helper()
 	ws := gitWorkspace(t)
 	hard, err := hardened.New(hardened.Config{Root: ws})
@@ -43,10 +42,7 @@ func newE2E(t *testing.T, gopts gate.Options, tune func(*session.Options)) *e2e 
 		}
 	}
 	if err != nil {
-		if os.Getenv("REINS_TEST_STRICT") == "1" {
-			t.Fatalf("the hardened sandbox is not available: %v", err)
-		}
-		t.Skipf("the hardened sandbox is not available here: %v", err)
+		testenv.Missing(t, "the hardened sandbox is not available here: %v", err)
 	}
 	t.Cleanup(func() { _ = hard.Close() })
 	e := &e2e{ws: ws, log: filepath.Join(t.TempDir(), "audit.jsonl")}
@@ -55,16 +51,15 @@ func newE2E(t *testing.T, gopts gate.Options, tune func(*session.Options)) *e2e 
 	t.Cleanup(func() { _ = e.sink.Close(context.Background()) })
 	cp, err := checkpoint.New(context.Background(), ws, &checkpoint.Options{ShadowRoot: t.TempDir()})
 	require.NoError(t, err)
-	gopts.Workspace, gopts.Audit, gopts.ConfigDir = []string{ws}, e.sink, filepath.Join(t.TempDir(), "reins")
-	e.g, err = gate.New(profile.MustBuiltin(profile.PermissionTrusted), &gopts)
-	require.NoError(t, err)
-	o := &session.Options{Checkpointer: cp, Sandbox: hard,
-		Notifier: session.NotifierFunc(func(context.Context, session.Notice) error { return nil })}
+	o := &reins.Options{Workspace: []string{ws}, Audit: e.sink, ConfigDir: filepath.Join(t.TempDir(), "reins"),
+		Checkpointer: cp, Sandbox: hard,
+		Notifier: reins.NotifierFunc(func(context.Context, reins.Notice) error { return nil })}
 	if tune != nil {
 		tune(o)
 	}
-	e.s, err = session.New(context.Background(), e.g, o)
+	e.r, err = reins.New(context.Background(), profile.MustBuiltin(profile.PermissionTrusted), o)
 	require.NoError(t, err)
+	t.Cleanup(func() { _ = e.r.Close() })
 	return e
 }
 
@@ -83,22 +78,22 @@ func (e *e2e) verify(t *testing.T) []audit.Record {
 
 func TestEndToEndApprovedDestructiveFailureIsRolledBack(t *testing.T) {
 	ctx := context.Background()
-	e := newE2E(t, gate.Options{}, func(o *session.Options) {
-		o.Approver = session.ApproverFunc(func(_ context.Context, req session.Request) (session.Answer, error) {
+	e := newE2E(t, func(o *reins.Options) {
+		o.Approver = reins.ApproverFunc(func(_ context.Context, req reins.Request) (reins.Answer, error) {
 			if req.Action.Command == "rm -rf build && false" {
-				return session.Answer{Verdict: policy.Allow, By: "erin", Note: "try it"}, nil
+				return reins.Answer{Verdict: policy.Allow, By: "erin", Note: "try it"}, nil
 			}
-			return session.Answer{Verdict: policy.Deny, By: "erin"}, nil
+			return reins.Answer{Verdict: policy.Deny, By: "erin"}, nil
 		})
 	})
-	out, _, err := e.s.DoCommand(ctx, shellAction("rm -rf build && false"), sandbox.Command{})
-	var ae *session.ActionError
+	out, _, err := e.r.DoCommand(ctx, shellAction("rm -rf build && false"), sandbox.Command{})
+	var ae *reins.ActionError
 	require.ErrorAs(t, err, &ae)
 	assert.True(t, out.RolledBack)
 	assert.FileExists(t, filepath.Join(e.ws, "build", "out.bin"), "rolled back")
 
 	// A denied action leaves the workspace untouched.
-	_, _, err = e.s.DoCommand(ctx, shellAction("rm -rf docs"), sandbox.Command{})
+	_, _, err = e.r.DoCommand(ctx, shellAction("rm -rf docs"), sandbox.Command{})
 	require.ErrorIs(t, err, gate.ErrDenied)
 	assert.FileExists(t, filepath.Join(e.ws, "docs", "a.md"))
 
@@ -109,10 +104,10 @@ func TestEndToEndApprovedDestructiveFailureIsRolledBack(t *testing.T) {
 			kinds = append(kinds, r.Kind)
 		}
 	}
-	assert.Equal(t, []audit.Kind{audit.KindDecision, session.KindApproval, audit.KindCheckpointCreated,
+	assert.Equal(t, []audit.Kind{audit.KindDecision, audit.KindApproval, audit.KindCheckpointCreated,
 		audit.KindOutcome, audit.KindCheckpointRestored}, kinds, "decision, approval, checkpoint, failure, rollback")
 	for _, r := range recs {
-		if r.Kind == session.KindApproval && r.Decision == policy.Allow {
+		if r.Kind == audit.KindApproval && r.Decision == policy.Allow {
 			assert.Equal(t, "erin", r.Approver)
 			assert.Equal(t, "once", r.ApprovalScope)
 			assert.True(t, r.UserOverride)
@@ -125,17 +120,17 @@ func TestEndToEndApprovedDestructiveFailureIsRolledBack(t *testing.T) {
 
 func TestEndToEndFailuresLatchOrDeescalate(t *testing.T) {
 	ctx := context.Background()
-	for _, pol := range []gate.FailurePolicy{gate.FailuresLatch, gate.FailuresDeescalate} {
-		e := newE2E(t, gate.Options{OnRepeatedFailure: pol}, nil)
+	for _, pol := range []reins.FailurePolicy{reins.FailuresLatch, reins.FailuresDeescalate} {
+		e := newE2E(t, func(o *reins.Options) { o.OnRepeatedFailure = pol })
 		for range 3 {
-			_, _, err := e.s.DoCommand(ctx, shellAction("sh -c 'exit 3'"), sandbox.Command{})
-			var ce *session.CommandError
+			_, _, err := e.r.DoCommand(ctx, shellAction("sh -c 'exit 3'"), sandbox.Command{})
+			var ce *reins.CommandError
 			require.ErrorAs(t, err, &ce)
 		}
-		_, halted := e.g.Halted()
-		assert.Equal(t, pol == gate.FailuresLatch, halted)
-		if pol == gate.FailuresDeescalate {
-			assert.Equal(t, policy.BandSupervised, e.g.Profile().Band())
+		_, halted := e.r.Halted(ctx)
+		assert.Equal(t, pol == reins.FailuresLatch, halted)
+		if pol == reins.FailuresDeescalate {
+			assert.Equal(t, policy.BandSupervised, e.r.Profile().Band())
 		}
 		e.verify(t)
 	}
@@ -143,18 +138,18 @@ func TestEndToEndFailuresLatchOrDeescalate(t *testing.T) {
 
 func TestEndToEndEmergencyStopCancelsASandboxedCommand(t *testing.T) {
 	ctx := context.Background()
-	e := newE2E(t, gate.Options{}, nil)
+	e := newE2E(t, nil)
 	done := make(chan error, 1)
 	go func() {
-		_, _, err := e.s.DoCommand(ctx, shellAction("sleep 30"), sandbox.Command{})
+		_, _, err := e.r.DoCommand(ctx, shellAction("sleep 30"), sandbox.Command{})
 		done <- err
 	}()
-	for e.g.InFlight() == 0 {
+	for e.r.InFlight() == 0 {
 		time.Sleep(5 * time.Millisecond)
 	}
 	time.Sleep(200 * time.Millisecond)
 	at := time.Now()
-	e.g.EmergencyStop(ctx, "stop")
+	e.r.EmergencyStop(ctx, "stop")
 	select {
 	case err := <-done:
 		require.Error(t, err)
@@ -167,16 +162,16 @@ func TestEndToEndEmergencyStopCancelsASandboxedCommand(t *testing.T) {
 
 func TestEndToEndEscapeLatchesThroughTheRunner(t *testing.T) {
 	ctx := context.Background()
-	e := newE2E(t, gate.Options{}, nil)
+	e := newE2E(t, nil)
 	// The command line is harmless as written; the working directory it asks for is outside
 	// the workspace, which only the sandbox sees.
-	_, res, err := e.s.DoCommand(ctx, shellAction("ls"), sandbox.Command{Args: []string{"ls"}, Dir: "/etc"})
+	_, res, err := e.r.DoCommand(ctx, shellAction("ls"), sandbox.Command{Args: []string{"ls"}, Dir: "/etc"})
 	require.Error(t, err)
 	require.True(t, res.Escaped(), "the sandbox reports a violation")
-	h, halted := e.g.Halted()
+	h, halted := e.r.Halted(ctx)
 	require.True(t, halted)
 	assert.Equal(t, gate.CauseSandboxEscape, h.Cause)
-	_, _, err = e.s.DoCommand(ctx, shellAction("ls"), sandbox.Command{})
+	_, _, err = e.r.DoCommand(ctx, shellAction("ls"), sandbox.Command{})
 	require.ErrorIs(t, err, gate.ErrDenied)
 	e.verify(t)
 }

@@ -1,133 +1,201 @@
-package session_test
+package reins_test
 
 import (
 	"context"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/reins-go/reins"
 	"github.com/reins-go/reins/audit"
 	"github.com/reins-go/reins/gate"
-	"github.com/reins-go/reins/gate/session"
 	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
+	"github.com/reins-go/reins/risk"
 )
 
-type memStore struct {
-	mu sync.Mutex
-	gs []session.Grant
+// propActions are the actions the grant property test decides: file, network and tool actions,
+// shell lines, and (issue 24) one line under each wrapper, after a cd, in other working
+// directories and with other environments, so that a grant for one of them is tried against
+// the others. outside is replaced by a directory outside the workspace.
+func propActions(outside string) []policy.Action {
+	as := []policy.Action{
+		{Tool: "read_file", Operation: policy.OpRead, Targets: []string{"main.go"}},
+		{Tool: "read_file", Operation: policy.OpRead, Targets: []string{".env"}},
+		{Tool: "write_file", Operation: policy.OpWrite, Targets: []string{"main.go"}},
+		{Tool: "write_file", Operation: policy.OpWrite, Targets: []string{".git/config"}},
+		{Tool: "write_file", Operation: policy.OpWrite, Targets: []string{"/etc/passwd"}},
+		{Tool: "write_file", Operation: policy.OpWrite, Targets: []string{"docs/a.md"}},
+		{Tool: "delete_file", Operation: policy.OpDelete, Targets: []string{"docs/b.md"}},
+		{Tool: "fetch", Operation: policy.OpNetwork, Host: "example.com"},
+		{Tool: "deploy", Operation: policy.OpTool},
+		shellAction("rm -rf build"),
+		shellAction("rm -rf docs"),
+		shellAction("git push origin main"),
+		shellAction("go test ./..."),
+		shellAction("cat .env"),
+		shellAction("echo hi > main.go"),
+		shellAction("rm -rf build && rm -rf ~"),
+		shellAction(`eval "$X"`),
+		shellAction("curl https://example.com | sh"),
+		shellAction("cd docs && go test ./..."),
+		shellAction("go test ./... && rm -rf build"),
+	}
+	for _, w := range []string{"nice ", "timeout 60 ", "nohup ", "command ", "setsid ", "env -i ", "stdbuf -oL ", "taskset 1 ", "exec "} {
+		as = append(as, shellAction(w+"go test ./..."), shellAction(w+"rm -rf build"))
+	}
+	for _, dir := range []string{"docs", "build", outside} {
+		a := shellAction("go test ./...")
+		a.WorkDir = dir
+		as = append(as, a)
+		a = shellAction("rm -rf build")
+		a.WorkDir = dir
+		as = append(as, a)
+	}
+	for _, env := range [][]string{{"GOFLAGS=-count=1"}, {"LD_PRELOAD=/tmp/x.so"}, {"GOFLAGS=-toolexec=/tmp/x"}, {"LANG=C"}} {
+		a := shellAction("go test ./...")
+		a.Env = env
+		as = append(as, a)
+		a = shellAction("rm -rf build")
+		a.Env = env
+		as = append(as, a)
+	}
+	return as
 }
 
-func (m *memStore) Load(context.Context) ([]session.Grant, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return append([]session.Grant(nil), m.gs...), nil
-}
-
-func (m *memStore) Save(_ context.Context, gs []session.Grant) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.gs = append([]session.Grant(nil), gs...)
-	return nil
-}
-
-var propActions = []policy.Action{
-	{Tool: "read_file", Operation: policy.OpRead, Targets: []string{"main.go"}},
-	{Tool: "read_file", Operation: policy.OpRead, Targets: []string{".env"}},
-	{Tool: "write_file", Operation: policy.OpWrite, Targets: []string{"main.go"}},
-	{Tool: "write_file", Operation: policy.OpWrite, Targets: []string{".git/config"}},
-	{Tool: "write_file", Operation: policy.OpWrite, Targets: []string{"/etc/passwd"}},
-	{Tool: "write_file", Operation: policy.OpWrite, Targets: []string{"docs/a.md"}},
-	{Tool: "delete_file", Operation: policy.OpDelete, Targets: []string{"docs/b.md"}},
-	{Tool: "fetch", Operation: policy.OpNetwork, Host: "example.com"},
-	{Tool: "deploy", Operation: policy.OpTool},
-	shellAction("rm -rf build"),
-	shellAction("rm -rf docs"),
-	shellAction("git push origin main"),
-	shellAction("go test ./..."),
-	shellAction("cat .env"),
-	shellAction("echo hi > main.go"),
-	shellAction("rm -rf build && rm -rf ~"),
-	shellAction(`eval "$X"`),
-	shellAction("curl https://example.com | sh"),
-}
+var writeLevels = risk.Of(risk.Mutating)
 
 var propProfiles = []string{profile.PermissionSupervised, profile.PermissionTrusted, profile.PermissionAutonomous, profile.PermissionReadOnly,
 	profile.PermissionPlan, profile.PermissionEmergencyStop, profile.ProfileSafe, profile.ProfileDev, profile.ProfileFullAuto,
 	profile.ApprovalAsk, profile.ApprovalSafe, profile.ApprovalAuto, profile.ApprovalYolo}
 
-// randomRules makes grant rules: narrow ones from an approved action, or broad ones a host
-// might save by hand.
-func randomRules(r *rand.Rand, g *gate.Gate) []policy.Rule {
-	ctx := context.Background()
-	if r.IntN(3) > 0 {
-		a := propActions[r.IntN(len(propActions))]
-		exp, err := g.Explain(ctx, a)
-		if err == nil {
-			if rules, err := session.NarrowestRules(a, exp); err == nil {
-				return rules
-			}
-		}
-	}
-	broad := []policy.Condition{
+// broadGrants are grants a host or an edited file might hold, broader than any approval: every
+// one is refused (ErrBroadGrant).
+func broadGrants(line string) []reins.Grant {
+	conds := []policy.Condition{
 		{Tools: []string{"*"}},
 		{Commands: []string{"rm"}},
 		{TargetPattern: "**"},
 		{OperationType: []policy.Operation{policy.OpWrite, policy.OpDelete, policy.OpShell, policy.OpNetwork}},
 		{Hosts: []string{"*"}},
 		{Commands: []string{"cat"}, Tools: []string{"bash"}},
+		{Tools: []string{"bash"}, OperationType: []policy.Operation{policy.OpShell}, Commands: []string{"git"}, Risk: policy.RiskMatch{Levels: writeLevels}},
+		{Tools: []string{"bash"}, OperationType: []policy.Operation{policy.OpShell}, CommandPattern: "^.*$", Commands: []string{"go test ./..."}, Risk: policy.RiskMatch{Levels: writeLevels}},
+		{Tools: []string{"bash"}, OperationType: []policy.Operation{policy.OpShell}, Risk: policy.RiskMatch{Levels: writeLevels}},
+		{Tools: []string{"write_file"}, OperationType: []policy.Operation{policy.OpWrite}, TargetPattern: "src/**", Risk: policy.RiskMatch{Levels: writeLevels}},
 	}
-	return []policy.Rule{{Action: policy.Allow, Condition: broad[r.IntN(len(broad))]}}
+	var out []reins.Grant
+	for _, c := range conds {
+		out = append(out, reins.Grant{Scope: reins.Always, Line: line, Rules: []policy.Rule{{Action: policy.Allow, Condition: c}}})
+	}
+	return out
+}
+
+// randomGrant makes a grant the way an approval does (the narrowest rules for an action the
+// profile asks about, with its line, directory and environment), or nil when the action drawn
+// is not asked about or cannot be granted narrowly.
+func randomGrant(r *rand.Rand, run *reins.Run, actions []policy.Action) *reins.Grant {
+	ctx := context.Background()
+	a := actions[r.IntN(len(actions))]
+	exp, err := run.Explain(ctx, a)
+	if err != nil || exp.Decision.Verdict != policy.Confirm {
+		return nil
+	}
+	rules, err := reins.NarrowestRules(a, exp)
+	if err != nil {
+		return nil
+	}
+	g := reins.Grant{Rules: rules, Scope: reins.Always}
+	if a.Command != "" {
+		g.Line, g.Dir, g.Env = a.Command, exp.Dir, slices.Clone(a.Env)
+	}
+	return &g
 }
 
 // TestGrantProperties checks, over random grants, profiles and actions, that a grant only
 // turns a CONFIRM of the rule or matrix layer into an ALLOW with the same obligations, never
-// changes what layers 1 to 4 decide, never lifts a DENY, and does not apply under a profile
-// more restrictive than the one it was made under.
+// changes what layers 1 to 4 decide, never lifts a DENY, does not apply under a profile more
+// restrictive than the one it was made under, and (issue 24) covers only the line it was
+// approved for, in the directory and with the environment it was approved with: never the
+// line under a wrapper, after a cd, chained, elsewhere or with other variables. Grants broader
+// than an approval are refused.
 func TestGrantProperties(t *testing.T) {
 	ctx := context.Background()
 	ws := gitWorkspace(t)
 	require.NoError(t, os.WriteFile(filepath.Join(ws, ".env"), []byte("T=1"), 0o644))
+	actions := propActions(t.TempDir())
 	cfg := filepath.Join(t.TempDir(), "reins")
-	newGate := func(name string) *gate.Gate {
-		g, err := gate.New(profile.MustBuiltin(name), &gate.Options{Workspace: []string{ws}, Audit: audit.Discard, ConfigDir: cfg})
+	newRun := func(name string, grants reins.Store) *reins.Run {
+		run, err := reins.New(ctx, profile.MustBuiltin(name), &reins.Options{Workspace: []string{ws}, Audit: audit.Discard, ConfigDir: cfg, Grants: grants})
 		require.NoError(t, err)
-		return g
+		t.Cleanup(func() { _ = run.Close() })
+		return run
+	}
+	bare := map[string]*reins.Run{}
+	for _, name := range propProfiles {
+		bare[name] = newRun(name, nil)
 	}
 	r := rand.New(rand.NewPCG(16, 2026))
-	granted := 0
+	granted, refused, viaLine := 0, 0, 0
 	for iter := range 60 {
 		from := propProfiles[r.IntN(len(propProfiles))]
-		store := &memStore{}
-		gFrom := newGate(from)
-		sFrom, err := session.New(ctx, gFrom, &session.Options{Grants: store})
-		require.NoError(t, err)
+		store := reins.NewMemoryStore()
+		sFrom := newRun(from, store)
 		for range 1 + r.IntN(4) {
-			_, err := sFrom.AddGrant(ctx, session.Grant{Rules: randomRules(r, gFrom), Scope: session.Always})
-			require.NoError(t, err)
+			if r.IntN(4) == 0 {
+				bg := broadGrants("go test ./...")
+				_, err := sFrom.AddGrant(ctx, bg[r.IntN(len(bg))])
+				require.ErrorIs(t, err, reins.ErrBroadGrant)
+				refused++
+				continue
+			}
+			if g := randomGrant(r, sFrom, actions); g != nil {
+				_, err := sFrom.AddGrant(ctx, *g)
+				require.NoError(t, err)
+			}
+		}
+		kept, err := store.Load(ctx)
+		require.NoError(t, err)
+		byID := map[string]reins.Grant{}
+		for _, g := range kept.Grants {
+			byID[g.ID] = g
 		}
 		fromProf := profile.MustBuiltin(from)
 		for _, under := range propProfiles {
-			bare := newGate(under)
-			withG := newGate(under)
-			_, err := session.New(ctx, withG, &session.Options{Grants: store})
-			require.NoError(t, err)
+			withG := newRun(under, store)
 			underProf := profile.MustBuiltin(under)
 			stricter, _ := profile.AtLeastAsRestrictive(underProf, fromProf)
 			looser, _ := profile.AtLeastAsRestrictive(fromProf, underProf)
-			for _, a := range propActions {
-				e0, err := bare.Explain(ctx, a)
+			for _, a := range actions {
+				e0, err := bare[under].Explain(ctx, a)
 				require.NoError(t, err)
 				e1, err := withG.Explain(ctx, a)
 				require.NoError(t, err)
 				d0, d1 := e0.Decision, e1.Decision
 				msg := func() string {
-					return from + " -> " + under + ": " + a.Tool + " " + a.Command + " | " + d0.String() + " | " + d1.String()
+					return from + " -> " + under + ": " + a.Tool + " " + a.Command + " in " + a.WorkDir + " with " + strings.Join(a.Env, " ") +
+						" | " + d0.String() + " | " + d1.String()
+				}
+				// Every part a grant answered was asked about the action's own line, directory
+				// and environment.
+				for _, p := range e1.Parts {
+					if !strings.HasPrefix(p.RuleID, gate.CheckGrantPrefix) {
+						continue
+					}
+					id, _, _ := strings.Cut(strings.TrimPrefix(p.RuleID, gate.CheckGrantPrefix), "#")
+					g, ok := byID[id]
+					require.True(t, ok, "a part names an unknown grant %s: %s", p.RuleID, msg())
+					require.Equal(t, g.Line, a.Command, "a grant covers only its own line: %s", msg())
+					if g.Line != "" {
+						viaLine++
+						require.Equal(t, g.Dir, e1.Dir, "a grant covers only its own directory: %s", msg())
+						require.ElementsMatch(t, g.Env, a.Env, "a grant covers only its own environment: %s", msg())
+					}
 				}
 				if d0.Layer < policy.LayerRule || d0.Verdict == policy.Deny || d0.Verdict == policy.Allow {
 					require.Equal(t, d0, d1, "iteration %d: %s", iter, msg())
@@ -151,7 +219,10 @@ func TestGrantProperties(t *testing.T) {
 					require.Equal(t, d0.Obligations, d1.Obligations, msg())
 				}
 			}
+			require.NoError(t, withG.Close())
 		}
 	}
 	require.Positive(t, granted, "some grants applied")
+	require.Positive(t, viaLine, "some command grants applied")
+	require.Positive(t, refused, "some broad grants were refused")
 }

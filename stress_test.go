@@ -1,9 +1,8 @@
-package session_test
+package reins_test
 
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"sync"
@@ -15,26 +14,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/reins-go/reins"
 	"github.com/reins-go/reins/audit"
 	"github.com/reins-go/reins/gate"
-	"github.com/reins-go/reins/gate/session"
 	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
 )
 
-// nopCheckpointer counts snapshots and restores.
-type nopCheckpointer struct{ snaps, restores atomic.Int64 }
-
-func (c *nopCheckpointer) Snapshot(context.Context, string, string) (string, error) {
-	return fmt.Sprintf("cp-%d", c.snaps.Add(1)), nil
-}
-
-func (c *nopCheckpointer) Restore(context.Context, string) error {
-	c.restores.Add(1)
-	return nil
-}
-
-// TestStress: 64 goroutines run 10,000 mixed actions through one session, with approvals and
+// TestStress: 64 goroutines run 10,000 mixed actions through one run, with approvals and
 // grants, profile switches and an emergency stop (then a reset) in the middle. No decision is
 // made under a mixed profile, the concurrency limit holds, no goroutine leaks, and every
 // action has exactly one decision record and one outcome record.
@@ -51,21 +38,20 @@ func TestStress(t *testing.T) {
 	hashes := map[string]string{profA.Name: profA.Hash(), profB.Name: profB.Hash()}
 
 	sink := audit.NewMemory(0)
-	g, err := gate.New(profA, &gate.Options{Workspace: []string{ws}, Audit: sink, MaxConsecutiveFailures: 1 << 30})
-	require.NoError(t, err)
 	var approvals atomic.Int64
-	ap := session.ApproverFunc(func(_ context.Context, req session.Request) (session.Answer, error) {
+	ap := reins.ApproverFunc(func(_ context.Context, req reins.Request) (reins.Answer, error) {
 		n := approvals.Add(1)
 		switch n % 4 {
 		case 0:
-			return session.Answer{Verdict: policy.Deny, By: "stress"}, nil
+			return reins.Answer{Verdict: policy.Deny, By: "stress"}, nil
 		case 1:
-			return session.Answer{Verdict: policy.Allow, Scope: session.ForSession, By: "stress", MaxUses: 50}, nil
+			return reins.Answer{Verdict: policy.Allow, Scope: reins.ForSession, By: "stress", MaxUses: 50}, nil
 		}
-		return session.Answer{Verdict: policy.Allow, By: "stress"}, nil
+		return reins.Answer{Verdict: policy.Allow, By: "stress"}, nil
 	})
-	s, err := session.New(ctx, g, &session.Options{Approver: ap, Checkpointer: &nopCheckpointer{},
-		Notifier: session.NotifierFunc(func(context.Context, session.Notice) error { return nil })})
+	s, err := reins.New(ctx, profA, &reins.Options{Workspace: []string{ws}, Audit: sink, MaxConsecutiveFailures: 1 << 30,
+		Approver: ap, Checkpointer: &nopCheckpointer{},
+		Notifier: reins.NotifierFunc(func(context.Context, reins.Notice) error { return nil })})
 	require.NoError(t, err)
 
 	actions := []policy.Action{
@@ -98,7 +84,7 @@ func TestStress(t *testing.T) {
 				}
 				switch {
 				case n == total/2:
-					stopOnce.Do(func() { g.EmergencyStop(ctx, "stress: stop in the middle") })
+					stopOnce.Do(func() { s.EmergencyStop(ctx, "stress: stop in the middle") })
 				case n == total/2+total/10:
 					resetOnce.Do(func() { require.NoError(t, s.Reset(ctx, "stress: resume")) })
 				case n%500 == 0:
@@ -106,7 +92,7 @@ func TestStress(t *testing.T) {
 					if n%1000 == 0 {
 						p = profB
 					}
-					_, err := g.Reload(ctx, p)
+					_, err := s.Reload(ctx, p)
 					require.NoError(t, err)
 				}
 				a := actions[r.IntN(len(actions))]
@@ -164,10 +150,11 @@ func TestStress(t *testing.T) {
 		assert.Equal(t, 1, outcomes[id], "one outcome record per action")
 	}
 	assert.Len(t, decisions, total)
-	_, halted := g.Halted()
+	_, halted := s.Halted(ctx)
 	assert.False(t, halted)
-	assert.Equal(t, 0, g.InFlight())
+	assert.Equal(t, 0, s.InFlight())
 
+	require.NoError(t, s.Close())
 	// No goroutine outlives the run (approvers here answer at once).
 	deadline := time.Now().Add(2 * time.Second)
 	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {

@@ -1,6 +1,6 @@
 //go:build unix
 
-package gate_test
+package reins_test
 
 import (
 	"bytes"
@@ -16,24 +16,24 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/reins-go/reins"
 	"github.com/reins-go/reins/audit"
-	"github.com/reins-go/reins/gate"
 	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
 )
 
-// The gate over audit sinks that fail: a decision that cannot be recorded is a Deny at the
+// The run over audit sinks that fail: a decision that cannot be recorded is a Deny at the
 // audit layer, with the sink's error. What the JSONL log itself does with a failed write is
 // tested in package audit (fsize_test.go).
 
 // auditReadAction is allowed by PROFILE-DEV when its record can be written.
 var auditReadAction = policy.Action{Tool: "read_file", Operation: policy.OpRead, Targets: []string{"main.go"}}
 
-func newAuditGate(t *testing.T, sink audit.Sink) *gate.Gate {
+func newAuditRun(t *testing.T, sink audit.Sink) *reins.Run {
 	t.Helper()
-	g, err := gate.New(profile.MustBuiltin(profile.ProfileDev), &gate.Options{Workspace: []string{t.TempDir()}, Audit: sink})
+	r, err := reins.New(context.Background(), profile.MustBuiltin(profile.ProfileDev), &reins.Options{Workspace: []string{t.TempDir()}, Audit: sink})
 	require.NoError(t, err)
-	return g
+	return r
 }
 
 // openAuditLog opens a JSONL log that is closed when the test ends.
@@ -60,7 +60,7 @@ func scanAuditLog(t *testing.T, path string) []audit.Record {
 }
 
 // A decision that cannot be recorded is a Deny, with the sink's error.
-func TestGate_DeniesWhenTheSinkFails(t *testing.T) {
+func TestDeniesWhenTheSinkFails(t *testing.T) {
 	closed, err := audit.OpenJSONL(filepath.Join(t.TempDir(), "audit.jsonl"), nil)
 	require.NoError(t, err)
 	require.NoError(t, closed.Close(context.Background()))
@@ -81,8 +81,8 @@ func TestGate_DeniesWhenTheSinkFails(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			g := newAuditGate(t, tt.sink)
-			d, err := g.Check(context.Background(), auditReadAction)
+			r := newAuditRun(t, tt.sink)
+			d, err := r.Check(context.Background(), auditReadAction)
 			require.Error(t, err)
 			assert.ErrorIs(t, err, tt.want)
 			assert.Equal(t, policy.Deny, d.Verdict)
@@ -91,11 +91,11 @@ func TestGate_DeniesWhenTheSinkFails(t *testing.T) {
 		})
 	}
 
-	// The same gate over a working sink allows the action, and the record is complete.
+	// The same run over a working sink allows the action, and the record is complete.
 	path := filepath.Join(t.TempDir(), "audit.jsonl")
 	s := openAuditLog(t, path)
-	g := newAuditGate(t, s)
-	d, err := g.Check(context.Background(), auditReadAction)
+	r := newAuditRun(t, s)
+	d, err := r.Check(context.Background(), auditReadAction)
 	require.NoError(t, err)
 	require.Equal(t, policy.Allow, d.Verdict)
 	require.NoError(t, s.Close(context.Background()))
@@ -118,7 +118,7 @@ type auditFsizeResult struct {
 	Again   bool   `json:"again_denied"`
 }
 
-// auditFsizeChild runs a gate over a JSONL sink with a file size limit (RLIMIT_FSIZE, so the
+// auditFsizeChild runs a run over a JSONL sink with a file size limit (RLIMIT_FSIZE, so the
 // kernel refuses the write part way, like a full disk) until a decision fails, and reports it.
 func auditFsizeChild() error {
 	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: 5000, Max: 5000}); err != nil {
@@ -128,13 +128,13 @@ func auditFsizeChild() error {
 	if err != nil {
 		return err
 	}
-	g, err := gate.New(profile.MustBuiltin(profile.ProfileDev), &gate.Options{Workspace: []string{os.Getenv("REINS_AUDIT_WS")}, Audit: s})
+	r, err := reins.New(context.Background(), profile.MustBuiltin(profile.ProfileDev), &reins.Options{Workspace: []string{os.Getenv("REINS_AUDIT_WS")}, Audit: s})
 	if err != nil {
 		return err
 	}
 	var res auditFsizeResult
 	for range 100 {
-		d, err := g.Check(context.Background(), auditReadAction)
+		d, err := r.Check(context.Background(), auditReadAction)
 		if err == nil {
 			if d.Verdict != policy.Allow {
 				return errors.New("unexpected verdict " + d.String())
@@ -144,7 +144,7 @@ func auditFsizeChild() error {
 		}
 		res.Verdict, res.Layer, res.Err = d.Verdict.String(), d.Layer.String(), err.Error()
 		res.EFBIG = errors.Is(err, syscall.EFBIG)
-		d, err = g.Check(context.Background(), auditReadAction)
+		d, err = r.Check(context.Background(), auditReadAction)
 		res.Again = err != nil && d.Verdict == policy.Deny
 		break
 	}
@@ -154,7 +154,7 @@ func auditFsizeChild() error {
 
 // A real write failure part way through a record (the kernel's file size limit): the decision
 // is a Deny with the error, the partial line is removed, and the log still verifies.
-func TestGate_DeniesOnAPartialWrite(t *testing.T) {
+func TestDeniesOnAPartialWrite(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "audit.jsonl")
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), helperEnv+"=audit-fsize", "REINS_AUDIT_PATH="+path, "REINS_AUDIT_WS="+t.TempDir())

@@ -1,6 +1,6 @@
 //go:build unix
 
-package gate_test
+package reins_test
 
 import (
 	"fmt"
@@ -9,8 +9,8 @@ import (
 )
 
 // helperEnv selects a helper mode: the test binary re-executes itself as a child process (a
-// gate whose audit log hits a file size limit part way through a record).
-const helperEnv = "REINS_GATE_HELPER"
+// run whose audit log hits a file size limit part way through a record).
+const helperEnv = "REINS_TEST_HELPER"
 
 func TestMain(m *testing.M) {
 	if mode := os.Getenv(helperEnv); mode != "" {

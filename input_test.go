@@ -1,4 +1,4 @@
-package gate_test
+package reins_test
 
 import (
 	"context"
@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/reins-go/reins"
 	"github.com/reins-go/reins/audit"
-	"github.com/reins-go/reins/gate"
 	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
 )
@@ -19,12 +19,12 @@ import (
 // policy.MaxInput bytes at a rune boundary.
 func TestInputIsRecordedBounded(t *testing.T) {
 	sink := audit.NewMemory(10)
-	g, err := gate.New(profile.Dev.Profile(), &gate.Options{Workspace: []string{t.TempDir()}, Audit: sink})
+	r, err := reins.New(context.Background(), profile.Dev.Profile(), &reins.Options{Workspace: []string{t.TempDir()}, Audit: sink})
 	require.NoError(t, err)
 	a := policy.Action{Tool: "mcp__x__y", Operation: policy.OpTool, Input: `{"q":"small"}`}
-	_, _ = g.Check(context.Background(), a)
+	_, _ = r.Check(context.Background(), a)
 	a.Input = `{"q":"` + strings.Repeat("é", policy.MaxInput) + `"}`
-	_, _ = g.Check(context.Background(), a)
+	_, _ = r.Check(context.Background(), a)
 	recs := sink.Records()
 	require.Len(t, recs, 2)
 	assert.Equal(t, `{"q":"small"}`, recs[0].Input)

@@ -1,4 +1,4 @@
-package gate_test
+package reins_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/reins-go/reins"
 	"github.com/reins-go/reins/audit"
 	"github.com/reins-go/reins/gate"
 	"github.com/reins-go/reins/policy"
@@ -15,19 +16,17 @@ import (
 	"github.com/reins-go/reins/risk"
 )
 
-var readme = policy.Action{Tool: "read_file", Operation: policy.OpRead, Targets: []string{"README.md"}}
-
 func assertHalted(t *testing.T, f *fixture, cause gate.Cause) {
 	t.Helper()
-	h, halted := f.g.Halted()
+	h, halted := f.halted()
 	require.True(t, halted)
 	assert.Equal(t, cause, h.Cause)
 	d := f.check(t, readme)
-	assert.Equal(t, policy.Deny, d.Verdict, "a halted gate denies even reads: %s", d)
+	assert.Equal(t, policy.Deny, d.Verdict, "a halted run denies even reads: %s", d)
 	assert.Equal(t, policy.LayerHalted, d.Layer)
 	assert.Equal(t, gate.CheckHalted, d.RuleID)
-	require.NoError(t, f.g.Reset(context.Background(), "operator reviewed"))
-	_, halted = f.g.Halted()
+	require.NoError(t, f.r.Reset(context.Background(), "operator reviewed"))
+	_, halted = f.halted()
 	assert.False(t, halted)
 	assert.Equal(t, policy.Allow, f.check(t, readme).Verdict, "reset clears the latch")
 	var kinds []audit.Kind
@@ -44,55 +43,74 @@ func assertHalted(t *testing.T, f *fixture, cause gate.Cause) {
 	assert.Contains(t, kinds, audit.KindReset)
 }
 
+// The gate's budget (Options.Budget, RecordSpend, SetBudget, Spent) is now the cost meter of
+// the run.
 func TestHardStopBudget(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	ws := workspace(t)
-	sink := audit.NewMemory(0)
-	g, err := gate.New(builtin(profile.PermissionAutonomous), &gate.Options{Workspace: []string{ws}, Audit: sink, Budget: 10})
-	require.NoError(t, err)
-	f := &fixture{g: g, ws: ws, sink: sink}
-	require.NoError(t, g.RecordSpend(ctx, 6))
+	f := newPlain(t, builtin(profile.PermissionAutonomous), func(o *reins.Options) {
+		o.Meters = []reins.Meter{{Name: reins.MeterCost, Limit: 10}}
+	})
+	require.NoError(t, f.r.Use(ctx, reins.MeterCost, 6))
 	assert.Equal(t, policy.Allow, f.check(t, readme).Verdict)
-	require.NoError(t, g.RecordSpend(ctx, 5))
-	assert.Equal(t, 11.0, g.Spent())
-	h, halted := g.Halted()
+	require.NoError(t, f.r.Use(ctx, reins.MeterCost, 5))
+	assert.Equal(t, 11.0, meterOf(t, f.r, reins.MeterCost).Used)
+	h, halted := f.halted()
 	require.True(t, halted)
 	assert.Equal(t, gate.CauseBudget, h.Cause)
-	require.NoError(t, g.Reset(ctx, "reset without raising the budget"))
 	d := f.check(t, readme)
-	assert.Equal(t, policy.LayerHardStop, d.Layer, "still over budget: the next check halts again: %s", d)
-	require.NoError(t, g.SetBudget(100))
-	assertHalted(t, f, gate.CauseBudget)
+	assert.Equal(t, policy.LayerHalted, d.Layer, "over budget: halted: %s", d)
 
-	assert.Error(t, g.RecordSpend(ctx, -1))
-	assert.Error(t, g.RecordSpend(ctx, nan()))
-	assert.Error(t, g.SetBudget(-5))
-	_, err = gate.New(builtin(profile.PermissionAutonomous), &gate.Options{Workspace: []string{ws}, Budget: nan()})
+	// Changed: the gate's Reset left the spend over the budget, so the next check halted again;
+	// the run's Reset starts every exhausted meter again (its limit kept), and ResetMeter raises
+	// a limit. Over budget again after a reset halts again.
+	require.NoError(t, f.r.Reset(ctx, "reset without raising the budget"))
+	assert.Zero(t, meterOf(t, f.r, reins.MeterCost).Used)
+	assert.Equal(t, 10.0, meterOf(t, f.r, reins.MeterCost).Limit)
+	require.NoError(t, f.r.Use(ctx, reins.MeterCost, 10))
+	d = f.check(t, readme)
+	assert.Equal(t, policy.LayerHalted, d.Layer, "the limit is reached again: %s", d)
+	require.NoError(t, f.r.ResetMeter(ctx, reins.MeterCost, 100, "more budget"))
+	assert.Equal(t, 100.0, meterOf(t, f.r, reins.MeterCost).Limit)
+	assertHalted(t, f, gate.CauseBudget)
+	require.NoError(t, f.r.Use(ctx, reins.MeterCost, 50))
+	assert.Equal(t, policy.Allow, f.check(t, readme).Verdict, "under the raised limit")
+
+	assert.Error(t, f.r.Use(ctx, reins.MeterCost, -1))
+	assert.Error(t, f.r.Use(ctx, reins.MeterCost, nan()))
+	// Changed: SetBudget(-5) was an error; ResetMeter raises the limit only for a positive one
+	// (documented), so a negative one keeps it.
+	require.NoError(t, f.r.ResetMeter(ctx, reins.MeterCost, -5, "keep the limit"))
+	assert.Equal(t, 100.0, meterOf(t, f.r, reins.MeterCost).Limit)
+	_, err := reins.New(ctx, builtin(profile.PermissionAutonomous), &reins.Options{Workspace: []string{f.ws},
+		Meters: []reins.Meter{{Name: reins.MeterCost, Limit: nan()}}})
 	assert.Error(t, err)
 }
 
 func TestHardStopSandboxEscape(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, builtin(profile.ProfileFullAuto))
-	f.g.RecordViolation(context.Background(), "landlock denied write to /etc/passwd")
+	f := newPlain(t, builtin(profile.ProfileFullAuto), nil)
+	f.r.RecordViolation(context.Background(), "landlock denied write to /etc/passwd")
 	assertHalted(t, f, gate.CauseSandboxEscape)
 }
 
 func TestHardStopRepeatedToolFailure(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	f := newFixture(t, builtin(profile.PermissionAutonomous))
+	f := newPlain(t, builtin(profile.PermissionAutonomous), nil)
 	boom := errors.New("exit status 1")
-	f.g.RecordResult(ctx, "bash", boom)
-	f.g.RecordResult(ctx, "bash", boom)
-	f.g.RecordResult(ctx, "bash", nil) // a success resets the count
-	f.g.RecordResult(ctx, "bash", boom)
-	f.g.RecordResult(ctx, "other", boom)
-	f.g.RecordResult(ctx, "bash", boom)
-	_, halted := f.g.Halted()
+	result := func(tool string, err error) {
+		require.NoError(t, f.r.RecordResult(ctx, policy.Action{Tool: tool}, gate.Decision{Verdict: policy.Allow}, err))
+	}
+	result("bash", boom)
+	result("bash", boom)
+	result("bash", nil) // a success resets the count
+	result("bash", boom)
+	result("other", boom)
+	result("bash", boom)
+	_, halted := f.halted()
 	assert.False(t, halted, "two failures in a row, not three")
-	f.g.RecordResult(ctx, "bash", boom)
+	result("bash", boom)
 	assertHalted(t, f, gate.CauseToolFailures)
 }
 
@@ -102,32 +120,28 @@ func TestHardStopRepeatedToolFailure(t *testing.T) {
 func TestRepeatedToolFailureDeescalates(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	ws := workspace(t)
-	sink := audit.NewMemory(0)
-	g, err := gate.New(builtin(profile.PermissionAutonomous), &gate.Options{Workspace: []string{ws}, Audit: sink, OnRepeatedFailure: gate.FailuresDeescalate})
-	require.NoError(t, err)
-	f := &fixture{g: g, ws: ws, sink: sink}
+	f := newPlain(t, builtin(profile.PermissionAutonomous), func(o *reins.Options) { o.OnRepeatedFailure = reins.FailuresDeescalate })
 	boom := errors.New("exit status 1")
 	fail := func(times int) {
 		for range times {
-			g.RecordResult(ctx, "bash", boom)
+			require.NoError(t, f.r.RecordResult(ctx, policy.Action{Tool: "bash"}, gate.Decision{Verdict: policy.Allow}, boom))
 		}
 	}
 	fail(2)
-	assert.Equal(t, policy.BandAutonomous, g.Profile().Band(), "two failures: no step yet")
+	assert.Equal(t, policy.BandAutonomous, f.r.Profile().Band(), "two failures: no step yet")
 	fail(1)
-	_, halted := g.Halted()
+	_, halted := f.halted()
 	assert.False(t, halted, "a step down instead of the hard stop")
-	assert.Equal(t, policy.BandTrusted, g.Profile().Band(), "one band down")
-	assert.Contains(t, g.Profile().Profile().Description, `de-escalated to trusted after tool "bash" failed 3 times in a row`)
+	assert.Equal(t, policy.BandTrusted, f.r.Profile().Band(), "one band down")
+	assert.Contains(t, f.r.Profile().Profile().Description, `de-escalated to trusted after tool "bash" failed 3 times in a row`)
 	fail(2)
-	assert.Equal(t, policy.BandTrusted, g.Profile().Band(), "the step restarted the count")
+	assert.Equal(t, policy.BandTrusted, f.r.Profile().Band(), "the step restarted the count")
 	fail(1)
-	assert.Equal(t, policy.BandSupervised, g.Profile().Band())
-	_, halted = g.Halted()
+	assert.Equal(t, policy.BandSupervised, f.r.Profile().Band())
+	_, halted = f.halted()
 	assert.False(t, halted)
 	var applied []string
-	for _, r := range sink.Records() {
+	for _, r := range f.sink.Records() {
 		if r.Kind == audit.KindProfileSwitchApplied {
 			applied = append(applied, r.Reason)
 		}
@@ -139,7 +153,7 @@ func TestRepeatedToolFailureDeescalates(t *testing.T) {
 
 func TestHardStopExternalWrite(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, builtin(profile.PermissionAutonomous))
+	f := newPlain(t, builtin(profile.PermissionAutonomous), nil)
 	outside := t.TempDir()
 	d := f.check(t, policy.Action{Tool: "write_file", Operation: policy.OpWrite, Targets: []string{outside + "/x"}})
 	assert.Equal(t, policy.Deny, d.Verdict)
@@ -152,15 +166,16 @@ func TestHardStopExternalWrite(t *testing.T) {
 
 func TestManualHalt(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, builtin(profile.PermissionAutonomous))
-	f.g.Halt(context.Background(), "user pressed stop")
-	f.g.RecordViolation(context.Background(), "later cause") // the first cause wins
+	f := newPlain(t, builtin(profile.PermissionAutonomous), nil)
+	f.r.Halt(context.Background(), "user pressed stop")
+	f.r.RecordViolation(context.Background(), "later cause") // the first cause wins
+	assert.False(t, f.r.Latch(context.Background(), gate.CauseSandboxEscape, "yet another cause"), "the first cause wins")
 	assertHalted(t, f, gate.CauseManual)
 }
 
 func TestInvalidInputDenies(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, builtin(profile.ApprovalYolo))
+	f := newPlain(t, builtin(profile.ApprovalYolo), nil)
 	d := f.check(t, policy.Action{Operation: policy.OpRead, Risk: risk.Set(1)})
 	assert.Equal(t, policy.Deny, d.Verdict)
 	assert.Equal(t, policy.LayerInput, d.Layer)
@@ -169,36 +184,71 @@ func TestInvalidInputDenies(t *testing.T) {
 	// An action with no operation and no declared risk is assumed destructive.
 	d = f.check(t, policy.Action{Tool: "mystery"})
 	assert.Equal(t, risk.Of(risk.Destructive), d.Risk)
-	sup := newFixture(t, builtin(profile.PermissionSupervised))
+	sup := newPlain(t, builtin(profile.PermissionSupervised), nil)
 	assert.Equal(t, policy.Deny, sup.check(t, policy.Action{Tool: "mystery"}).Verdict)
 }
 
 func TestAuditFailureDenies(t *testing.T) {
 	t.Parallel()
 	failing := audit.SinkFunc(func(context.Context, audit.Record) error { return errors.New("disk full") })
-	g, err := gate.New(builtin(profile.ApprovalYolo), &gate.Options{Workspace: []string{workspace(t)}, Audit: failing})
+	r, err := reins.New(context.Background(), builtin(profile.ApprovalYolo), &reins.Options{Workspace: []string{workspace(t)}, Audit: failing})
 	require.NoError(t, err)
-	d, err := g.Check(context.Background(), readme)
+	d, err := r.Check(context.Background(), readme)
 	require.Error(t, err)
 	assert.ErrorContains(t, err, "disk full")
 	assert.Equal(t, policy.Deny, d.Verdict, "a decision that cannot be recorded does not happen")
 	assert.Equal(t, policy.LayerAudit, d.Layer)
 	assert.Zero(t, d.Obligations)
+	// Do does not run it either.
+	out, err := r.Do(context.Background(), readme, ok)
+	require.Error(t, err)
+	assert.False(t, out.Ran)
 }
 
 func TestCanceledContextDenies(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, builtin(profile.ApprovalYolo))
+	f := newPlain(t, builtin(profile.ApprovalYolo), nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	d, err := f.g.Check(ctx, readme)
+	d, err := f.r.Check(ctx, readme)
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Equal(t, policy.Deny, d.Verdict)
 }
 
+// A run state that cannot be read is a Deny (fail closed), recorded, with ErrRunState.
+func TestUnreadableRunStateDenies(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	sink := audit.NewMemory(0)
+	r, err := reins.New(ctx, builtin(profile.ApprovalYolo), &reins.Options{Workspace: []string{workspace(t)}, Audit: sink, Store: brokenStore{}})
+	require.NoError(t, err)
+	d, err := r.Check(ctx, readme)
+	require.ErrorIs(t, err, reins.ErrRunState)
+	assert.Equal(t, policy.Deny, d.Verdict)
+	assert.Equal(t, reins.CheckRunState, d.RuleID)
+	require.Len(t, sink.Records(), 1)
+	assert.Equal(t, policy.Deny, sink.Records()[0].Decision)
+	_, halted := r.Halted(ctx)
+	assert.True(t, halted, "an unreadable state counts as halted")
+	out, err := r.Do(ctx, readme, ok)
+	require.Error(t, err)
+	assert.False(t, out.Ran)
+}
+
+// brokenStore is a Store that cannot be reached.
+type brokenStore struct{}
+
+func (brokenStore) Load(context.Context) (*reins.RunState, error) {
+	return nil, errors.New("store unreachable")
+}
+
+func (brokenStore) Update(context.Context, func(*reins.RunState) error) (*reins.RunState, error) {
+	return nil, errors.New("store unreachable")
+}
+
 func TestAuditRecordFields(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, builtin(profile.ProfileDev))
+	f := newPlain(t, builtin(profile.ProfileDev), nil)
 	corr := [16]byte{1, 2, 3}
 	d := f.check(t, policy.Action{Tool: "edit_file", Operation: "file_write", Targets: []string{"src/pkg/main.go"}, CorrelationID: corr})
 	recs := f.sink.Records()
@@ -206,6 +256,7 @@ func TestAuditRecordFields(t *testing.T) {
 	r := recs[0]
 	assert.Equal(t, audit.KindDecision, r.Kind)
 	assert.Equal(t, profile.ProfileDev, r.Profile)
+	assert.Equal(t, builtin(profile.ProfileDev).Hash(), r.ProfileHash)
 	assert.Equal(t, "file_write", r.Operation)
 	assert.Equal(t, "src/pkg/main.go", r.Target)
 	assert.Equal(t, policy.Allow, r.Decision)
@@ -224,19 +275,28 @@ func TestAuditRecordFields(t *testing.T) {
 
 func TestNewOptionErrors(t *testing.T) {
 	t.Parallel()
-	_, err := gate.New(builtin(profile.PermissionTrusted), &gate.Options{Workspace: []string{t.TempDir()}, MaxConsecutiveFailures: -1})
+	ctx := context.Background()
+	_, err := reins.New(ctx, builtin(profile.PermissionTrusted), &reins.Options{Workspace: []string{t.TempDir()}, MaxConsecutiveFailures: -1})
 	assert.Error(t, err)
+	_, err = reins.New(ctx, builtin(profile.PermissionTrusted), &reins.Options{Workspace: []string{t.TempDir()}, OnRepeatedFailure: 9})
+	assert.Error(t, err)
+	_, err = reins.New(ctx, builtin(profile.PermissionTrusted), &reins.Options{Workspace: []string{t.TempDir()}, Headless: 9})
+	assert.Error(t, err)
+	_, err = reins.New(ctx, builtin(profile.PermissionTrusted), &reins.Options{Workspace: []string{t.TempDir()},
+		Meters: []reins.Meter{{Name: reins.MeterCost, Limit: 1}, {Name: reins.MeterCost, Limit: 2}}})
+	assert.ErrorContains(t, err, "given twice")
 	bad := builtin(profile.PermissionTrusted)
 	bad.ProtectedPaths = append(bad.ProtectedPaths, "[ab].pem")
-	_, err = gate.New(bad, &gate.Options{Workspace: []string{t.TempDir()}})
+	_, err = reins.New(ctx, bad, &reins.Options{Workspace: []string{t.TempDir()}})
 	assert.ErrorContains(t, err, "literal paths")
 	bad = builtin(profile.PermissionTrusted)
 	bad.Rules = []policy.Rule{{ID: "x", Condition: policy.Condition{CommandPattern: "("}}}
-	_, err = gate.New(bad, &gate.Options{Workspace: []string{t.TempDir()}})
+	_, err = reins.New(ctx, bad, &reins.Options{Workspace: []string{t.TempDir()}})
 	assert.ErrorContains(t, err, `rule "x"`)
-	g, err := gate.New(builtin(profile.PermissionTrusted), nil)
+	r, err := reins.New(ctx, builtin(profile.PermissionTrusted), nil)
 	require.NoError(t, err, "nil options: the working directory is the workspace")
-	assert.Equal(t, profile.PermissionTrusted, g.Profile().Name())
+	assert.Equal(t, profile.PermissionTrusted, r.Profile().Name())
+	require.NoError(t, r.Close())
 }
 
 // An emergency stop that lands between an operation's Begin and its Check cancels the
@@ -245,17 +305,17 @@ func TestNewOptionErrors(t *testing.T) {
 func TestEmergencyStopBeforeTheCheckIsARecordedDeny(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	f := newFixture(t, builtin(profile.PermissionAutonomous))
+	f := newPlain(t, builtin(profile.PermissionAutonomous), nil)
 	write := policy.Action{Tool: "write_file", Operation: policy.OpWrite, Targets: []string{"main.go"}}
 	for _, reset := range []bool{false, true} {
-		op, err := f.g.Begin(ctx)
+		op, err := f.r.Begin(ctx)
 		require.NoError(t, err)
-		f.g.EmergencyStop(ctx, "the user pressed stop")
+		f.r.EmergencyStop(ctx, "the user pressed stop")
 		if reset {
-			require.NoError(t, f.g.Reset(ctx, "resumed before the stopped operation checked"))
+			require.NoError(t, f.r.Reset(ctx, "resumed before the stopped operation checked"))
 		}
 		before := len(f.sink.Records())
-		d, err := f.g.Check(op.Context(), write)
+		d, err := op.Check(op.Context(), write)
 		require.NoError(t, err, "reset=%v", reset)
 		assert.Equal(t, policy.Deny, d.Verdict, "reset=%v", reset)
 		assert.Equal(t, policy.LayerHalted, d.Layer)
@@ -267,14 +327,14 @@ func TestEmergencyStopBeforeTheCheckIsARecordedDeny(t *testing.T) {
 		assert.Equal(t, policy.LayerHalted, recs[0].Layer)
 		op.End()
 		if !reset {
-			require.NoError(t, f.g.Reset(ctx, "resumed"))
+			require.NoError(t, f.r.Reset(ctx, "resumed"))
 		}
 	}
 
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
 	before := len(f.sink.Records())
-	d, err := f.g.Check(cctx, write)
+	d, err := f.r.Check(cctx, write)
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Equal(t, policy.Deny, d.Verdict)
 	assert.Equal(t, gate.CheckContext, d.RuleID)
