@@ -14,10 +14,10 @@ import (
 	"github.com/reins-go/reins/audit"
 	"github.com/reins-go/reins/checkpoint"
 	"github.com/reins-go/reins/gate"
+	"github.com/reins-go/reins/internal/testenv"
 	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
 	"github.com/reins-go/reins/sandbox"
-	"github.com/reins-go/reins/internal/testenv"
 	"github.com/reins-go/reins/sandbox/hardened"
 )
 
