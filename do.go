@@ -7,6 +7,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/reins-go/reins/audit"
 	"github.com/reins-go/reins/gate"
@@ -246,7 +247,7 @@ type pipeline struct {
 	a     policy.Action
 	cmd   *sandbox.Command // set for DoCommand
 	b     *batchState      // set within a batch
-	tr    gate.Trace
+	tr    *gate.Trace // from tracePool, for the time of the pipeline
 	d     gate.Decision
 	out   Outcome
 	err   error
@@ -256,12 +257,20 @@ type pipeline struct {
 
 // do runs one action within op.
 func (r *Run) do(ctx context.Context, op *Op, a policy.Action, fn Func, b *batchState, cmd *sandbox.Command) (Outcome, error) {
-	p := pipeline{r: r, op: op, a: a, cmd: cmd, b: b}
+	tr := tracePool.Get().(*gate.Trace)
+	defer tracePool.Put(tr)
+	p := pipeline{r: r, op: op, a: a, cmd: cmd, b: b, tr: tr}
 	if p.admit(ctx) && p.approve(ctx) && p.obligations(ctx) {
 		p.run(ctx, fn)
 	}
 	return p.out, p.err
 }
+
+// tracePool holds the traces of decisions in flight: a Trace is several kilobytes, and every
+// action is traced (its explanation, shown to an approver, reads the trace), so allocating one
+// per action, with the pipeline around it, cost more than the decision itself. Nothing reads a
+// trace after its pipeline ends: the explanation copies what it shows.
+var tracePool = sync.Pool{New: func() any { return new(gate.Trace) }}
 
 // refuse ends the pipeline after the decision with a fresh Deny of its own layer and no
 // obligations, recorded as the action's outcome.
@@ -286,7 +295,7 @@ func (p *pipeline) admit(ctx context.Context) bool {
 	if s, err := r.store.Load(ctx); err == nil {
 		r.tick(ctx, s)
 	}
-	d, err := r.check(ctx, p.op.act, p.a, &p.tr)
+	d, err := r.check(ctx, p.op.act, p.a, p.tr)
 	p.d, p.out.Decision = d, d
 	if err != nil {
 		_ = r.recordAbout(ctx, p.op.act, p.a, d, audit.Record{Kind: audit.KindOutcome, Decision: policy.Deny, Outcome: audit.OutcomeDenied, Error: err.Error()})
