@@ -247,7 +247,7 @@ type pipeline struct {
 	a     policy.Action
 	cmd   *sandbox.Command // set for DoCommand
 	b     *batchState      // set within a batch
-	tr    *gate.Trace // from tracePool, for the time of the pipeline
+	tr    *gate.Trace      // from tracePool, for the time of the pipeline
 	d     gate.Decision
 	out   Outcome
 	err   error
