@@ -167,7 +167,7 @@ func TestApprovalTimeoutIsADenial(t *testing.T) {
 		return reins.Answer{Verdict: policy.Allow}, ctx.Err()
 	})
 	f := newFixture(t, profile.PermissionTrusted, func(o *reins.Options) {
-		o.Approver, o.ApprovalTimeout, o.Clock = block, 30*time.Second, clock
+		o.Approver, o.ApprovalTimeout, o.Clock = block, 5*time.Minute, clock // under the profile's 10-minute operation timeout
 	})
 	type result struct {
 		out reins.Outcome
@@ -179,14 +179,19 @@ func TestApprovalTimeoutIsADenial(t *testing.T) {
 		done <- result{out, err}
 	}()
 	<-asked // the timeout's timer is set before the approver is called
-	clock.Advance(30*time.Second - time.Millisecond)
+	clock.Advance(5*time.Minute - time.Millisecond)
 	select {
 	case <-done:
 		t.Fatal("the approval ended before its timeout")
 	default:
 	}
 	clock.Advance(time.Millisecond)
-	res := <-done
+	var res result
+	select {
+	case res = <-done:
+	case <-time.After(time.Minute): // a guard against a hang, far below the real 5 minutes
+		t.Fatal("the approval timeout does not run on the run's clock")
+	}
 	var de *gate.DeniedError
 	require.ErrorAs(t, res.err, &de)
 	assert.Equal(t, policy.LayerApproval, de.Decision.Layer)
