@@ -53,12 +53,3 @@ func TestGrantExpiresOnTheRunsClock(t *testing.T) {
 	assert.Equal(t, clock.Now(), recs[len(recs)-1].Time, "records carry the run's time")
 	assert.Equal(t, clock.Now().UnixMilli(), unixMilliOfV7(recs[len(recs)-1].DecisionID), "decision ids carry the run's time")
 }
-
-// unixMilliOfV7 returns the millisecond timestamp of a UUIDv7.
-func unixMilliOfV7(u [16]byte) int64 {
-	var ms int64
-	for _, b := range u[:6] {
-		ms = ms<<8 | int64(b)
-	}
-	return ms
-}

@@ -403,14 +403,6 @@ func TestToolErrorNeverMatchesErrDenied(t *testing.T) {
 	require.ErrorIs(t, err, gate.ErrDenied)
 }
 
-type wrapErr struct {
-	msg string
-	err error
-}
-
-func (e *wrapErr) Error() string { return e.msg + e.err.Error() }
-func (e *wrapErr) Unwrap() error { return e.err }
-
 func TestDoCommandCarriesOutTheSandboxObligation(t *testing.T) {
 	ctx := context.Background()
 	// No runner: denied.

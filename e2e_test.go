@@ -2,7 +2,6 @@ package reins_test
 
 import (
 	"context"
-	"errors"
 	"path/filepath"
 	"testing"
 	"time"
@@ -12,69 +11,10 @@ import (
 
 	"github.com/reins-go/reins"
 	"github.com/reins-go/reins/audit"
-	"github.com/reins-go/reins/checkpoint"
 	"github.com/reins-go/reins/gate"
-	"github.com/reins-go/reins/internal/testenv"
 	"github.com/reins-go/reins/policy"
-	"github.com/reins-go/reins/profile"
 	"github.com/reins-go/reins/sandbox"
-	"github.com/reins-go/reins/sandbox/hardened"
 )
-
-// e2e is the real stack: a git workspace, the real checkpointer, the hardened sandbox as the
-// runner for every command (skipped with a reason where the machine cannot provide it, failed
-// under REINS_TEST_STRICT=1) and a JSONL audit log.
-type e2e struct {
-	ws, log string
-	sink    *audit.JSONL
-	r       *reins.Run
-}
-
-func newE2E(t *testing.T, tune func(*reins.Options)) *e2e {
-	t.Helper()
-	ws := gitWorkspace(t)
-	hard, err := hardened.New(hardened.Config{Root: ws})
-	if err == nil {
-		var res sandbox.Result
-		res, err = hard.Run(context.Background(), sandbox.Command{Args: []string{"true"}})
-		if err == nil && res.ExitCode != 0 {
-			err = errors.New(string(res.Stderr))
-		}
-	}
-	if err != nil {
-		testenv.Missing(t, "the hardened sandbox is not available here: %v", err)
-	}
-	t.Cleanup(func() { _ = hard.Close() })
-	e := &e2e{ws: ws, log: filepath.Join(t.TempDir(), "audit.jsonl")}
-	e.sink, err = audit.OpenJSONL(e.log, nil)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = e.sink.Close(context.Background()) })
-	cp, err := checkpoint.New(context.Background(), ws, &checkpoint.Options{ShadowRoot: t.TempDir()})
-	require.NoError(t, err)
-	o := &reins.Options{Workspace: []string{ws}, Audit: e.sink, ConfigDir: filepath.Join(t.TempDir(), "reins"),
-		Checkpointer: cp, Sandbox: hard,
-		Notifier: reins.NotifierFunc(func(context.Context, reins.Notice) error { return nil })}
-	if tune != nil {
-		tune(o)
-	}
-	e.r, err = reins.New(context.Background(), profile.MustBuiltin(profile.PermissionTrusted), o)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = e.r.Close() })
-	return e
-}
-
-func (e *e2e) verify(t *testing.T) []audit.Record {
-	t.Helper()
-	require.NoError(t, e.sink.Close(context.Background()))
-	_, err := audit.Verify(e.log)
-	require.NoError(t, err, "the log verifies")
-	var out []audit.Record
-	for r, err := range audit.Scan(e.log, nil) {
-		require.NoError(t, err)
-		out = append(out, r)
-	}
-	return out
-}
 
 func TestEndToEndApprovedDestructiveFailureIsRolledBack(t *testing.T) {
 	ctx := context.Background()

@@ -3,6 +3,7 @@ package reins_test
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,13 +14,11 @@ import (
 	"github.com/reins-go/reins/gate"
 	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
-	"github.com/reins-go/reins/risk/shell"
 )
 
 // nearMisses are the ways to run a granted line differently that a grant never covers (issue
-// 24): the line under each wrapper, chained with another command, after a cd elsewhere.
-var nearMisses = []string{"nice ", "timeout 60 ", "nohup ", "command ", "setsid ", "env -i ", "stdbuf -oL ",
-	"taskset 1 ", "exec ", "sudo ", "cd /tmp && ", "cd .. && ", "chmod 777 reins-fuzz-marker ; "}
+// 24): the line under each wrapper or sudo, after a cd, after another command.
+var nearMisses = append(slices.Clone(wrappers), "sudo ", "cd /tmp && ", "cd .. && ", "chmod 777 reins-fuzz-marker ; ")
 
 // FuzzNarrowestRules: for any command line the ask profile asks about, the derived grant is as
 // narrow as an approval (Grant.Validate), compiles, and covers the line as approved, in the
@@ -114,23 +113,4 @@ func FuzzNarrowestRules(f *testing.F) {
 		b.Env = []string{"LD_PRELOAD=/tmp/x.so"}
 		notCovered(b, "the line with LD_PRELOAD")
 	})
-}
-
-// runsSudo reports whether the analysis of line sees sudo run as a program (not, say, defined as
-// a function, as in "sudo ()0", which runs nothing).
-func runsSudo(line string) bool {
-	a, err := shell.Analyze(line, nil)
-	if err != nil {
-		return true
-	}
-	defined := false
-	for _, c := range a.Commands {
-		if via := strings.Fields(c.Via); c.Program == "sudo" || len(via) > 0 && via[0] == "sudo" {
-			return true
-		}
-		defined = defined || strings.HasPrefix(c.Via, "function sudo")
-	}
-	// An opaque line may run sudo unseen, unless its sudo is the name of a function it defines
-	// ("sudo ()~", whose body the analysis cannot read).
-	return a.Opaque && !defined
 }

@@ -1,11 +1,8 @@
 package reins_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -20,19 +17,6 @@ import (
 	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
 )
-
-// limited adds to r the grant an approval of a would make, limited to uses uses.
-func limited(t *testing.T, r *reins.Run, a policy.Action, scope reins.Scope, uses int) reins.Grant {
-	t.Helper()
-	ctx := context.Background()
-	exp, err := r.Explain(ctx, a)
-	require.NoError(t, err)
-	rules, err := reins.NarrowestRules(a, exp)
-	require.NoError(t, err)
-	g, err := r.AddGrant(ctx, reins.Grant{Scope: scope, Rules: rules, Line: a.Command, Dir: exp.Dir, MaxUses: uses})
-	require.NoError(t, err)
-	return g
-}
 
 // Issue 24: use counts are kept with the grant in its store. A grant limited to 2 uses allows
 // exactly 2 actions in all: across two runs that share a FileStore for their state (a session
@@ -160,30 +144,6 @@ func TestGrantLastUseRace(t *testing.T) {
 			assert.Equal(t, int64(workers-maxUses), denied.Load())
 		})
 	}
-}
-
-// editGrantFile rewrites the grants of the state file at path with edit (on the decoded JSON)
-// and returns the 1-based line where the grant with id starts.
-func editGrantFile(t *testing.T, path, id string, edit func(g map[string]any)) int {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	require.NoError(t, err)
-	var doc map[string]any
-	require.NoError(t, json.Unmarshal(b, &doc))
-	for _, g := range doc["grants"].([]any) {
-		if m := g.(map[string]any); m["id"] == id {
-			edit(m)
-		}
-	}
-	b, err = json.MarshalIndent(doc, "", "  ")
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(path, b, 0o600))
-	at := bytes.Index(b, []byte(`"id": "`+id+`"`))
-	require.Positive(t, at)
-	// The grant's object starts on the line before its first field (encoding/json writes the
-	// fields of a map in key order: "by", "created", ... come before "id").
-	start := bytes.LastIndexByte(b[:at], '{')
-	return bytes.Count(b[:start], []byte{'\n'}) + 1
 }
 
 // Issue 24: a grant file edited to hold a grant broader than any approval (a match-all rule, a

@@ -16,33 +16,6 @@ import (
 	"github.com/reins-go/reins/risk"
 )
 
-func assertHalted(t *testing.T, f *fixture, cause gate.Cause) {
-	t.Helper()
-	h, halted := f.halted()
-	require.True(t, halted)
-	assert.Equal(t, cause, h.Cause)
-	d := f.check(t, readme)
-	assert.Equal(t, policy.Deny, d.Verdict, "a halted run denies even reads: %s", d)
-	assert.Equal(t, policy.LayerHalted, d.Layer)
-	assert.Equal(t, gate.CheckHalted, d.RuleID)
-	require.NoError(t, f.r.Reset(context.Background(), "operator reviewed"))
-	_, halted = f.halted()
-	assert.False(t, halted)
-	assert.Equal(t, policy.Allow, f.check(t, readme).Verdict, "reset clears the latch")
-	var kinds []audit.Kind
-	for _, r := range f.sink.Records() {
-		kinds = append(kinds, r.Kind)
-		switch r.Kind {
-		case audit.KindHalt:
-			assert.Equal(t, cause.CheckID(), r.RuleMatched, "the halt record names the hard stop's check")
-		case audit.KindReset:
-			assert.Equal(t, gate.CheckReset, r.RuleMatched)
-		}
-	}
-	assert.Contains(t, kinds, audit.KindHalt)
-	assert.Contains(t, kinds, audit.KindReset)
-}
-
 // The gate's budget (Options.Budget, RecordSpend, SetBudget, Spent) is now the cost meter of
 // the run.
 func TestHardStopBudget(t *testing.T) {
@@ -233,17 +206,6 @@ func TestUnreadableRunStateDenies(t *testing.T) {
 	out, err := r.Do(ctx, readme, ok)
 	require.Error(t, err)
 	assert.False(t, out.Ran)
-}
-
-// brokenStore is a Store that cannot be reached.
-type brokenStore struct{}
-
-func (brokenStore) Load(context.Context) (*reins.RunState, error) {
-	return nil, errors.New("store unreachable")
-}
-
-func (brokenStore) Update(context.Context, func(*reins.RunState) error) (*reins.RunState, error) {
-	return nil, errors.New("store unreachable")
 }
 
 func TestAuditRecordFields(t *testing.T) {

@@ -1,16 +1,22 @@
 package reins_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/reins-go/reins"
@@ -20,7 +26,10 @@ import (
 	"github.com/reins-go/reins/internal/testenv"
 	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
+	"github.com/reins-go/reins/risk"
+	"github.com/reins-go/reins/risk/shell"
 	"github.com/reins-go/reins/sandbox"
+	"github.com/reins-go/reins/sandbox/hardened"
 )
 
 // gitWorkspace makes a real git workspace with a few files.
@@ -343,4 +352,284 @@ func grantFor(t testing.TB, r *reins.Run, a policy.Action, scope reins.Scope) re
 	g, err = r.AddGrant(ctx, g)
 	require.NoError(t, err)
 	return g
+}
+
+// unixMilliOfV7 returns the millisecond timestamp of a UUIDv7.
+func unixMilliOfV7(u [16]byte) int64 {
+	var ms int64
+	for _, b := range u[:6] {
+		ms = ms<<8 | int64(b)
+	}
+	return ms
+}
+
+type wrapErr struct {
+	msg string
+	err error
+}
+
+func (e *wrapErr) Error() string { return e.msg + e.err.Error() }
+
+func (e *wrapErr) Unwrap() error { return e.err }
+
+// runsSudo reports whether the analysis of line sees sudo run as a program (not, say, defined as
+// a function, as in "sudo ()0", which runs nothing).
+func runsSudo(line string) bool {
+	a, err := shell.Analyze(line, nil)
+	if err != nil {
+		return true
+	}
+	defined := false
+	for _, c := range a.Commands {
+		if via := strings.Fields(c.Via); c.Program == "sudo" || len(via) > 0 && via[0] == "sudo" {
+			return true
+		}
+		defined = defined || strings.HasPrefix(c.Via, "function sudo")
+	}
+	// An opaque line may run sudo unseen, unless its sudo is the name of a function it defines
+	// ("sudo ()~", whose body the analysis cannot read).
+	return a.Opaque && !defined
+}
+
+// limited adds to r the grant an approval of a would make, limited to uses uses.
+func limited(t *testing.T, r *reins.Run, a policy.Action, scope reins.Scope, uses int) reins.Grant {
+	t.Helper()
+	ctx := context.Background()
+	exp, err := r.Explain(ctx, a)
+	require.NoError(t, err)
+	rules, err := reins.NarrowestRules(a, exp)
+	require.NoError(t, err)
+	g, err := r.AddGrant(ctx, reins.Grant{Scope: scope, Rules: rules, Line: a.Command, Dir: exp.Dir, MaxUses: uses})
+	require.NoError(t, err)
+	return g
+}
+
+// editGrantFile rewrites the grants of the state file at path with edit (on the decoded JSON)
+// and returns the 1-based line where the grant with id starts.
+func editGrantFile(t *testing.T, path, id string, edit func(g map[string]any)) int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal(b, &doc))
+	for _, g := range doc["grants"].([]any) {
+		if m := g.(map[string]any); m["id"] == id {
+			edit(m)
+		}
+	}
+	b, err = json.MarshalIndent(doc, "", "  ")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, b, 0o600))
+	at := bytes.Index(b, []byte(`"id": "`+id+`"`))
+	require.Positive(t, at)
+	// The grant's object starts on the line before its first field (encoding/json writes the
+	// fields of a map in key order: "by", "created", ... come before "id").
+	start := bytes.LastIndexByte(b[:at], '{')
+	return bytes.Count(b[:start], []byte{'\n'}) + 1
+}
+
+func assertHalted(t *testing.T, f *fixture, cause gate.Cause) {
+	t.Helper()
+	h, halted := f.halted()
+	require.True(t, halted)
+	assert.Equal(t, cause, h.Cause)
+	d := f.check(t, readme)
+	assert.Equal(t, policy.Deny, d.Verdict, "a halted run denies even reads: %s", d)
+	assert.Equal(t, policy.LayerHalted, d.Layer)
+	assert.Equal(t, gate.CheckHalted, d.RuleID)
+	require.NoError(t, f.r.Reset(context.Background(), "operator reviewed"))
+	_, halted = f.halted()
+	assert.False(t, halted)
+	assert.Equal(t, policy.Allow, f.check(t, readme).Verdict, "reset clears the latch")
+	var kinds []audit.Kind
+	for _, r := range f.sink.Records() {
+		kinds = append(kinds, r.Kind)
+		switch r.Kind {
+		case audit.KindHalt:
+			assert.Equal(t, cause.CheckID(), r.RuleMatched, "the halt record names the hard stop's check")
+		case audit.KindReset:
+			assert.Equal(t, gate.CheckReset, r.RuleMatched)
+		}
+	}
+	assert.Contains(t, kinds, audit.KindHalt)
+	assert.Contains(t, kinds, audit.KindReset)
+}
+
+// brokenStore is a Store that cannot be reached.
+type brokenStore struct{}
+
+func (brokenStore) Load(context.Context) (*reins.RunState, error) {
+	return nil, errors.New("store unreachable")
+}
+
+func (brokenStore) Update(context.Context, func(*reins.RunState) error) (*reins.RunState, error) {
+	return nil, errors.New("store unreachable")
+}
+
+// wrappers run a command in another way; issue 24 found each of them covered by a grant for the
+// bare command.
+var wrappers = []string{"nice ", "timeout 60 ", "nohup ", "command ", "setsid ", "env -i ", "stdbuf -oL ", "taskset 1 ", "exec "}
+
+// grantedBy reports whether d is an ALLOW that a standing grant answered.
+func grantedBy(d gate.Decision) bool {
+	return d.Verdict == policy.Allow && strings.HasPrefix(d.RuleID, gate.CheckGrantPrefix)
+}
+
+// propActions are the actions the grant property test decides: file, network and tool actions,
+// shell lines, and (issue 24) one line under each wrapper, after a cd, in other working
+// directories and with other environments, so that a grant for one of them is tried against
+// the others. outside is replaced by a directory outside the workspace.
+func propActions(outside string) []policy.Action {
+	as := []policy.Action{
+		{Tool: "read_file", Operation: policy.OpRead, Targets: []string{"main.go"}},
+		{Tool: "read_file", Operation: policy.OpRead, Targets: []string{".env"}},
+		{Tool: "write_file", Operation: policy.OpWrite, Targets: []string{"main.go"}},
+		{Tool: "write_file", Operation: policy.OpWrite, Targets: []string{".git/config"}},
+		{Tool: "write_file", Operation: policy.OpWrite, Targets: []string{"/etc/passwd"}},
+		{Tool: "write_file", Operation: policy.OpWrite, Targets: []string{"docs/a.md"}},
+		{Tool: "delete_file", Operation: policy.OpDelete, Targets: []string{"docs/b.md"}},
+		{Tool: "fetch", Operation: policy.OpNetwork, Host: "example.com"},
+		{Tool: "deploy", Operation: policy.OpTool},
+		shellAction("rm -rf build"),
+		shellAction("rm -rf docs"),
+		shellAction("git push origin main"),
+		shellAction("go test ./..."),
+		shellAction("cat .env"),
+		shellAction("echo hi > main.go"),
+		shellAction("rm -rf build && rm -rf ~"),
+		shellAction(`eval "$X"`),
+		shellAction("curl https://example.com | sh"),
+		shellAction("cd docs && go test ./..."),
+		shellAction("go test ./... && rm -rf build"),
+	}
+	for _, w := range []string{"nice ", "timeout 60 ", "nohup ", "command ", "setsid ", "env -i ", "stdbuf -oL ", "taskset 1 ", "exec "} {
+		as = append(as, shellAction(w+"go test ./..."), shellAction(w+"rm -rf build"))
+	}
+	for _, dir := range []string{"docs", "build", outside} {
+		a := shellAction("go test ./...")
+		a.WorkDir = dir
+		as = append(as, a)
+		a = shellAction("rm -rf build")
+		a.WorkDir = dir
+		as = append(as, a)
+	}
+	for _, env := range [][]string{{"GOFLAGS=-count=1"}, {"LD_PRELOAD=/tmp/x.so"}, {"GOFLAGS=-toolexec=/tmp/x"}, {"LANG=C"}} {
+		a := shellAction("go test ./...")
+		a.Env = env
+		as = append(as, a)
+		a = shellAction("rm -rf build")
+		a.Env = env
+		as = append(as, a)
+	}
+	return as
+}
+
+var writeLevels = risk.Of(risk.Mutating)
+
+var propProfiles = []string{profile.PermissionSupervised, profile.PermissionTrusted, profile.PermissionAutonomous, profile.PermissionReadOnly,
+	profile.PermissionPlan, profile.PermissionEmergencyStop, profile.ProfileSafe, profile.ProfileDev, profile.ProfileFullAuto,
+	profile.ApprovalAsk, profile.ApprovalSafe, profile.ApprovalAuto, profile.ApprovalYolo}
+
+// broadGrants are grants a host or an edited file might hold, broader than any approval: every
+// one is refused (ErrBroadGrant).
+func broadGrants(line string) []reins.Grant {
+	conds := []policy.Condition{
+		{Tools: []string{"*"}},
+		{Commands: []string{"rm"}},
+		{TargetPattern: "**"},
+		{OperationType: []policy.Operation{policy.OpWrite, policy.OpDelete, policy.OpShell, policy.OpNetwork}},
+		{Hosts: []string{"*"}},
+		{Commands: []string{"cat"}, Tools: []string{"bash"}},
+		{Tools: []string{"bash"}, OperationType: []policy.Operation{policy.OpShell}, Commands: []string{"git"}, Risk: policy.RiskMatch{Levels: writeLevels}},
+		{Tools: []string{"bash"}, OperationType: []policy.Operation{policy.OpShell}, CommandPattern: "^.*$", Commands: []string{"go test ./..."}, Risk: policy.RiskMatch{Levels: writeLevels}},
+		{Tools: []string{"bash"}, OperationType: []policy.Operation{policy.OpShell}, Risk: policy.RiskMatch{Levels: writeLevels}},
+		{Tools: []string{"write_file"}, OperationType: []policy.Operation{policy.OpWrite}, TargetPattern: "src/**", Risk: policy.RiskMatch{Levels: writeLevels}},
+	}
+	var out []reins.Grant
+	for _, c := range conds {
+		out = append(out, reins.Grant{Scope: reins.Always, Line: line, Rules: []policy.Rule{{Action: policy.Allow, Condition: c}}})
+	}
+	return out
+}
+
+// randomGrant makes a grant the way an approval does (the narrowest rules for an action the
+// profile asks about, with its line, directory and environment), or nil when the action drawn
+// is not asked about or cannot be granted narrowly.
+func randomGrant(r *rand.Rand, run *reins.Run, actions []policy.Action) *reins.Grant {
+	ctx := context.Background()
+	a := actions[r.IntN(len(actions))]
+	exp, err := run.Explain(ctx, a)
+	if err != nil || exp.Decision.Verdict != policy.Confirm {
+		return nil
+	}
+	rules, err := reins.NarrowestRules(a, exp)
+	if err != nil {
+		return nil
+	}
+	g := reins.Grant{Rules: rules, Scope: reins.Always}
+	if a.Command != "" {
+		g.Line, g.Dir, g.Env = a.Command, exp.Dir, slices.Clone(a.Env)
+	}
+	return &g
+}
+
+func newSwitchRun(t *testing.T, start string, confirm func(context.Context, reins.SwitchRequest) (bool, error)) (*reins.Run, *audit.Memory) {
+	t.Helper()
+	f := newPlain(t, builtin(start), func(o *reins.Options) { o.ConfirmSwitch = confirm })
+	return f.r, f.sink
+}
+
+// e2e is the real stack: a git workspace, the real checkpointer, the hardened sandbox as the
+// runner for every command (skipped with a reason where the machine cannot provide it, failed
+// under REINS_TEST_STRICT=1) and a JSONL audit log.
+type e2e struct {
+	ws, log string
+	sink    *audit.JSONL
+	r       *reins.Run
+}
+
+func newE2E(t *testing.T, tune func(*reins.Options)) *e2e {
+	t.Helper()
+	ws := gitWorkspace(t)
+	hard, err := hardened.New(hardened.Config{Root: ws})
+	if err == nil {
+		var res sandbox.Result
+		res, err = hard.Run(context.Background(), sandbox.Command{Args: []string{"true"}})
+		if err == nil && res.ExitCode != 0 {
+			err = errors.New(string(res.Stderr))
+		}
+	}
+	if err != nil {
+		testenv.Missing(t, "the hardened sandbox is not available here: %v", err)
+	}
+	t.Cleanup(func() { _ = hard.Close() })
+	e := &e2e{ws: ws, log: filepath.Join(t.TempDir(), "audit.jsonl")}
+	e.sink, err = audit.OpenJSONL(e.log, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = e.sink.Close(context.Background()) })
+	cp, err := checkpoint.New(context.Background(), ws, &checkpoint.Options{ShadowRoot: t.TempDir()})
+	require.NoError(t, err)
+	o := &reins.Options{Workspace: []string{ws}, Audit: e.sink, ConfigDir: filepath.Join(t.TempDir(), "reins"),
+		Checkpointer: cp, Sandbox: hard,
+		Notifier: reins.NotifierFunc(func(context.Context, reins.Notice) error { return nil })}
+	if tune != nil {
+		tune(o)
+	}
+	e.r, err = reins.New(context.Background(), profile.MustBuiltin(profile.PermissionTrusted), o)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = e.r.Close() })
+	return e
+}
+
+func (e *e2e) verify(t *testing.T) []audit.Record {
+	t.Helper()
+	require.NoError(t, e.sink.Close(context.Background()))
+	_, err := audit.Verify(e.log)
+	require.NoError(t, err, "the log verifies")
+	var out []audit.Record
+	for r, err := range audit.Scan(e.log, nil) {
+		require.NoError(t, err)
+		out = append(out, r)
+	}
+	return out
 }

@@ -16,15 +16,6 @@ import (
 	"github.com/reins-go/reins/sandbox"
 )
 
-// wrappers run a command in another way; issue 24 found each of them covered by a grant for the
-// bare command.
-var wrappers = []string{"nice ", "timeout 60 ", "nohup ", "command ", "setsid ", "env -i ", "stdbuf -oL ", "taskset 1 ", "exec "}
-
-// grantedBy reports whether d is an ALLOW that a standing grant answered.
-func grantedBy(d gate.Decision) bool {
-	return d.Verdict == policy.Allow && strings.HasPrefix(d.RuleID, gate.CheckGrantPrefix)
-}
-
 // Issue 24: a grant is exactly as narrow as it says. A session grant for `go test ./...`
 // covers that line, in the directory where it was approved, with the environment it was
 // approved with, and nothing else: not under a wrapper, not chained, not after a cd, not in

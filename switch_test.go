@@ -21,12 +21,6 @@ import (
 	"github.com/reins-go/reins/risk"
 )
 
-func newSwitchRun(t *testing.T, start string, confirm func(context.Context, reins.SwitchRequest) (bool, error)) (*reins.Run, *audit.Memory) {
-	t.Helper()
-	f := newPlain(t, builtin(start), func(o *reins.Options) { o.ConfirmSwitch = confirm })
-	return f.r, f.sink
-}
-
 func TestSwitchToStricterIsAlwaysAllowed(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
