@@ -531,7 +531,9 @@ var propProfiles = []string{profile.PermissionSupervised, profile.PermissionTrus
 	profile.ApprovalAsk, profile.ApprovalSafe, profile.ApprovalAuto, profile.ApprovalYolo}
 
 // broadGrants are grants a host or an edited file might hold, broader than any approval: every
-// one is refused (ErrBroadGrant).
+// one is refused (ErrBroadGrant). Changed: the session's AddGrant accepted such rules, and the
+// property test checked that they never outranked layers 1 to 4; the run refuses them outright
+// (issue 24), so the property test now requires the refusal.
 func broadGrants(line string) []reins.Grant {
 	conds := []policy.Condition{
 		{Tools: []string{"*"}},
