@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/reins-go/reins/audit"
 	"github.com/reins-go/reins/gate"
@@ -184,10 +186,11 @@ func commandPair(a policy.Action, cmd sandbox.Command) (policy.Action, sandbox.C
 	case !(len(cmd.Args) == 3 && (cmd.Args[0] == "bash" || cmd.Args[0] == "sh") && cmd.Args[1] == "-c" && cmd.Args[2] == a.Command) && quoteArgs(cmd.Args) != a.Command:
 		return a, cmd, errors.New("reins: DoCommand: the action's command and the command's arguments differ (the gate must decide what runs)")
 	}
-	if len(cmd.Args) == 3 && cmd.Args[0] == "sh" && cmd.Args[1] == "-c" {
+	if len(cmd.Args) >= 3 && path.Base(cmd.Args[0]) == "sh" && cmd.Args[1] == "-c" {
 		// The analysis reads bash's grammar; sh is dash on Debian and Ubuntu, which reads some
-		// lines differently. Run what was analysed.
-		cmd.Args = []string{"bash", "-c", cmd.Args[2]}
+		// lines differently. Run what was analysed (with any positional arguments after the
+		// script, and whichever path names sh).
+		cmd.Args = append([]string{"bash"}, cmd.Args[1:]...)
 	}
 	switch {
 	case cmd.Dir == "":
@@ -244,7 +247,7 @@ type pipeline struct {
 	a     policy.Action
 	cmd   *sandbox.Command // set for DoCommand
 	b     *batchState      // set within a batch
-	tr    gate.Trace
+	tr    *gate.Trace      // from tracePool, for the time of the pipeline
 	d     gate.Decision
 	out   Outcome
 	err   error
@@ -254,12 +257,20 @@ type pipeline struct {
 
 // do runs one action within op.
 func (r *Run) do(ctx context.Context, op *Op, a policy.Action, fn Func, b *batchState, cmd *sandbox.Command) (Outcome, error) {
-	p := pipeline{r: r, op: op, a: a, cmd: cmd, b: b}
+	tr := tracePool.Get().(*gate.Trace)
+	defer tracePool.Put(tr)
+	p := pipeline{r: r, op: op, a: a, cmd: cmd, b: b, tr: tr}
 	if p.admit(ctx) && p.approve(ctx) && p.obligations(ctx) {
 		p.settle(ctx, p.run(ctx, fn))
 	}
 	return p.out, p.err
 }
+
+// tracePool holds the traces of decisions in flight: a Trace is several kilobytes, and every
+// action is traced (its explanation, shown to an approver, reads the trace), so allocating one
+// per action, with the pipeline around it, cost more than the decision itself. Nothing reads a
+// trace after its pipeline ends: the explanation copies what it shows.
+var tracePool = sync.Pool{New: func() any { return new(gate.Trace) }}
 
 // refuse ends the pipeline after the decision with a fresh Deny of its own layer and no
 // obligations, recorded as the action's outcome.
@@ -284,7 +295,7 @@ func (p *pipeline) admit(ctx context.Context) bool {
 	if s, err := r.store.Load(ctx); err == nil {
 		r.tick(ctx, s)
 	}
-	d, err := r.check(ctx, p.op.act, p.a, &p.tr)
+	d, err := r.check(ctx, p.op.act, p.a, p.tr)
 	p.d, p.out.Decision = d, d
 	if err != nil {
 		_ = r.recordAbout(ctx, p.op.act, p.a, d, audit.Record{Kind: audit.KindOutcome, Decision: policy.Deny, Outcome: audit.OutcomeDenied, Error: err.Error()})

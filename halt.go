@@ -149,11 +149,11 @@ func (r *Run) RecordResult(ctx context.Context, a policy.Action, d gate.Decision
 // MaxConsecutiveFailures-th failure in a row latches the tool-failures hard stop in the same
 // update (or de-escalates).
 func (r *Run) countResult(ctx context.Context, tool string, ferr error) {
-	ctx = context.WithoutCancel(ctx)
-	s, err := r.store.Load(ctx)
+	s, err := r.store.Load(ctx) // a done ctx fails the load: then the update below decides
 	if err == nil && ferr == nil && s.Failures[tool] == 0 {
 		return // nothing to clear: no write
 	}
+	ctx = context.WithoutCancel(ctx)
 	now := r.clock.Now()
 	deesc := r.opts.OnRepeatedFailure == FailuresDeescalate
 	var n int

@@ -89,7 +89,8 @@ func (op *Op) End() {
 		if op.act.sem != nil {
 			op.act.sem.Release(1)
 		}
-		op.r.leave(context.WithoutCancel(op.ctx))
+		// The records of a switch applied here are written whatever the context (Run.record).
+		op.r.leave(op.ctx)
 	})
 }
 

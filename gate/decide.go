@@ -101,13 +101,14 @@ func writes(levels risk.Set) bool {
 // walk is one pass of the decision order over an action: what every layer needs, and the
 // decision so far. It lives on decide's stack; the layers are its methods, one per layer.
 //
-// The action is not a field but an argument of the layers that read it: escape analysis follows
-// a struct's fields as one, and what the Gate's pointers reach is on the heap, so an action
-// pointer kept beside them would move the caller's Action to the heap on every Check.
+// The action is not a field but an argument of the layers that read it, and the run state is a
+// copy, not a pointer: escape analysis follows a struct's fields as one, and what the Gate's
+// pointers reach is on the heap, so an action or State pointer kept beside them would move the
+// caller's Action or State to the heap on every decision.
 type walk struct {
 	e  *env
 	st *state
-	s  *State
+	s  State
 	op policy.Operation
 	tr *Trace // nil unless tracing
 	d  Decision
@@ -121,7 +122,7 @@ type walk struct {
 // layer that decides wins. It has no side effects: a hard stop that must latch is named in the
 // decision's Latch for the run to apply. tr, when not nil, collects the trace.
 func (g *Gate) decide(st *state, s *State, a *policy.Action, tr *Trace) Decision {
-	w := walk{e: g.env, st: st, s: s, op: a.Operation.Canonical(), tr: tr, d: Decision{Verdict: policy.Deny, Profile: st.name}}
+	w := walk{e: g.env, st: st, s: *s, op: a.Operation.Canonical(), tr: tr, d: Decision{Verdict: policy.Deny, Profile: st.name}}
 	tr.begin(st)
 	if w.invalidRisk(a) || w.halted() {
 		return w.d
