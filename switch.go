@@ -98,14 +98,14 @@ func (r *Run) switchProfile(ctx context.Context, p profile.Profile, vouched bool
 	decidedBy := audit.DecidedByDefault // a tightening goes through on its own
 	if ok, why := profile.AtLeastAsRestrictive(p, from); !ok && !vouched {
 		if r.opts.ConfirmSwitch == nil {
-			return refuse("the new profile is looser (" + why + ") and no one can confirm it")
+			return refuse("the new profile is looser: it " + why + "; no one can confirm it")
 		}
 		approved, err := r.opts.ConfirmSwitch(ctx, SwitchRequest{From: from.Clone(), To: p.Clone(), Why: why})
 		switch {
 		case err != nil:
 			return refuse("confirmation failed: " + err.Error())
 		case !approved:
-			return refuse("the user did not confirm a looser profile (" + why + ")")
+			return refuse("the user did not confirm a looser profile: it " + why)
 		}
 		sw.Confirmed, decidedBy = true, audit.DecidedByUser
 	} else if vouched {

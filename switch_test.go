@@ -88,9 +88,9 @@ func TestSwitchToRaisedLimitsNeedsConfirmation(t *testing.T) {
 	raised.Limits.Timeout += time.Hour
 	require.Equal(t, 1050, raised.Limits.MaxFilesPerPlan)
 	require.Equal(t, 103, raised.Limits.MaxConcurrentOps)
-	if ok, _ := profile.AtLeastAsRestrictive(raised, dev); ok {
-		t.Skip("needs the limits in profile.AtLeastAsRestrictive (helper order)")
-	}
+	ok, why := profile.AtLeastAsRestrictive(raised, dev)
+	require.False(t, ok, "one restrictiveness order, limits included")
+	assert.Contains(t, why, "max_files_per_plan")
 
 	r, sink := newSwitchRun(t, profile.ProfileDev, nil)
 	sw, err := r.SwitchProfile(ctx, raised)
