@@ -148,6 +148,9 @@ func loosening(to, from *Profile) string {
 			return why
 		}
 	}
+	if why := managedLoosens(to.Managed, from.Managed); why != "" {
+		return why
+	}
 	switch {
 	case from.Mode.StricterThan(to.Mode):
 		return fmt.Sprintf("loosens the permission mode from %s to %s", from.Mode, to.Mode)
@@ -181,6 +184,9 @@ func invalid(p *Profile) string {
 		return fmt.Sprintf("the external_writes value %d is not valid", uint8(p.ExternalWrites))
 	case p.ExecCheckpoints > ExecCheckpointsOff:
 		return fmt.Sprintf("the exec_checkpoints value %d is not valid", uint8(p.ExecCheckpoints))
+	}
+	if err := p.Managed.Validate(); err != nil {
+		return err.Error()
 	}
 	seen := make(map[string]bool, len(p.Rules))
 	for _, r := range p.Rules {
