@@ -227,7 +227,7 @@ type Loader struct {
 	userPath    string
 	projectPath string
 	projectDir  string
-	managedPath string        // the managed file or the bundle; "" for none
+	managedPath string         // the managed file or the bundle; "" for none
 	bundle      *BundleOptions // nil: managedPath is a managed profile file
 	versions    VersionStore
 	protect     []string // protected paths added to every profile: the configuration directories
