@@ -26,10 +26,11 @@ const MaxRulePriority = 1_000_000
 const priorityBand = 2*MaxRulePriority + 1
 
 // The shifts of the groups of [Managed.Impose]: the managed DENY rules are evaluated first,
-// then the hoisted DENY rules of the other tiers, then the managed CONFIRM rules, then the rest.
+// then the rules of the other tiers moved ahead of the managed CONFIRM rules, then the managed
+// CONFIRM rules, then the rest.
 const (
 	shiftManagedDeny    = 3 * priorityBand
-	shiftHoistedDeny    = 2 * priorityBand
+	shiftHoisted    = 2 * priorityBand
 	shiftManagedConfirm = 1 * priorityBand
 )
 
@@ -194,14 +195,20 @@ func (m *Managed) hasConfirm() bool {
 // idempotent: imposing the same tier on its result changes nothing. A nil m returns p as it is.
 //
 //   - Rules. A rule of p with the id of one of m's rules is dropped. m's DENY rules are
-//     evaluated first (at their priority minus 6,000,003), then, when m has CONFIRM rules,
-//     every DENY rule of p that can be moved ahead without changing any decision of p (no
-//     ALLOW or CONFIRM rule of p evaluated before it may match a part it matches: it is moved
-//     to its priority minus 4,000,002), then m's CONFIRM rules (at their priority minus
-//     2,000,001), then every other rule of p as it was. So no rule of another tier outranks a
-//     managed rule, and a managed CONFIRM rule does not turn those denials into questions. Every
-//     rule of p must have a priority within ±MaxRulePriority (or be a DENY rule an earlier
-//     Impose moved); otherwise Impose fails.
+//     evaluated first (at their priority minus 6,000,003); then, when m has CONFIRM rules,
+//     the DENY rules of p that can move ahead of them without turning anything but a question
+//     into one (with the rules before them that may match what they match, each of which is a
+//     DENY rule or covered by a managed CONFIRM rule and then raised to a CONFIRM carrying the
+//     obligations of the managed CONFIRM rules that may match it: at their priority minus
+//     4,000,002); then m's CONFIRM rules (at their priority minus 2,000,001); then every other
+//     rule of p as it was. So no rule of another tier outranks a managed rule, and a managed
+//     CONFIRM rule does not turn those DENY rules' denials into questions. It still does for a
+//     DENY rule that an ALLOW or CONFIRM rule before it, not covered by a managed CONFIRM
+//     rule, may make an exception to (PROFILE-SAFE's deny-network after allow-ai-apis, under
+//     a managed CONFIRM rule for one command only), and for the autonomy matrix's one denial
+//     (a destructive action in the supervised band that no rule decides): such an action is
+//     asked, not denied. Every rule of p must have a priority within ±MaxRulePriority (or be one
+//     an earlier Impose moved); otherwise Impose fails.
 //   - Paths and lists. m's protected and write-protected paths, blocklist entries and host-group
 //     hosts are added where p lacks them.
 //
@@ -226,17 +233,27 @@ func (m *Managed) Impose(p Profile) (Profile, error) {
 			continue
 		}
 		if r.Priority < -MaxRulePriority || r.Priority > MaxRulePriority {
-			if !(r.Action == policy.Deny && hoisted(r.Priority)) {
+			if !(r.Action != policy.Allow && hoisted(r.Priority)) {
 				return Profile{}, fmt.Errorf("profile %q: rule %q has priority %d: under a managed tier every rule's priority lies within ±%d", p.Name, r.ID, r.Priority, MaxRulePriority)
 			}
 		}
 		rest = append(rest, r)
 	}
 	if m.hasConfirm() {
+		var confirms []policy.Rule
+		for _, r := range m.Rules {
+			if r.Action == policy.Confirm {
+				confirms = append(confirms, r)
+			}
+		}
 		tmp := q
 		tmp.Rules = rest
-		for _, i := range hoistable(&tmp) {
-			rest[i].Priority -= shiftHoistedDeny
+		for i, obl := range hoisting(&tmp, confirms) {
+			r := &rest[i]
+			r.Priority -= shiftHoisted
+			if r.Action != policy.Deny {
+				r.Action, r.Obligations = policy.Confirm, r.Obligations|obl
+			}
 		}
 	}
 	rules := make([]policy.Rule, 0, len(m.Rules)+len(rest))
@@ -273,9 +290,10 @@ func (m *Managed) Impose(p Profile) (Profile, error) {
 	return q, nil
 }
 
-// hoisted reports whether a priority lies in the range Impose moves DENY rules to.
+// hoisted reports whether a priority lies in the range Impose moves rules ahead of the managed
+// CONFIRM rules to.
 func hoisted(prio int) bool {
-	return prio >= -shiftHoistedDeny-MaxRulePriority && prio <= -shiftHoistedDeny+MaxRulePriority
+	return prio >= -shiftHoisted-MaxRulePriority && prio <= -shiftHoisted+MaxRulePriority
 }
 
 // addMissing appends to list the entries of add it lacks (compared case-insensitively when
@@ -289,34 +307,78 @@ func addMissing(list, add []string, fold bool) []string {
 	return list
 }
 
-// hoistable returns the indices (in p.Rules) of the DENY rules within ±MaxRulePriority that can
-// be evaluated before every other rule without changing any decision: no ALLOW or CONFIRM rule
-// evaluated before them may match a part they match. Rules that never match (their list
-// references all expand to nothing) are left out on both sides.
-func hoistable(p *Profile) []int {
-	xs := prepareRules(p)
-	order := make([]int, len(xs))
-	for i := range order {
-		order[i] = i
+// hoisting returns the rules of p (indices in p.Rules, within ±MaxRulePriority) to move ahead
+// of the managed CONFIRM rules confirms, each with the obligations to add when it is raised to a
+// CONFIRM (non-DENY rules are; DENY rules stay DENY rules).
+//
+// A DENY rule moves when that changes no decision but to make it at least what a managed
+// CONFIRM rule asks for: with the rules evaluated before it that may match a part it matches,
+// and theirs, and so on (the set is closed: a part the set matches is first matched, before
+// and after the move, by the same rule of it), when each of those that is not a DENY rule is
+// covered by a managed CONFIRM rule (every part it matches, a managed CONFIRM rule matches, so
+// raising it to a CONFIRM is what the managed tier asks for anyway). Rules that never match
+// (their list references all expand to nothing) and rules moved by an earlier Impose are left
+// out. The cost is quadratic in the number of rules.
+func hoisting(p *Profile, confirms []policy.Rule) map[int]policy.Obligations {
+	n := len(p.Rules)
+	tmp := *p
+	tmp.Rules = slices.Concat(p.Rules, confirms)
+	xs := prepareRules(&tmp)
+	var order []int
+	for i := range n {
+		if r := &p.Rules[i]; !xs[i].dead && r.Priority >= -MaxRulePriority && r.Priority <= MaxRulePriority {
+			order = append(order, i)
+		}
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(p.Rules[a].Priority, p.Rules[b].Priority) })
-	var out []int
-	var earlier []*xrule // the live ALLOW and CONFIRM rules seen so far
-	for _, i := range order {
+	overlap := func(a, b *xrule) bool { return a.mask&b.mask != 0 && mayOverlapExceptRisk(a, b) }
+	cs := xs[n:]
+	raise := make([]policy.Obligations, n)
+	// blocked: a rule that cannot move, or one after a rule it may overlap that cannot.
+	blocked := make([]bool, n)
+	for k, i := range order {
 		x := &xs[i]
-		if x.dead {
+		if x.r.Action != policy.Deny {
+			covered := false
+			for j := range cs {
+				c := &cs[j]
+				if c.dead || !overlap(c, x) {
+					continue
+				}
+				raise[i] |= c.r.Obligations
+				covered = covered || covers(c, x)
+			}
+			// Raised, an ALLOW rule with commands or a command pattern matches more than it
+			// did (see policy.Condition), but nothing the covering CONFIRM rule does not.
+			blocked[i] = !covered
+		}
+		for _, v := range order[:k] {
+			if blocked[i] {
+				break
+			}
+			blocked[i] = blocked[v] && overlap(&xs[v], x)
+		}
+	}
+	// needed: a DENY rule that can move, and the rules before it that may overlap one that is
+	// needed (they are not blocked, or it would be).
+	needed := make([]bool, n)
+	for k := len(order) - 1; k >= 0; k-- {
+		i := order[k]
+		if blocked[i] {
 			continue
 		}
-		r := x.r
-		if r.Action != policy.Deny {
-			earlier = append(earlier, x)
-			continue
+		needed[i] = xs[i].r.Action == policy.Deny
+		for _, w := range order[k+1:] {
+			if needed[i] {
+				break
+			}
+			needed[i] = needed[w] && overlap(&xs[i], &xs[w])
 		}
-		if r.Priority < -MaxRulePriority || r.Priority > MaxRulePriority {
-			continue // moved already
-		}
-		if !slices.ContainsFunc(earlier, func(e *xrule) bool { return e.mask&x.mask != 0 && mayOverlapExceptRisk(e, x) }) {
-			out = append(out, i)
+	}
+	out := map[int]policy.Obligations{}
+	for _, i := range order {
+		if needed[i] {
+			out[i] = raise[i]
 		}
 	}
 	return out
