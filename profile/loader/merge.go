@@ -105,15 +105,38 @@ type builder struct {
 // managed file's active_profile, else the highest other layer's, else def), then the
 // organisation's defaults, the user file and the project file, then the protected paths the
 // host adds, then the managed tier (buildLower, then manage).
+//
+// When the managed tier allows managed rules only, the result is checked as a whole against the
+// managed tier on its own (without the user and project files): if it were not at least as
+// restrictive, both files would be left out (fail closed).
 func build(ctx context.Context, s spec) (*builder, error) {
 	b, err := buildLower(ctx, s)
 	if err != nil {
 		return nil, err
 	}
-	if s.ls.managed != nil {
-		if err := b.manage(&s.ls); err != nil {
-			return nil, err
+	if s.ls.managed == nil {
+		return b, nil
+	}
+	if err := b.manage(&s.ls); err != nil {
+		return nil, err
+	}
+	if !s.ls.rulesOnly() || s.ls.user == nil && s.ls.project == nil {
+		return b, nil
+	}
+	alone := s
+	alone.ls.user, alone.ls.project = nil, nil
+	a, err := build(ctx, alone)
+	if err != nil {
+		return nil, err
+	}
+	if ok, why := profile.AtLeastAsRestrictive(b.p, a.p); !ok {
+		for _, f := range []*parsedFile{s.ls.user, s.ls.project} {
+			if f != nil {
+				a.skipped = append(a.skipped, Skipped{Source: f.src(""), Setting: Setting{Field: f.layer.String()}, Managed: true,
+					Reason: "managed rules only: its settings, each at least as restrictive on its own, loosen the managed tier's profile together: " + why})
+			}
 		}
+		return a, nil
 	}
 	return b, nil
 }
@@ -830,6 +853,24 @@ func (b *builder) manage(ls *layers) error {
 	p, err := m.Impose(b.p)
 	if err != nil {
 		return f.doc.errorf("", "the managed tier cannot be imposed: %v", err)
+	}
+	before := make(map[string]policy.Rule, len(b.p.Rules))
+	for _, r := range b.p.Rules {
+		before[r.ID] = r
+	}
+	for _, r := range p.Rules {
+		old, ok := before[r.ID]
+		if !ok || old.Priority == r.Priority || b.floor[r.ID] {
+			continue
+		}
+		note := "moved ahead of the managed tier's CONFIRM rules"
+		if old.Action != r.Action {
+			note += ", and raised to " + r.Action.String() + ": a managed CONFIRM rule covers it"
+		}
+		if src, ok := b.prov.Of("rules", r.ID); ok {
+			src.Note = note
+			b.prov.set("rules", r.ID, src)
+		}
 	}
 	b.p = p
 	for _, e := range owned {
