@@ -30,7 +30,7 @@ const priorityBand = 2*MaxRulePriority + 1
 // CONFIRM rules, then the rest.
 const (
 	shiftManagedDeny    = 3 * priorityBand
-	shiftHoisted    = 2 * priorityBand
+	shiftHoisted        = 2 * priorityBand
 	shiftManagedConfirm = 1 * priorityBand
 )
 
