@@ -410,6 +410,9 @@ func (l *Loader) Load(ctx context.Context) (*Loaded, error) {
 		}
 		if r.layer == OriginManaged && l.bundle != nil {
 			bundle, ls.managed, ls.defaults, refused = l.openBundle(ctx, r)
+			if bundle != nil {
+				ls.source = fmt.Sprintf("bundle v%d %s", bundle.Version, r.path)
+			}
 			continue
 		}
 		switch {
