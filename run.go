@@ -13,6 +13,7 @@ import (
 
 	"github.com/reins-go/reins/audit"
 	"github.com/reins-go/reins/gate"
+	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
 )
 
@@ -131,10 +132,13 @@ type Run struct {
 
 // active is the profile in force: its gate and its limit on operations in flight.
 type active struct {
-	g    *gate.Gate
-	sem  *semaphore.Weighted // nil means no limit
-	name string              // the profile's name
-	hash string              // the profile's content hash, for audit records
+	g         *gate.Gate
+	sem       *semaphore.Weighted // nil means no limit
+	name      string              // the profile's name
+	hash      string              // the profile's content hash, for audit records
+	bundle    uint64              // the policy bundle version of its managed tier, for audit records
+	rulesOnly bool                // its managed tier allows managed rules only: no grants (managed.go)
+	asks      *policy.RuleSet     // its managed tier's CONFIRM rules: no grant answers them (managed.go)
 }
 
 // DefaultApprovalTimeout is how long an approver is waited for before the CONFIRM counts as a
@@ -179,6 +183,10 @@ func New(ctx context.Context, p profile.Profile, opts *Options) (*Run, error) {
 	if r.opts.ApprovalTimeout == 0 {
 		r.opts.ApprovalTimeout = DefaultApprovalTimeout
 	}
+	p, err := p.Managed.Impose(p) // the profile's managed tier, if any (managed.go)
+	if err != nil {
+		return nil, err
+	}
 	g, err := gate.New(p, &gate.Options{Workspace: o.Workspace, ConfigDir: o.ConfigDir, Profiles: o.Profiles})
 	if err != nil {
 		return nil, err
@@ -204,6 +212,9 @@ func New(ctx context.Context, p profile.Profile, opts *Options) (*Run, error) {
 func newActive(g *gate.Gate) *active {
 	c := g.Profile()
 	a := &active{g: g, name: c.Name(), hash: c.Profile().Hash()}
+	if m := c.Managed(); m != nil {
+		a.bundle, a.rulesOnly, a.asks = m.Bundle, m.RulesOnly, managedAsks(c, m)
+	}
 	if n := g.Profile().Limits().MaxConcurrentOps; n > 0 {
 		a.sem = semaphore.NewWeighted(int64(n))
 	}
@@ -252,10 +263,11 @@ func (r *Run) snapshot(ctx context.Context) (gate.State, error) {
 		}
 	}
 	gs := gate.State{Halt: s.Halt, Exhausted: r.exhausted(s)}
-	if len(s.Grants) > 0 || kept != nil && len(kept.Grants) > 0 {
+	if (len(s.Grants) > 0 || kept != nil && len(kept.Grants) > 0) && !r.act.Load().rulesOnly {
 		ix := r.grants.Load()
-		if ix == nil || ix.runRev != s.Rev || kept != nil && ix.keptRev != kept.Rev {
+		if asks := r.act.Load().asks; ix == nil || ix.runRev != s.Rev || kept != nil && ix.keptRev != kept.Rev || ix.asks != asks {
 			ix = newGrantIndex(s, kept, r.clock.Now)
+			ix.asks = asks
 			r.grants.Store(ix)
 		}
 		gs.Grants = ix

@@ -91,6 +91,10 @@ func (r *Run) switchProfile(ctx context.Context, p profile.Profile, vouched bool
 		}
 		return sw, fmt.Errorf("%w: %s -> %s: %s", ErrSwitchRefused, sw.From, sw.To, reason)
 	}
+	p, err := r.managed(p, vouched) // the managed tier stays in force (managed.go)
+	if err != nil {
+		return refuse(err.Error())
+	}
 	g, err := r.act.Load().g.With(p)
 	if err != nil {
 		return refuse(err.Error())

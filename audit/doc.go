@@ -64,6 +64,7 @@
 //	host                    optional: the network host
 //	targets                 optional: every target path
 //	profile_hash            optional: content hash of the active profile
+//	bundle_version          optional: version of the signed policy bundle the profile's managed tier came from
 //	requested_profile       optional: the profile a switch record asks for
 //	requested_profile_hash  optional: its content hash
 //	outcome                 optional: succeeded, failed or rolled_back (outcome records)
