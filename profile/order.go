@@ -76,6 +76,10 @@ func modeRank(m Mode) int {
 //
 //   - A profile whose mode denies everything is at least as restrictive as any: emergency-stop,
 //     then plan. Leaving either needs confirmation.
+//   - The managed tier ([Profile.Managed]): when from is under one, to must be under the same
+//     one, with caps at least as tight and managed rules only kept; leaving it, or raising a
+//     cap, is looser. A profile without a tier may move under one (its rules and paths are
+//     judged below like any).
 //   - Every setting must be valid (the dial a number in [0, 1], a known mode, external-writes
 //     and exec-checkpoints value, unique rule ids); an invalid profile is never at least as
 //     restrictive.
