@@ -423,3 +423,29 @@ func TestNoGrantAnswersAManagedConfirm(t *testing.T) {
 	_ = grantFor(t, f.r, plan, reins.ForSession)
 	assert.Equal(t, policy.Allow, f.check(t, plan).Verdict, "a question the tier does not ask is granted as usual")
 }
+
+// BenchmarkCheckUnderManagedTier: a Check of an ALLOW under a managed tier (its rules evaluated
+// first, records naming the bundle) against the same profile without it (report the ratio).
+func BenchmarkCheckUnderManagedTier(b *testing.B) {
+	ctx := context.Background()
+	ws := workspace(b)
+	m := orgTier()
+	m.Bundle = 3
+	for _, bc := range []struct {
+		name string
+		p    profile.Profile
+	}{{"baseline=trusted", builtin(profile.PermissionTrusted)}, {"trusted+tier", under(b, builtin(profile.PermissionTrusted), m)}} {
+		r, err := reins.New(ctx, bc.p, &reins.Options{Workspace: []string{ws}, Audit: audit.Discard, ConfigDir: filepath.Join(b.TempDir(), "reins")})
+		require.NoError(b, err)
+		a := writeAction("main.go")
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if d, _ := r.Check(ctx, a); d.Verdict != policy.Allow {
+					b.Fatal(d)
+				}
+			}
+		})
+		_ = r.Close()
+	}
+}

@@ -391,3 +391,46 @@ func TestOrderAgainstEvaluationUnderManagedTiers(t *testing.T) {
 	t.Logf("%d of %d pairs under managed tiers at least as restrictive", yes, pairs)
 	assert.Greater(t, yes, pairs/10)
 }
+
+// BenchmarkManagedCompile measures what a managed tier costs when a profile compiles (Compile
+// imposes the tier again to check the profile honours it) and when it is imposed: PROFILE-DEV,
+// and a PROFILE-DEV with 2,000 more rules (the moves ahead of the managed CONFIRM rules are
+// quadratic in the rules); the baseline is Compile without a tier (report ratios).
+func BenchmarkManagedCompile(b *testing.B) {
+	m := sampleManaged()
+	dev := profile.MustBuiltin(profile.ProfileDev)
+	big := dev.Clone()
+	for i := range 2000 {
+		act := []policy.Verdict{policy.Deny, policy.Allow, policy.Confirm}[i%3]
+		big.Rules = append(big.Rules, policy.Rule{ID: "r" + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + strings.Repeat("y", i/26),
+			Priority: i % 50, Action: act, Condition: policy.Condition{Commands: []string{"cmd" + string(rune('a'+i%26))}}})
+	}
+	for _, bc := range []struct {
+		name string
+		p    profile.Profile
+	}{{"DEV", dev}, {"DEV+2000rules", big}} {
+		under, err := m.Impose(bc.p)
+		require.NoError(b, err)
+		b.Run(bc.name+"/baseline=Compile", func(b *testing.B) {
+			for b.Loop() {
+				if _, err := bc.p.Compile(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(bc.name+"/Compile-under-tier", func(b *testing.B) {
+			for b.Loop() {
+				if _, err := under.Compile(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(bc.name+"/Impose", func(b *testing.B) {
+			for b.Loop() {
+				if _, err := m.Impose(bc.p); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
