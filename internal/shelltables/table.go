@@ -50,9 +50,9 @@ var Table = []Row{
 	{"cat $HOME/.ssh/id_ed25519", "read_only", "~/.ssh/id_ed25519", "", "", false, D, D},
 	{"cat /etc/passwd", "read_only", "/etc/passwd", "", "", false, D, A},
 	{"cat ../sibling/file", "read_only", "../sibling/file", "", "", false, D, A},
-	{"less .git/config", "read_only", ".git/config", "", "", false, A, A}, // .git is write-protected: reading it is allowed (issue 12)
-	{"head .git/HEAD", "read_only", ".git/HEAD", "", "", false, A, A},     // .git is write-protected: reading it is allowed (issue 12)
-	{"ls .git", "read_only", ".git", "", "", false, A, A},                 // .git is write-protected: reading it is allowed (issue 12)
+	{"less .git/config", "read_only", ".git/config", "", "", false, D, D}, // the seeds deny .git: remote URLs can hold tokens (issue 23)
+	{"head .git/HEAD", "read_only", ".git/HEAD", "", "", false, D, D},     // the seeds deny .git, every file of it (issue 23)
+	{"ls .git", "read_only", ".git", "", "", false, D, D},                 // the seeds deny .git, listing it too (issue 23)
 	{"ls -la ~/.ssh", "read_only", "~/.ssh", "", "", false, D, D},
 	{"cat id_rsa", "read_only", "id_rsa", "", "", false, D, D},
 	{"grep -r password .env", "read_only", ".env", "", "", false, D, D},
@@ -348,8 +348,8 @@ var Table = []Row{
 	{`V=".e"; W="nv"; cat $V$W`, "read_only", ".env", "", "", false, D, D},
 	{"V=$(echo .env); cat $V", "read_only", "", "", "", true, C, C},
 	{"export V=.env; cat $V", "read_only,exec", ".env", "", "", true, D, D},
-	{"cd .git && cat config", "read_only", ".git/config", "", "", false, A, A}, // .git is write-protected: reading it is allowed (issue 12)
-	{"cd .git; cat config", "read_only", ".git/config", "", "", false, A, A},   // .git is write-protected: reading it is allowed (issue 12)
+	{"cd .git && cat config", "read_only", ".git/config", "", "", false, D, D}, // the seeds deny .git (issue 23)
+	{"cd .git; cat config", "read_only", ".git/config", "", "", false, D, D},   // the seeds deny .git (issue 23)
 	{"cd src && cat ../.env", "read_only", ".env", "", "", false, D, D},
 	{"cd /tmp && touch x", "read_only,mutating", "", "/tmp/x", "", false, D, D},
 	{"cd $HOME && ls .ssh", "read_only", "~/.ssh", "", "", false, D, D},
