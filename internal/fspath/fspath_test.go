@@ -362,14 +362,19 @@ func TestMatcherAndResolveDoNotAllocate(t *testing.T) {
 	m, err := NewMatcher(Defaults(), "/home/u")
 	require.NoError(t, err)
 	root := w.Primary()
-	allocs := testing.AllocsPerRun(100, func() {
-		r, p, err := w.Resolve("src/pkg/main.go")
-		if err != nil || r != root {
-			panic("resolve")
-		}
-		_ = m.In(r, p)
-	})
-	assert.Zero(t, allocs)
+	require.NoError(t, os.WriteFile(filepath.Join(root, "src", "pkg", "main.go"), nil, 0o644))
+	ids := m.Identities(w.Roots(), "/home/u")
+	for _, target := range []string{"src/pkg/main.go", "src/pkg/new.go", "README.md", "src"} {
+		allocs := testing.AllocsPerRun(100, func() {
+			r, p, err := w.Resolve(target)
+			if err != nil || r != root {
+				panic("resolve")
+			}
+			_ = m.In(r, p)
+			_ = ids.In(r, p) // one link: the index is not consulted
+		})
+		assert.Zero(t, allocs, target)
+	}
 }
 
 func TestResolveAbsoluteOutside(t *testing.T) {

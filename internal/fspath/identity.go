@@ -47,6 +47,9 @@ import (
 // MaxIndexEntries bounds the directory entries one build of an [Identities] index reads.
 const MaxIndexEntries = 1 << 20
 
+// maxIndexEntries is MaxIndexEntries, lowered by tests.
+var maxIndexEntries = MaxIndexEntries
+
 // maxIndexDepth bounds how deep the build descends.
 const maxIndexDepth = 256
 
@@ -262,7 +265,7 @@ type indexBuild struct {
 
 // budget counts one entry; false once the bound is reached (the index is then incomplete).
 func (b *indexBuild) budget() bool {
-	if b.entries >= MaxIndexEntries {
+	if b.entries >= maxIndexEntries {
 		b.s.complete = false
 		return false
 	}
