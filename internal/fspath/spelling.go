@@ -23,6 +23,19 @@ import "strings"
 // host's own environment holds a "..", and a literal "$" is common in real file names (Java's
 // Outer$Inner.class).
 
+// Spell returns p (in slash form) with a leading "~" or "$HOME" replaced by the home directory,
+// or an [*AmbiguousError] for any other leading "~" or "$" expansion, by the rules
+// [Workspace.Resolve] applies to targets; other paths are returned as they are. It serves what
+// is not resolved as a target but names a place all the same, such as the working directory a
+// command starts in.
+func (w *Workspace) Spell(p string) (string, error) {
+	t, err := w.spell(w.pl.ToSlash(p))
+	if err != nil {
+		err.(*AmbiguousError).Target = p
+	}
+	return t, err
+}
+
 // spell returns slash-form t with a leading home spelling replaced by w's home directory, or an
 // [*AmbiguousError] for a leading spelling whose expansion the gate cannot know. Other targets
 // are returned unchanged, without allocating.
