@@ -50,9 +50,9 @@ var Table = []Row{
 	{"cat $HOME/.ssh/id_ed25519", "read_only", "~/.ssh/id_ed25519", "", "", false, D, D},
 	{"cat /etc/passwd", "read_only", "/etc/passwd", "", "", false, D, A},
 	{"cat ../sibling/file", "read_only", "../sibling/file", "", "", false, D, A},
-	{"less .git/config", "read_only", ".git/config", "", "", false, A, A}, // .git is write-protected: reading it is allowed (issue 12)
-	{"head .git/HEAD", "read_only", ".git/HEAD", "", "", false, A, A},     // .git is write-protected: reading it is allowed (issue 12)
-	{"ls .git", "read_only", ".git", "", "", false, A, A},                 // .git is write-protected: reading it is allowed (issue 12)
+	{"less .git/config", "read_only", ".git/config", "", "", false, D, D}, // the seeds deny .git: remote URLs can hold tokens (issue 23)
+	{"head .git/HEAD", "read_only", ".git/HEAD", "", "", false, D, D},     // the seeds deny .git, every file of it (issue 23)
+	{"ls .git", "read_only", ".git", "", "", false, D, D},                 // the seeds deny .git, listing it too (issue 23)
 	{"ls -la ~/.ssh", "read_only", "~/.ssh", "", "", false, D, D},
 	{"cat id_rsa", "read_only", "id_rsa", "", "", false, D, D},
 	{"grep -r password .env", "read_only", ".env", "", "", false, D, D},
@@ -73,6 +73,20 @@ var Table = []Row{
 	{"mv secret.txt /tmp/", "mutating", "", "/tmp secret.txt", "", false, D, D},
 	{"ln -s /etc/passwd link", "mutating", "/etc/passwd", "link", "", false, D, A},
 	{"ln -s .env public.txt", "mutating", ".env", "public.txt", "", false, D, D},
+	// A hard link is another name of the same file: its source is written (issue 23).
+	{"ln .git/config alias", "mutating", "", ".git/config alias", "", false, D, D},
+	{"ln .vscode/settings.json alias", "mutating", "", ".vscode/settings.json alias", "", false, D, D},
+	{"ln -t bin .bashrc", "mutating", "", ".bashrc bin", "", false, D, D},
+	{"ln -s .vscode/settings.json alias", "mutating", ".vscode/settings.json", "alias", "", false, C, A},
+	{"ln README.md alias.md", "mutating", "", "README.md alias.md", "", false, C, A},
+	{"cp -l .bashrc rc", "mutating", "", ".bashrc rc", "", false, D, D},
+	{"cp --link README.md copy.md", "mutating", "", "README.md copy.md", "", false, C, A},
+	// Paths through the command's own process state are refused as ambiguous (issue 23).
+	{"cat /proc/self/cwd/README.md", "read_only", "/proc/self/cwd/README.md", "", "", false, D, D},
+	{"cat /proc/self/fd/../cwd/.ssh/id_rsa", "read_only", "/proc/self/cwd/.ssh/id_rsa", "", "", false, D, D},
+	{"echo x > /proc/self/cwd/f", "read_only,mutating", "", "/proc/self/cwd/f", "", false, D, D},
+	{"cat /proc/self/root/etc/hostname", "read_only", "/proc/self/root/etc/hostname", "", "", false, D, D},
+	{"echo x > /dev/stderr", "read_only", "", "", "", false, A, A},
 	{"echo data > out.txt", "read_only,mutating", "", "out.txt", "", false, C, A},
 	{"echo data >> log.txt", "read_only,mutating", "", "log.txt", "", false, C, A},
 	{"echo x > .git/config", "read_only,mutating", "", ".git/config", "", false, D, D},
@@ -348,8 +362,8 @@ var Table = []Row{
 	{`V=".e"; W="nv"; cat $V$W`, "read_only", ".env", "", "", false, D, D},
 	{"V=$(echo .env); cat $V", "read_only", "", "", "", true, C, C},
 	{"export V=.env; cat $V", "read_only,exec", ".env", "", "", true, D, D},
-	{"cd .git && cat config", "read_only", ".git/config", "", "", false, A, A}, // .git is write-protected: reading it is allowed (issue 12)
-	{"cd .git; cat config", "read_only", ".git/config", "", "", false, A, A},   // .git is write-protected: reading it is allowed (issue 12)
+	{"cd .git && cat config", "read_only", ".git/config", "", "", false, D, D}, // the seeds deny .git (issue 23)
+	{"cd .git; cat config", "read_only", ".git/config", "", "", false, D, D},   // the seeds deny .git (issue 23)
 	{"cd src && cat ../.env", "read_only", ".env", "", "", false, D, D},
 	{"cd /tmp && touch x", "read_only,mutating", "", "/tmp/x", "", false, D, D},
 	{"cd $HOME && ls .ssh", "read_only", "~/.ssh", "", "", false, D, D},

@@ -185,18 +185,29 @@ func registerWriters() {
 	programs["ln"] = func(c *call) {
 		c.risk(risk.Mutating)
 		o, _ := parseOpts(c.args, "tS", false, "target-directory", "suffix")
+		// A symbolic link to a file is a way to reach it: it is checked like a read. A hard link
+		// (without -s) is another name of the same file: writing through it writes the source,
+		// so the source is checked like a write (issue 23).
+		source := c.read
+		if !o.has("-s", "--symbolic") {
+			source = c.write
+		}
 		if t, ok := o.value("-t", "--target-directory"); ok {
 			c.write(t)
-			c.readAll(o.pos)
+			for _, a := range o.pos {
+				source(a)
+			}
 			return
 		}
 		switch len(o.pos) {
 		case 0:
 		case 1:
-			c.read(o.pos[0])
+			source(o.pos[0])
 			c.cwd(true)
 		default:
-			c.readAll(o.pos[:len(o.pos)-1]) // a link to a file is a way to reach it: it is checked like a read
+			for _, a := range o.pos[:len(o.pos)-1] {
+				source(a)
+			}
 			c.write(o.pos[len(o.pos)-1])
 		}
 	}
@@ -584,7 +595,9 @@ func copier(move bool) handler {
 			c.write(srcs[len(srcs)-1])
 			srcs = srcs[:len(srcs)-1]
 		}
-		if move {
+		// cp -l makes hard links instead of copies: another name of each source, so writing
+		// through it writes the source (issue 23).
+		if move || c.name == "cp" && o.has("-l", "--link") {
 			c.writeAll(srcs)
 		} else {
 			c.readAll(srcs)

@@ -436,13 +436,20 @@ func (w *walker) newCommand(text string, cx ctx) *Command {
 	return &Command{Text: text, Via: cx.via, Depth: cx.depth}
 }
 
-// isDevSink reports paths that are not files: writing to them is not a write.
+// isDevSink reports paths that are not files: writing to them is not a write. A descriptor path
+// is one only when a number follows: "/proc/self/fd/../cwd/x" is the command's working
+// directory, which the gate must see (issue 23).
 func isDevSink(p string) bool {
 	switch p {
 	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/stdin", "/dev/zero":
 		return true
 	}
-	return strings.HasPrefix(p, "/dev/fd/") || strings.HasPrefix(p, "/proc/self/fd/")
+	for _, dir := range [...]string{"/dev/fd/", "/proc/self/fd/"} {
+		if n, ok := strings.CutPrefix(p, dir); ok {
+			return n != "" && strings.Trim(n, "0123456789") == ""
+		}
+	}
+	return false
 }
 
 func (w *walker) redirects(cmd *Command, redirs []*syntax.Redirect, sc *scope, cx ctx) {
