@@ -176,7 +176,12 @@ func (w *walk) parts(a *policy.Action, pieces []piece, targets []target) (_ []pi
 	w.line, w.env = a.Command, a.Env
 	if a.Command != "" {
 		var aerr error
-		w.dir = w.st.workDir(a.WorkDir)
+		dir, err := w.st.ws.workDir(a.WorkDir)
+		if err != nil {
+			w.deny(policy.LayerBoundary, CheckAmbiguousPath, fmt.Sprintf("working directory %q is ambiguous, so it is refused: %v", a.WorkDir, err))
+			return pieces, targets, false
+		}
+		w.dir = dir
 		an, aerr = w.e.analyze(w.st, a.Command, w.dir)
 		w.tr.analysis(an, w.dir)
 		// A line that does not parse cannot run as written (a line too long to analyse is only
@@ -486,20 +491,6 @@ func (e *env) analyze(st *state, line, dir string) (*shell.Analysis, error) {
 	an, err := shell.Analyze(line, &shell.Options{Dir: dir, Home: e.home, TempDir: e.tmp, Registries: st.registries})
 	st.shellCache.store(line, cachedAnalysis{dir: dir, an: an, err: err})
 	return an, err
-}
-
-// workDir returns the directory a command with working directory workdir runs in: the first
-// root, workdir when it is absolute, or workdir below the first root. It is joined, not
-// cleaned: a ".." in it must be applied after symbolic links, which resolution does for every
-// path the analysis reports below it.
-func (st *state) workDir(workdir string) string {
-	switch {
-	case workdir == "":
-		return st.ws.primary
-	case strings.HasPrefix(workdir, "/"):
-		return workdir
-	}
-	return strings.TrimSuffix(st.ws.primary, "/") + "/" + workdir
 }
 
 // inertEnv reports whether every assignment of env is inert (shell.InertAssignment).
