@@ -93,12 +93,12 @@ var Table = []Row{
 	{"tar -xf pkg.tar -C /opt", "read_only,mutating", "pkg.tar", "/opt", "", false, D, D},
 	{"unzip archive.zip -d out", "read_only,mutating", "archive.zip", "out", "", false, C, A},
 	{"unzip -l archive.zip", "read_only", "archive.zip", "", "", false, A, A},
-	{"gzip big.log", "read_only,mutating", "", "big.log", "", false, C, A},
+	{"gzip big.log", "read_only,mutating", "", "big.log big.log.gz", "", false, C, A}, // gzip replaces big.log with big.log.gz: both are written (issue 22)
 	{"gzip -c big.log > big.log.gz", "read_only,mutating", "big.log", "big.log.gz", "", false, C, A},
 	{"mktemp", "mutating", "", "/tmp", "", false, D, D},
 	{"patch -p1 < fix.diff", "mutating", "fix.diff", ".", "", false, C, A},
 	{"vim file.txt", "mutating,exec", "", "file.txt", "", true, C, C},
-	{"split -l 100 big.txt part_", "mutating", "big.txt", ".", "", false, C, A},
+	{"split -l 100 big.txt part_", "mutating", "big.txt", "part_*", "", false, C, A}, // the pieces are written under the prefix, wherever it points (issue 22)
 	{"install -m 755 tool bin/tool", "mutating", "tool", "bin/tool", "", false, C, A},
 	{"ssh-keygen -f ~/.ssh/id_new", "mutating", "", "~/.ssh/id_new", "", false, D, D},
 

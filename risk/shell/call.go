@@ -17,6 +17,9 @@ type arg struct {
 	// globLead: the word starts with an unquoted pattern ("*.txt"), so it may expand to a file
 	// named like an option ("-o…"). See globOption.
 	globLead bool
+	// attached: the value was attached to a short option ("-fvalue"). Some parsers (clap,
+	// pflag, argparse) drop a leading "=" from it ("-f=value"), others keep it: both are paths.
+	attached bool
 	word     *syntax.Word // the word it came from, for source positions
 }
 
@@ -242,6 +245,9 @@ func (c *call) path(a arg, write bool) {
 		return
 	}
 	addPath(c.cmd, c.sc, a.val, a.glob, write)
+	if v, ok := strings.CutPrefix(a.val, "="); a.attached && ok && v != "" && v != "-" && !isDevSink(v) {
+		addPath(c.cmd, c.sc, v, a.glob, write)
+	}
 }
 
 func (c *call) readAll(args []arg) {

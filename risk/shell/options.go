@@ -88,9 +88,19 @@ type spec struct {
 	num bool
 	// posix: options end at the first operand (the operands are a command or a subcommand).
 	posix bool
+	// bundle: a first argument that does not start with "-" is a bundle of short options, each
+	// of which takes its value from the words that follow, in order (tar cfC a.tar dir, ar rcs).
+	bundle bool
+	// atFiles: an argument "@FILE" is replaced by the words FILE holds (GNU binutils, gcc,
+	// javac): the file is read, and the options in it are unknown.
+	atFiles bool
 
 	short map[byte]*option
-	long  map[string]*option
+	// multi holds single-dash options of more than one letter ("-FF", "-la" in zip), matched
+	// before single letters, longest first (maxMulti letters).
+	multi    map[string]*option
+	maxMulti int
+	long     map[string]*option
 	longs []string // sorted long spellings, for abbreviations
 	list  []*option
 	safe  bool // every option is a read-only flag or value: a hidden option cannot do harm
@@ -140,15 +150,21 @@ func (s *spec) build() {
 			s.safe = false
 		}
 		for _, n := range o.names {
-			if !s.oneDash && len(n) > 2 && n[1] != '-' {
-				panic(fmt.Sprintf("shell: spec %q: %s: a long option takes two dashes", s.man, n))
-			}
 			switch {
 			case !s.oneDash && len(n) == 2 && n[1] != '-':
 				if s.short[n[1]] != nil {
 					panic(fmt.Sprintf("shell: spec %q: %s listed twice", s.man, n))
 				}
 				s.short[n[1]] = o
+			case !s.oneDash && len(n) > 2 && n[1] != '-':
+				if s.multi == nil {
+					s.multi = map[string]*option{}
+				}
+				if s.multi[n[1:]] != nil {
+					panic(fmt.Sprintf("shell: spec %q: %s listed twice", s.man, n))
+				}
+				s.multi[n[1:]] = o
+				s.maxMulti = max(s.maxMulti, len(n)-1)
 			default:
 				key := strings.TrimLeft(n, "-")
 				if s.long[key] != nil {
@@ -193,6 +209,8 @@ type opts struct {
 	// spell out where an option could be.
 	unknown []string
 	hidden  bool
+	// atFiles are the files of "@FILE" arguments (see spec.atFiles).
+	atFiles []arg
 }
 
 // flagArg is one option as given.
@@ -222,8 +240,41 @@ func (f *flagArg) is(names []string) bool {
 // index of the first operand, or after "--"), else len(args).
 func (s *spec) parse(args []arg) (o opts, idx int) {
 	s.compile()
+	if s.bundle && len(args) > 0 && args[0].lit && args[0].val != "" && args[0].val[0] != '-' {
+		var n int
+		args, n = s.unbundle(args)
+		o, idx = s.parseFrom(args)
+		// idx counts the unbundled words; the caller's words are n fewer.
+		return o, idx - n
+	}
+	return s.parseFrom(args)
+}
+
+// unbundle rewrites an old-style bundle ("cfC a.tar dir") as separate options ("-c -f a.tar -C
+// dir"). It returns the new words and how many words it added.
+func (s *spec) unbundle(args []arg) ([]arg, int) {
+	b := args[0]
+	rest := args[1:]
+	out := make([]arg, 0, len(args)+len(b.val))
+	for j := 0; j < len(b.val); j++ {
+		out = append(out, arg{val: "-" + b.val[j:j+1], lit: true, word: b.word})
+		if op := s.short[b.val[j]]; op != nil && op.arg == argReq && len(rest) > 0 {
+			out = append(out, rest[0])
+			rest = rest[1:]
+		}
+	}
+	out = append(out, rest...)
+	return out, len(out) - len(args)
+}
+
+func (s *spec) parseFrom(args []arg) (o opts, idx int) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
+		if s.atFiles && a.lit && len(a.val) > 1 && a.val[0] == '@' {
+			// A response file: its words are arguments the line does not show.
+			o.atFiles = append(o.atFiles, arg{val: a.val[1:], lit: true, word: a.word})
+			continue
+		}
 		switch {
 		case !a.lit:
 			// The word may expand to anything, an option included (a process substitution
@@ -338,26 +389,34 @@ func (s *spec) parseShort(o *opts, args []arg, i int) int {
 	cluster := a.val[1:]
 	for j := 0; j < len(cluster); j++ {
 		op := s.short[cluster[j]]
+		name := "-" + cluster[j:j+1]
+		for l := min(s.maxMulti, len(cluster)-j); l >= 2; l-- {
+			if mo := s.multi[cluster[j:j+l]]; mo != nil {
+				op, name = mo, "-"+cluster[j:j+l]
+				j += l - 1
+				break
+			}
+		}
 		if op == nil {
 			// Unknown: what follows in the cluster (and perhaps the next word) is unknowable.
 			o.unknown = append(o.unknown, "-"+cluster[j:j+1])
 			return i
 		}
-		f := flagArg{name: "-" + cluster[j:j+1], opt: op}
+		f := flagArg{name: name, opt: op}
 		switch op.arg {
 		case argNone:
 			o.flags = append(o.flags, f)
 			continue
 		case argReq:
 			if j+1 < len(cluster) {
-				f.val, f.has = arg{val: cluster[j+1:], lit: true, word: a.word}, true
+				f.val, f.has = arg{val: cluster[j+1:], lit: true, word: a.word, attached: true}, true
 			} else if i+1 < len(args) {
 				i++
 				f.val, f.has = args[i], true
 			}
 		case argOpt:
 			if j+1 < len(cluster) {
-				f.val, f.has = arg{val: cluster[j+1:], lit: true, word: a.word}, true
+				f.val, f.has = arg{val: cluster[j+1:], lit: true, word: a.word, attached: true}, true
 			}
 		case argTwo:
 			if j+1 < len(cluster) {
@@ -406,6 +465,11 @@ func (c *call) applyOpts(o *opts) bool {
 	}
 	if o.hidden {
 		c.opaque(c.name + ": an argument the line does not spell out may be an option")
+		clean = false
+	}
+	for _, f := range o.atFiles {
+		c.read(f)
+		c.opaque(c.name + " @" + f.val + " reads more arguments from a file")
 		clean = false
 	}
 	for i := range o.flags {

@@ -301,111 +301,33 @@ func envReader(c *call) {
 	c.opaque(c.name + " prints the environment, which may hold secrets")
 }
 
-// quietStatus is a program that reports on the system and has no option that writes a file,
-// runs a program or reaches the network; ps's BSD-style "e" prints other processes' environment.
-func quietStatus(c *call) {
+// ps reports on processes. Its syntax mixes UNIX options (-ef), BSD letters without a dash (aux)
+// and GNU long options; none of them reads or writes a file or runs a program, and the operands
+// select processes. BSD's "e" (and a format naming the environment) prints other processes'
+// environment, which may hold secrets: opaque.
+func ps(c *call) {
 	c.risk(risk.ReadOnly)
-	if c.name != "ps" {
-		return
-	}
 	for _, a := range c.args {
-		if !a.lit || !strings.HasPrefix(a.val, "-") && strings.ContainsRune(a.val, 'e') {
+		if !a.lit || !strings.HasPrefix(a.val, "-") && strings.ContainsRune(a.val, 'e') || strings.Contains(strings.ToLower(a.val), "env") {
 			c.opaque("ps e prints the environment of processes, which may hold secrets")
 			return
 		}
 	}
 }
 
-// setBuiltin: "set" alone prints every variable; with options it changes shell flags.
-func setBuiltin(c *call) {
-	if len(c.args) == 0 {
-		envReader(c)
-		return
-	}
+// lsof lists open files. Its options start with "-" or "+" and take values in several ways;
+// none writes or runs anything. A word with a "/" (a file, +D DIR, -k FILE) is read.
+func lsof(c *call) {
 	c.risk(risk.ReadOnly)
 	for _, a := range c.args {
 		if !a.lit {
-			c.opaque("set with an argument the line does not spell out")
-			return
+			c.opaque("an lsof argument the line does not spell out")
+			continue
+		}
+		if i := strings.IndexByte(a.val, '/'); i >= 0 {
+			c.read(arg{val: a.val[strings.LastIndexAny(a.val[:i+1], "-+=")+1:], lit: true, word: a.word})
 		}
 	}
-}
-
-// shoptBuiltin: querying is read-only; setting options (expand_aliases, extglob, ...) changes
-// how later lines are read.
-func shoptBuiltin(c *call) {
-	c.risk(risk.ReadOnly)
-	for _, a := range c.args {
-		if !a.lit || a.is("-s", "-u", "-o") || strings.HasPrefix(a.val, "-") && strings.ContainsAny(a.val, "su") {
-			c.risk(risk.Exec)
-			c.opaque("shopt changes how the shell reads later commands")
-			return
-		}
-	}
-}
-
-// aliasBuiltin: listing is read-only; a definition changes what a later word runs where the
-// shell expands aliases.
-func aliasBuiltin(c *call) {
-	c.risk(risk.ReadOnly)
-	for _, a := range c.args {
-		if !a.lit || strings.Contains(a.val, "=") {
-			c.risk(risk.Exec)
-			c.opaque("alias defines what a command name runs")
-			return
-		}
-	}
-}
-
-// settingBuiltin: umask, ulimit, stty and hostname print their setting with no operand (or only
-// display flags) and change it with one.
-func settingBuiltin(c *call) {
-	c.risk(risk.ReadOnly)
-	for _, a := range c.args {
-		switch {
-		case !a.lit:
-			c.risk(risk.Mutating)
-			c.opaque(c.name + " with an argument the line does not spell out")
-			return
-		case a.is("-a", "-S", "-H", "-p", "-g", "size", "-s", "-f", "-d", "-i", "-I", "-A", "--all", "--short", "--fqdn", "--long", "--domain", "--ip-address", "--all-ip-addresses", "--all-fqdns", "-n", "-c", "-t", "-u", "-v", "-l", "-m", "-x", "-e", "-q", "-r", "-T"):
-			if c.name == "hostname" && a.is("-F", "-b") {
-				c.risk(risk.Destructive)
-				return
-			}
-		default:
-			c.risk(risk.Mutating)
-			c.note(c.name + " changes a setting of the shell or the system")
-			if c.name == "hostname" {
-				c.risk(risk.Destructive)
-			}
-			return
-		}
-	}
-}
-
-// historyBuiltin: printing is read-only; -c, -d, -w, -r, -a, -n, -s change the history or its file.
-func historyBuiltin(c *call) {
-	c.risk(risk.ReadOnly)
-	for _, a := range c.args {
-		if !a.lit || !isDigits(a.val) {
-			c.risk(risk.Exec)
-			c.opaque("history with options changes the history or reads or writes a history file")
-			return
-		}
-	}
-}
-
-// top and htop are interactive (they kill and renice processes and write their configuration)
-// unless run in batch mode.
-func top(c *call) {
-	c.risk(risk.ReadOnly)
-	for _, a := range c.args {
-		if a.lit && (a.val == "-b" || strings.HasPrefix(a.val, "-b") && !strings.HasPrefix(a.val, "--")) {
-			return
-		}
-	}
-	c.risk(risk.Exec, risk.Destructive)
-	c.opaque(c.name + " is interactive: it can kill processes and write its configuration")
 }
 
 // extraSpecs lists the tables used by handlers outside readOnlyTools, sedSpec, awkSpec and the
