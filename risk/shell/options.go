@@ -101,10 +101,10 @@ type spec struct {
 	multi    map[string]*option
 	maxMulti int
 	long     map[string]*option
-	longs []string // sorted long spellings, for abbreviations
-	list  []*option
-	safe  bool // every option is a read-only flag or value: a hidden option cannot do harm
-	once  sync.Once
+	longs    []string // sorted long spellings, for abbreviations
+	list     []*option
+	safe     bool // every option is a read-only flag or value: a hidden option cannot do harm
+	once     sync.Once
 }
 
 // compile parses the table once, safely for concurrent analyses; a malformed table is a
