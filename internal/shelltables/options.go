@@ -175,7 +175,7 @@ var Options = []ModeRow{
 	{"xargs -a list.txt cat", "read_only", "list.txt", "", "", true, C, C, C},
 	{"xargs --zz cat", "read_only,exec", "", "", "", true, C, C, C},
 	{"strace -o trace.txt ls", "read_only,mutating", ".", "trace.txt", "", false, A, C, A},
-	{"env -S 'ls -la'", "read_only,exec", ".", "", "", false, C, C, A},
+	{"env -S 'ls -la'", "read_only", ".", "", "", false, A, A, A}, // env -S splits plain words into arguments (no shell runs): ls -la (issue 22)
 	{"printenv", "read_only", "", "", "", true, C, C, C},
 	{"env", "read_only", "", "", "", true, C, C, C},
 	{"set", "read_only", "", "", "", true, C, C, C},

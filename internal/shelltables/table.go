@@ -369,14 +369,14 @@ var Table = []Row{
 	{": > file", "read_only,mutating", "", "file", "", false, C, A},
 	{"exec 3>out.txt", "read_only,mutating", "", "out.txt", "", false, C, A},
 	{"alias ls='rm -rf /'", "read_only,exec", "", "", "", true, C, C},
-	{"trap 'rm -rf build' EXIT", "read_only,exec,destructive", "", "build", "", false, C, C},
+	{"trap 'rm -rf build' EXIT", "read_only,exec,destructive", "", "build", "", true, C, C}, // the handler runs later, in a state the analysis does not follow (issue 22)
 	{`bash -c 'bash -c "bash -c \"rm -rf /\""'`, "exec,destructive", "", "/", "", false, D, D},
 	{`echo "rm -rf /" > x.sh && bash x.sh`, "read_only,mutating,exec", "x.sh", "x.sh", "", false, C, A},
 	{"ls;;", "mutating,exec,destructive,network", "", "", "?", true, D, D},
 	{"echo 'unterminated", "mutating,exec,destructive,network", "", "", "?", true, D, D},
 	{"$(", "mutating,exec,destructive,network", "", "", "?", true, D, D},
 	{"rm -rf $(pwd)/build", "read_only,destructive", "", "", "", true, C, C},
-	{"env -S 'rm -rf build'", "exec,destructive", "", "build", "", false, C, C},
+	{"env -S 'rm -rf build'", "destructive", "", "build", "", false, C, C}, // env -S splits plain words into arguments, no shell runs (issue 22)
 	{"busybox rm -rf build", "destructive", "", "build", "", false, C, C},
 	{"./configure --prefix=/usr", "exec", "configure", "", "", false, C, A},
 	{"bin/deploy.sh prod", "exec", "bin/deploy.sh", "", "", false, C, A},

@@ -317,57 +317,6 @@ func (c *call) stdinCode(shell bool) {
 	}
 }
 
-// parseOpts splits args into flags and positionals. shortVal lists the short flags that take a
-// value; longVal the long ones (without "--"). Options may follow positionals (GNU style) unless
-// stopAtPos is set, in which case the first positional ends the options (the rest are a command).
-func parseOpts(args []arg, shortVal string, stopAtPos bool, longVal ...string) (o opts, restIdx int) {
-	restIdx = len(args)
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case !a.lit || a.val == "-" || !strings.HasPrefix(a.val, "-"):
-			if stopAtPos {
-				return o, i
-			}
-			o.pos = append(o.pos, a)
-		case a.val == "--":
-			o.rest = args[i+1:]
-			if stopAtPos {
-				return o, i + 1
-			}
-			o.pos = append(o.pos, args[i+1:]...)
-			return o, len(args)
-		case strings.HasPrefix(a.val, "--"):
-			name, val, hasEq := strings.Cut(a.val[2:], "=")
-			f := flagArg{name: "--" + name}
-			if hasEq {
-				f.val, f.has = arg{val: val, lit: true, word: a.word}, true
-			} else if contains(longVal, name) && i+1 < len(args) {
-				i++
-				f.val, f.has = args[i], true
-			}
-			o.flags = append(o.flags, f)
-		default:
-			cluster := a.val[1:]
-			for j := 0; j < len(cluster); j++ {
-				f := flagArg{name: "-" + cluster[j:j+1]}
-				if strings.IndexByte(shortVal, cluster[j]) >= 0 {
-					if j+1 < len(cluster) {
-						f.val, f.has = arg{val: cluster[j+1:], lit: true, word: a.word}, true
-					} else if i+1 < len(args) {
-						i++
-						f.val, f.has = args[i], true
-					}
-					o.flags = append(o.flags, f)
-					break
-				}
-				o.flags = append(o.flags, f)
-			}
-		}
-	}
-	return o, restIdx
-}
-
 func contains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {

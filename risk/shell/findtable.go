@@ -240,21 +240,6 @@ var (
 	--version`}
 )
 
-// wrapSpec is a wrapper whose options are in a table: it runs the command after them (after
-// skip operands such as timeout's duration).
-func wrapSpec(sp *spec, skip int) handler {
-	return func(c *call) {
-		o, idx := sp.parse(c.args)
-		c.applyOpts(&o)
-		rest := c.args[idx:]
-		if len(rest) <= skip {
-			c.risk(risk.ReadOnly)
-			return
-		}
-		c.rewrap(rest[skip:], c.name)
-	}
-}
-
 func xargs(c *call) {
 	o, idx := xargsSpec.parse(c.args)
 	c.applyOpts(&o)

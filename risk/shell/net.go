@@ -344,7 +344,6 @@ func sshOptions(c *call, o opts) {
 		c.read(cfg)
 		c.opaque("ssh reads options (possibly commands) from another config file")
 	}
-	c.readAll(o.values("-i", "-S", "-E"))
 	for _, j := range o.values("-J") {
 		for _, hop := range strings.Split(j.val, ",") {
 			c.net(hostOf(hop))
@@ -354,12 +353,18 @@ func sshOptions(c *call, o opts) {
 
 func ssh(c *call) {
 	c.risk(risk.Network)
-	o, idx := parseOpts(c.args, "BbcDEeFIiJLlmOoPpQRSWw", true)
+	o, idx := sshSpec.parse(c.args)
+	c.applyOpts(&o)
 	sshOptions(c, o)
 	if idx >= len(c.args) {
 		return
 	}
 	dest := c.args[idx]
+	// ssh reads options after the destination too, up to the remote command.
+	more, n := sshSpec.parse(c.args[idx+1:])
+	c.applyOpts(&more)
+	sshOptions(c, more)
+	idx += n
 	if !dest.lit {
 		c.opaque("the ssh destination is not literal")
 		c.net()
@@ -376,32 +381,29 @@ func ssh(c *call) {
 	}
 }
 
+// sshProgram reports whether an ssh transport names ssh itself ("ssh", "ssh -p 22", "/usr/bin/ssh").
+func sshProgram(s string) bool {
+	f := strings.Fields(s)
+	return len(f) > 0 && (f[0] == "ssh" || strings.HasSuffix(f[0], "/ssh")) && !strings.ContainsAny(s, "'\"$`;|&<>()\\")
+}
+
 func scpLike(c *call) {
 	c.risk(risk.ReadOnly) // a local copy reads at least; writes and remotes add to it
-	shortVal := "cFiJloPS"
-	if c.name == "rsync" {
-		shortVal = "eBfMTS"
-	}
-	o, _ := parseOpts(c.args, shortVal, false, "rsh", "rsync-path", "files-from", "exclude-from", "include-from", "backup-dir",
-		"log-file", "temp-dir", "partial-dir", "password-file", "exclude", "include", "filter", "compare-dest", "copy-dest", "link-dest", "chmod", "chown")
+	sp := map[string]*spec{"scp": scpSpec, "sftp": sftpSpec, "rsync": rsyncSpec}[c.name]
+	o, _ := sp.parse(c.args)
+	c.applyOpts(&o)
 	sshOptions(c, o)
-	if sh, ok := o.value("-S", "-e", "--rsh"); ok {
+	if sh, ok := o.value("-e"); ok {
 		c.risk(risk.Exec)
-		if sh.lit {
+		switch {
+		case !sh.lit:
+			c.opaque(c.name + " runs a transport the line does not spell out")
+		case sshProgram(sh.val):
 			c.note(c.name + " connects through " + sh.val)
-			if !strings.HasPrefix(sh.val, "ssh") {
-				c.opaque(c.name + " runs " + sh.val + " as its transport")
-				c.cmd.ExecutesCode = true
-			}
+		default:
+			c.opaque(c.name + " runs " + sh.val + " as its transport")
+			c.cmd.ExecutesCode = true
 		}
-	}
-	if o.has("--rsync-path") {
-		c.risk(risk.Exec)
-		c.opaque("--rsync-path runs a command on the remote side")
-	}
-	c.readAll(o.values("--files-from", "--exclude-from", "--include-from", "--password-file"))
-	for _, w := range o.values("--log-file", "--backup-dir") {
-		c.write(w)
 	}
 	pos := o.pos
 	if c.name == "sftp" {
@@ -460,12 +462,14 @@ func remoteHost(s string) string {
 
 func netcat(c *call) {
 	c.risk(risk.Network)
-	o, _ := parseOpts(c.args, "ecpsiwqIOPTVXxbgGMmsW", false, "exec", "sh-exec", "lua-exec", "source", "proxy")
-	if o.has("-e", "-c", "--exec", "--sh-exec", "--lua-exec") {
-		c.cmd.ExecutesCode = true
+	if c.name == "telnet" || c.name == "ftp" || c.name == "tftp" {
+		c.net()
 		c.risk(risk.Exec)
-		c.opaque(c.name + " connects a program to the network")
+		c.opaque(c.name + " is an interactive client: its commands come from its input (ftp's \"!\" runs a shell)")
+		return
 	}
+	o, _ := ncSpec.parse(c.args)
+	c.applyOpts(&o)
 	if o.has("-l", "--listen") {
 		c.note("listens for connections")
 	}
@@ -500,7 +504,15 @@ func socat(c *call) {
 
 func lookup(c *call) {
 	c.risk(risk.Network, risk.ReadOnly)
-	o, _ := parseOpts(c.args, "cfiIlmMpqstTwWxbkyrg", false)
+	sp := lookupSpecs[c.name]
+	if sp == nil {
+		sp = lookupSpecs[strings.TrimSuffix(c.name, "6")]
+	}
+	o, _ := sp.parse(c.args)
+	c.applyOpts(&o)
+	if c.name == "nslookup" && len(o.pos) == 0 {
+		c.opaque("nslookup without a name reads its commands from its input")
+	}
 	for _, p := range o.pos {
 		if p.lit {
 			c.net(hostOf(strings.TrimPrefix(p.val, "@")))
@@ -511,18 +523,32 @@ func lookup(c *call) {
 
 func httpie(c *call) {
 	c.risk(risk.Network)
-	o, _ := parseOpts(c.args, "oaA", false, "output", "auth", "auth-type", "session", "verify", "cert", "cert-key")
+	o, _ := httpieSpec.parse(c.args)
+	c.applyOpts(&o)
+	for _, v := range o.values("--verify") {
+		if v.lit && !v.is("yes", "no", "true", "false") {
+			c.read(v) // a CA bundle
+		}
+	}
+	for _, p := range o.pos {
+		// Request items that take their value from a file: field@file, field=@file,
+		// field:=@file, header:@file.
+		if p.lit && !strings.Contains(p.val, "://") {
+			if i := strings.IndexByte(p.val, '@'); i > 0 && !strings.ContainsAny(p.val[:i], "/") {
+				c.read(arg{val: p.val[i+1:], lit: true, word: p.word})
+			}
+		}
+	}
 	for _, p := range o.pos {
 		if p.lit && !p.is("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS") && !strings.ContainsAny(p.val, "=:@") || (p.lit && strings.Contains(p.val, "://")) {
 			urlArgs(c, []arg{p})
 			break
 		}
 	}
-	if out, ok := o.value("-o", "--output"); ok {
+	if _, ok := o.value("-o"); ok {
 		c.risk(risk.Mutating)
-		c.write(out)
 	}
-	if o.has("-d", "--download") {
+	if o.has("-d") {
 		c.risk(risk.Mutating)
 		c.cwd(true)
 	}
@@ -590,12 +616,54 @@ func docker(c *call) {
 			sub, rest = sub+" "+rest[0].val, rest[1:]
 		}
 	}
-	o, _ := parseOpts(rest, "vewplmhuitcaNf", false, "volume", "mount", "env", "env-file", "workdir", "publish", "label", "memory",
-		"hostname", "user", "name", "network", "entrypoint", "cpus", "platform", "file", "tag", "build-arg", "target", "output", "input", "cap-add", "device", "pid", "ipc", "security-opt")
+	if sub == "compose" || strings.HasPrefix(sub, "compose ") {
+		// docker compose's own options come before its subcommand.
+		cargs := c.args[idx+1:]
+		co, cidx := dockerComposeSpec.parse(cargs)
+		c.applyOpts(&co)
+		if d, ok := co.value("--project-directory"); ok {
+			c.read(d)
+		}
+		sub, rest = "compose", nil
+		if cidx < len(cargs) {
+			sub, rest = "compose "+cargs[cidx].val, cargs[cidx+1:]
+			if !cargs[cidx].lit {
+				c.opaque("the " + c.name + " compose subcommand is not literal")
+				c.risk(risk.Exec)
+				return
+			}
+		}
+	}
+	var o opts
+	switch sub {
+	case "run", "create", "container run", "container create", "compose run", "compose create":
+		o, _ = dockerRunSpec.parse(rest)
+		c.applyOpts(&o)
+	case "build", "buildx build", "image build", "compose build":
+		o, _ = dockerBuildSpec.parse(rest)
+		c.applyOpts(&o)
+		for _, v := range o.values("--secret", "--ssh") {
+			for _, kv := range strings.Split(v.val, ",") {
+				if k, f, ok := strings.Cut(kv, "="); ok && (k == "src" || k == "source") || v.lit && !strings.Contains(v.val, "=") && strings.Contains(v.val, "/") {
+					if !ok {
+						f = v.val
+					}
+					c.read(arg{val: f, lit: true, word: v.word})
+				}
+			}
+			if !v.lit {
+				c.opaque("a build secret the line does not spell out")
+			}
+		}
+	case "cp", "container cp", "save", "image save", "load", "image load":
+		o, _ = dockerFileSpec.parse(rest)
+		c.applyOpts(&o)
+	default:
+		o, _ = dockerReadSpec.parse(rest)
+	}
 	switch sub {
 	case "run", "create", "container run", "container create", "compose run", "compose up", "compose create":
 		c.risk(risk.Exec, risk.Network)
-		c.readAll(o.values("--env-file"))
 		for _, v := range append(o.values("-v", "--volume"), o.values("--mount")...) {
 			bindMount(c, v)
 		}
@@ -613,11 +681,6 @@ func docker(c *call) {
 	case "build", "buildx build", "image build", "compose build":
 		c.risk(risk.Exec, risk.Network)
 		c.readAll(o.pos)
-		c.readAll(o.values("-f", "--file"))
-		if out, ok := o.value("-o", "--output"); ok {
-			c.risk(risk.Mutating)
-			c.write(out)
-		}
 		c.net()
 	case "pull", "push", "login", "logout", "search", "image pull", "image push", "compose pull", "compose push":
 		c.risk(risk.Network)
@@ -637,14 +700,8 @@ func docker(c *call) {
 				c.write(p)
 			}
 		}
-	case "save", "image save":
+	case "save", "image save", "load", "image load":
 		c.risk(risk.Mutating)
-		if out, ok := o.value("-o", "--output"); ok {
-			c.write(out)
-		}
-	case "load", "image load":
-		c.risk(risk.Mutating)
-		c.readAll(o.values("-i", "--input"))
 	case "ps", "images", "inspect", "logs", "version", "info", "stats", "top", "port", "history", "events", "diff",
 		"container ls", "container inspect", "container logs", "image ls", "image inspect", "image history", "volume ls",
 		"volume inspect", "network ls", "network inspect", "system df", "system info", "compose ps", "compose logs",
@@ -729,11 +786,14 @@ func registerNetwork() {
 	register(httpie, "http", "https", "xh", "xhs")
 	register(func(c *call) {
 		c.risk(risk.Network, risk.Mutating)
-		o, _ := parseOpts(c.args, "doi", false, "dir", "out", "input-file")
+		sp := aria2Spec
+		if c.name == "axel" {
+			sp = axelSpec
+		}
+		o, _ := sp.parse(c.args)
+		c.applyOpts(&o)
 		urlArgs(c, o.pos)
-		if d, ok := o.value("-d", "--dir"); ok {
-			c.write(d)
-		} else {
+		if _, ok := o.value("-d", "-o"); !ok {
 			c.cwd(true)
 		}
 	}, "aria2c", "axel")

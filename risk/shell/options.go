@@ -94,6 +94,10 @@ type spec struct {
 	// atFiles: an argument "@FILE" is replaced by the words FILE holds (GNU binutils, gcc,
 	// javac): the file is read, and the options in it are unknown.
 	atFiles bool
+	// open: the table lists only the options whose effects matter to a command that is never
+	// read-only (git's rarer subcommands); an option it does not list is taken as a flag
+	// instead of making the command opaque.
+	open bool
 
 	short map[byte]*option
 	// multi holds single-dash options of more than one letter ("-FF", "-la" in zip), matched
@@ -330,8 +334,10 @@ func (s *spec) parseLong(o *opts, args []arg, i int) int {
 		}
 	}
 	if op == nil {
-		u, _, _ := strings.Cut(a.val, "=")
-		o.unknown = append(o.unknown, u)
+		if !s.open {
+			u, _, _ := strings.Cut(a.val, "=")
+			o.unknown = append(o.unknown, u)
+		}
 		return i
 	}
 	f := flagArg{name: canonical(op, name, a.val), opt: op}
@@ -398,6 +404,9 @@ func (s *spec) parseShort(o *opts, args []arg, i int) int {
 			}
 		}
 		if op == nil {
+			if s.open {
+				continue
+			}
 			// Unknown: what follows in the cluster (and perhaps the next word) is unknowable.
 			o.unknown = append(o.unknown, "-"+cluster[j:j+1])
 			return i

@@ -337,11 +337,37 @@ func extraSpecs() map[string]*spec {
 	for sub, s := range goSpecs {
 		out["go "+sub] = s
 	}
+	for name, s := range statusSpecs {
+		out[name] = s
+	}
+	for name, s := range lookupSpecs {
+		out[name] = s
+	}
+	for name, k := range compressors {
+		out[name] = k.spec
+	}
 	for name, s := range map[string]*spec{
 		"timeout": timeoutSpec, "nice": niceSpec, "ionice": ioniceSpec, "nohup": nohupSpec, "setsid": setsidSpec,
 		"stdbuf": stdbufSpec, "taskset": tasksetSpec, "strace": straceSpec, "xargs": xargsSpec,
 		"npm": npmSpec, "pnpm": pnpmSpec, "pip": pipSpec, "cargo": cargoSpec, "curl": curlSpec, "wget": wgetSpec,
-		"docker": dockerGlobalSpec, "docker ps": dockerReadSpec,
+		"docker": dockerGlobalSpec, "docker ps": dockerReadSpec, "docker run": dockerRunSpec, "docker build": dockerBuildSpec,
+		"docker compose": dockerComposeSpec, "docker cp": dockerFileSpec,
+		"touch": touchSpec, "mkdir": mkdirSpec, "tee": teeSpec, "cp": cpSpec, "mv": mvSpec, "install": installSpec,
+		"ln": lnSpec, "truncate": truncateSpec, "shred": shredSpec, "rm": rmSpec, "rmdir": rmdirSpec, "chmod": chmodSpec,
+		"chown": chownSpec, "chattr": chattrSpec, "setfacl": setfaclSpec, "mktemp": mktempSpec, "split": splitSpec,
+		"csplit": csplitSpec, "patch": patchSpec, "tar": tarSpec, "unzip": unzipSpec, "zip": zipSpec,
+		"shopt": shoptSpec, "trap": trapSpec, "dirs": dirsSpec, "disown": disownSpec, "caller": callerSpec,
+		"suspend": suspendSpec, "read": readSpec, "mapfile": mapfileSpec, "cd": cdSpec, "pushd": pushdSpec,
+		"umask": umaskSpec, "ulimit": ulimitSpec, "hostname": hostnameSpec, "top": topSpec, "unset": unsetSpec,
+		"printenv": printenvSpec, "exec": execSpec, "command": commandSpec, "sudo": sudoSpec, "doas": doasSpec,
+		"pkexec": pkexecSpec, "run0": run0Spec, "su": suSpec, "time": timeSpec, "flock": flockSpec, "watch": watchSpec,
+		"chrt": chrtSpec, "numactl": numactlSpec, "ltrace": ltraceSpec, "valgrind": valgrindSpec,
+		"unbuffer": unbufferSpec, "chronic": chronicSpec, "caffeinate": caffeinateSpec, "xvfb-run": xvfbSpec,
+		"dbus-run-session": dbusRunSpec, "entr": entrSpec, "catchsegv": noOptsSpec, "env": envSpec, "make": makeSpec,
+		"gofmt": gofmtSpec, "uv": uvSpec, "poetry": poetrySpec, "pipenv": pmPlainSpec, "apt-get": aptSpec,
+		"systemctl": systemctlSpec, "crontab": crontabSpec, "ssh-keygen": sshKeygenSpec, "openssl": opensslSpec,
+		"ssh": sshSpec, "scp": scpSpec, "sftp": sftpSpec, "rsync": rsyncSpec, "nc": ncSpec, "http": httpieSpec,
+		"aria2c": aria2Spec, "axel": axelSpec, "git (other subcommands)": gitOtherSpec,
 	} {
 		out[name] = s
 	}

@@ -328,14 +328,15 @@ var statusSpecs = map[string]*spec{
 	-o =
 	-p ?
 	--pretty`},
-	// times, getopts, shift, return, exit, break, continue, bash(1): no options.
-	"times": {man: "bash(1) times", opts: ``},
-}
-
-func init() {
-	for _, name := range []string{"getopts", "shift", "return", "exit", "break", "continue"} {
-		statusSpecs[name] = &spec{man: "bash(1) " + name, num: name == "exit" || name == "return", opts: ``}
-	}
+	// times, getopts, shift, return, exit, break, continue, bash(1): no options (exit and
+	// return take a negative status).
+	"times":    {man: "bash(1) times", opts: ``},
+	"getopts":  {man: "bash(1) getopts", opts: ``},
+	"shift":    {man: "bash(1) shift", opts: ``},
+	"break":    {man: "bash(1) break", opts: ``},
+	"continue": {man: "bash(1) continue", opts: ``},
+	"exit":     {man: "bash(1) exit", num: true, opts: ``},
+	"return":   {man: "bash(1) return", num: true, opts: ``},
 }
 
 // status handles a program of statusSpecs: read-only, its operands not files (but who's FILE).
