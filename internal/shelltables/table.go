@@ -282,7 +282,7 @@ var Table = []Row{
 	{"sh <<< 'rm -rf /'", "exec,destructive", "", "/", "", false, D, D},
 	{"python <<EOF\nprint(1)\nEOF", "exec", "", "", "", true, C, C},
 	{"bash < script.sh", "exec", "script.sh", "", "", true, C, C},
-	{"zsh -c 'echo hi'", "read_only,exec", "", "", "", false, C, A},
+	{"zsh -c 'echo hi'", "exec", "", "", "", true, C, C}, // zsh reads words its own way (glob qualifiers run code): its scripts are not analysed (issue 22)
 	{"fish -c 'echo hi'", "exec", "", "", "", true, C, C},
 	{"xargs -0 rm < files.txt", "destructive", "files.txt", "", "", true, C, C},
 	{"find . -name '*.log' | xargs rm", "read_only,destructive", ".", "", "", true, C, C},

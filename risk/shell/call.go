@@ -279,7 +279,10 @@ func (c *call) net(hosts ...string) {
 
 // code records that the command runs code it was handed. Shell code is analysed as a nested
 // script; any other language is opaque.
-func (c *call) code(src string, shell bool, via string) {
+func (c *call) code(src string, shell bool, via string) { c.codeIn(src, shell, false, via) }
+
+// codeIn is code with the dialect: posix for a script a POSIX shell (sh, dash) runs.
+func (c *call) codeIn(src string, shell, posix bool, via string) {
 	c.cmd.ExecutesCode = true
 	c.risk(risk.Exec)
 	if !shell {
@@ -290,7 +293,7 @@ func (c *call) code(src string, shell bool, via string) {
 		c.opaque("nested scripts deeper than the analysis follows")
 		return
 	}
-	if err := c.w.script(src, c.sc.clone(), c.cx.depth+1, via); err != nil {
+	if err := c.w.script(src, c.sc.clone(), c.cx.depth+1, via, posix); err != nil {
 		c.opaque(via + " script does not parse: " + err.Error())
 		c.risk(risk.Mutating, risk.Destructive, risk.Network)
 		c.severity(risk.High)
@@ -298,10 +301,13 @@ func (c *call) code(src string, shell bool, via string) {
 }
 
 // stdinCode handles an interpreter that reads its program from standard input.
-func (c *call) stdinCode(shell bool) {
+func (c *call) stdinCode(shell bool) { c.stdinCodeIn(shell, false) }
+
+// stdinCodeIn is stdinCode with the dialect (posix: sh, dash).
+func (c *call) stdinCodeIn(shell, posix bool) {
 	switch c.cx.stdin {
 	case stdinText:
-		c.code(c.cx.text, shell, c.name+" reading a heredoc")
+		c.codeIn(c.cx.text, shell, posix, c.name+" reading a heredoc")
 	case stdinPipe:
 		c.cmd.ExecutesCode = true
 		c.risk(risk.Exec)

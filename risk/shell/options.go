@@ -98,6 +98,9 @@ type spec struct {
 	// read-only (git's rarer subcommands); an option it does not list is taken as a flag
 	// instead of making the command opaque.
 	open bool
+	// plus: a word "+x" unsets what "-x" sets (the shells): it is parsed as the short options
+	// it names, each recorded as "+x".
+	plus bool
 
 	short map[byte]*option
 	// multi holds single-dash options of more than one letter ("-FF", "-la" in zip), matched
@@ -298,6 +301,13 @@ func (s *spec) parseFrom(args []arg) (o opts, idx int) {
 			}
 			o.pos = append(o.pos, args[i+1:]...)
 			return o, len(args)
+		case s.plus && len(a.val) > 1 && a.val[0] == '+':
+			n := len(o.flags)
+			i = s.parseShort(&o, args, i)
+			for k := n; k < len(o.flags); k++ {
+				o.flags[k].name = "+" + o.flags[k].name[1:]
+			}
+			continue
 		case a.val == "-" || !strings.HasPrefix(a.val, "-"):
 			if s.posix {
 				return o, i

@@ -1,10 +1,5 @@
 package shell
 
-import (
-	"strings"
-
-	"github.com/reins-go/reins/risk"
-)
 
 // handler classifies one program's arguments.
 type handler func(c *call)
@@ -94,35 +89,3 @@ func registerReaders() {
 	programs["lsof"] = lsof
 }
 
-// registerInterpreters registers interpreters and shells.
-func registerInterpreters() {
-	// Interpreters and shells.
-	register(shellProg, "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "busybox")
-	register(foreignShell, "fish", "csh", "tcsh", "nu", "elvish", "xonsh", "pwsh", "powershell", "cmd")
-	register(interpreter("c", "m"), "python", "python3", "python2", "pypy", "pypy3")
-	register(interpreter("ep", "r"), "node", "nodejs", "deno")
-	register(interpreter("eE", "Ir"), "perl", "ruby")
-	register(interpreter("rB", "dfc"), "php")
-	register(interpreter("e", "l"), "lua", "luajit", "Rscript", "julia", "tclsh", "wish", "osascript", "guile", "racket", "sbcl", "clisp", "groovy", "scala", "kotlin", "jshell")
-	programs["eval"] = func(c *call) {
-		c.cmd.ExecutesCode = true
-		c.risk(risk.Exec)
-		var parts []string
-		for _, a := range c.args {
-			if !a.lit {
-				c.opaque("eval of a value the line does not spell out")
-				return
-			}
-			parts = append(parts, a.val)
-		}
-		c.code(strings.Join(parts, " "), true, "eval")
-	}
-	register(func(c *call) {
-		c.cmd.ExecutesCode = true
-		c.risk(risk.Exec)
-		c.opaque(c.name + " runs a script in this shell")
-		if len(c.args) > 0 {
-			c.read(c.args[0])
-		}
-	}, "source", ".")
-}

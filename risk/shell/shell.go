@@ -169,6 +169,9 @@ func tooDeep(src string) string {
 
 var parsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }}
 
+// posixParsers parse the scripts a POSIX shell (sh, dash) is handed.
+var posixParsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangPOSIX)) }}
+
 // Analyze parses a command line (bash syntax; POSIX is a subset) and reports what it does.
 //
 // A line that does not parse is an error, and the returned analysis fails closed: one opaque
@@ -198,7 +201,7 @@ func Analyze(line string, opts *Options) (an *Analysis, err error) {
 	}
 	if why := tooDeep(line); why != "" {
 		w.stop(why)
-	} else if err := w.script(line, newScope(opts.Dir), 0, ""); err != nil {
+	} else if err := w.script(line, newScope(opts.Dir), 0, "", false); err != nil {
 		return failClosed(line, err), err
 	}
 	if len(w.cmds) == 0 && w.stopped == "" {

@@ -79,6 +79,9 @@ type ctx struct {
 	src   string
 	depth int
 	via   string
+	// posix: the script is run by a POSIX shell (sh, dash): it was parsed as POSIX, and words
+	// are not brace-expanded.
+	posix bool
 	stdin stdinKind
 	text  string // stdin content for stdinText
 }
@@ -121,7 +124,7 @@ func (w *walker) stop(why string) {
 }
 
 // script parses src and walks it.
-func (w *walker) script(src string, sc *scope, depth int, via string) error {
+func (w *walker) script(src string, sc *scope, depth int, via string, posix bool) error {
 	if w.stopped != "" {
 		return nil
 	}
@@ -141,9 +144,13 @@ func (w *walker) script(src string, sc *scope, depth int, via string) error {
 	// Once the analysis stops, the reader reports the end of the input, so the parser ends
 	// within its read buffer. (The loop never breaks: StmtsSeq yields a parse error again after
 	// its consumer stops, which a range-over-func loop turns into a panic.)
-	p := parsers.Get().(*syntax.Parser)
-	defer parsers.Put(p)
-	cx := ctx{src: src, depth: depth, via: via}
+	pool := &parsers
+	if posix {
+		pool = &posixParsers
+	}
+	p := pool.Get().(*syntax.Parser)
+	defer pool.Put(p)
+	cx := ctx{src: src, depth: depth, via: via, posix: posix}
 	var perr error
 	for st, err := range p.StmtsSeq(&stopReader{r: strings.NewReader(src), w: w}) {
 		switch {
