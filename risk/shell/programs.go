@@ -1,6 +1,5 @@
 package shell
 
-
 // handler classifies one program's arguments.
 type handler func(c *call)
 
@@ -88,4 +87,3 @@ func registerReaders() {
 	programs["ps"] = ps
 	programs["lsof"] = lsof
 }
-
