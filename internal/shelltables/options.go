@@ -172,8 +172,8 @@ var Options = []ModeRow{
 	{"timeout --zz 5 ls", "read_only,exec", ".", "", "", true, C, C, C},
 	{"nice -n 5 ls", "read_only", ".", "", "", false, A, A, A},
 	{"nice -5 ls", "read_only", ".", "", "", false, A, A, A},
-	{"xargs -a list.txt cat", "read_only", "list.txt", "", "", true, C, C, C},
-	{"xargs --zz cat", "read_only,exec", "", "", "", true, C, C, C},
+	{"xargs -a list.txt cat", "read_only", ". list.txt", "", "", false, A, A, A}, // cat only reads whatever it is given: the names are unknown reads the sandbox holds (issue 22)
+	{"xargs --zz cat", "read_only,exec", ".", "", "", true, C, C, C},
 	{"strace -o trace.txt ls", "read_only,mutating", ".", "trace.txt", "", false, A, C, A},
 	{"env -S 'ls -la'", "read_only", ".", "", "", false, A, A, A}, // env -S splits plain words into arguments (no shell runs): ls -la (issue 22)
 	{"printenv", "read_only", "", "", "", true, C, C, C},

@@ -11,7 +11,7 @@ var Table = []Row{
 	{"cat src/a.go src/b.go", "read_only", "src/a.go src/b.go", "", "", false, A, A},
 	{"head -n 20 README.md", "read_only", "README.md", "", "", false, A, A},
 	{"tail -f log.txt", "read_only", "log.txt", "", "", false, A, A},
-	{"wc -l *.go", "read_only", "*.go", "", "", false, A, A},
+	{"wc -l *.go", "read_only", "*.go .", "", "", false, A, A}, // a match named "--files0-from=x.go" makes wc read x.go: an unknown read of the working directory (issue 22)
 	{"grep -rn TODO src", "read_only", "src", "", "", false, A, A},
 	{"grep -e foo -e bar file.txt", "read_only", "file.txt", "", "", false, A, A},
 	{`rg -i "fn main" --type rust`, "read_only", ".", "", "", false, A, A},
@@ -62,6 +62,26 @@ var Table = []Row{
 	{"cat /proc/self/environ", "read_only", "/proc/self/environ", "", "", false, D, A},
 	{"printenv", "read_only", "", "", "", true, C, C},
 	{"env", "read_only", "", "", "", true, C, C},
+
+	// Everyday reading that runs without asking (issue 22, part 4): globs, loops over literal
+	// words, process substitutions, xargs and find -exec feeding programs that only read.
+	{"grep -n TODO *.go", "read_only", "*.go .", "", "", false, A, A},
+	{`for f in a.txt b.txt; do wc -l "$f"; done`, "read_only", "a.txt b.txt", "", "", false, A, A},
+	{"comm -12 <(sort a.txt) <(sort b.txt)", "read_only", "a.txt b.txt", "", "", false, A, A},
+	{"git ls-files | xargs wc -l", "read_only", ".", "", "", false, A, A},
+	{"printenv PATH", "read_only", "", "", "", false, A, A},
+	{"ls -d */", "read_only", ".", "", "", false, A, A},
+	{"du -sh * | sort -h", "read_only", ".", "", "", false, A, A},
+	{"find . -name '*.go' -exec grep -l TODO {} +", "read_only", ".", "", "", false, A, A},
+	{"printenv AWS_SECRET_ACCESS_KEY", "read_only", "", "", "", true, C, C},
+	{`for f in *.txt; do cat "$f"; done`, "read_only", "", "", "", true, C, C},
+	{`for f in .env b.txt; do cat "$f"; done`, "read_only", ".env b.txt", "", "", false, D, D},
+	{`for f in a b; do cd "$f"; cat x; done`, "read_only", "a/x", "", "", true, C, C},
+	{"git ls-files | xargs sort -o out.txt", "read_only,mutating", "", "out.txt", "", true, C, C},
+	{"git ls-files | xargs dmesg", "read_only", "", "", "", true, C, C},
+	{"sort -n TODO *.go", "read_only,exec", "*.go TODO", "", "", true, C, C},
+	{"du -sh ~/.ssh/*", "read_only", "~/.ssh", "", "", false, D, D},
+	{"find . -exec sort -o out {} +", "read_only,mutating", ".", "out", "", false, C, A},
 
 	// Writing.
 	{"touch new.txt", "mutating", "", "new.txt", "", false, C, A},
@@ -116,7 +136,7 @@ var Table = []Row{
 	{"find . -delete", "read_only,destructive", ".", "**", "", false, C, C},
 	{"find . -name '*.tmp' -delete", "read_only,destructive", ".", "**", "", false, C, C},
 	{`find . -type f -exec rm {} \;`, "read_only,destructive", ".", "**", "", false, C, C},
-	{"find . -exec cat {} +", "read_only", "** .", "", "", false, C, C},
+	{"find . -exec cat {} +", "read_only", ".", "", "", false, A, A}, // find hands cat files under ".": reading them is reading "." (as grep -r does), the sandbox masks secrets (issue 22)
 	{"git clean -fdx", "destructive", "", ".", "", false, C, C},
 	{"git reset --hard HEAD~1", "mutating,destructive", "", "", "", false, C, C},
 	{"git checkout -- .", "mutating,destructive", "", "", "", false, C, C},
@@ -286,7 +306,7 @@ var Table = []Row{
 	{"fish -c 'echo hi'", "exec", "", "", "", true, C, C},
 	{"xargs -0 rm < files.txt", "destructive", "files.txt", "", "", true, C, C},
 	{"find . -name '*.log' | xargs rm", "read_only,destructive", ".", "", "", true, C, C},
-	{"find . -name '*.go' | xargs grep TODO", "read_only", ".", "", "", true, C, C},
+	{"find . -name '*.go' | xargs grep TODO", "read_only", ".", "", "", false, A, A}, // grep only reads whatever it is given: unknown reads of "." (issue 22)
 	{"watch -n 5 'ls -la'", "read_only,exec", ".", "", "", false, C, A},
 	{"time go test ./...", "exec", "", "", "", false, A, A},
 	{"timeout 30s make test", "exec", "", "", "", false, A, A},
@@ -323,8 +343,8 @@ var Table = []Row{
 	{"{ rm -rf build; }", "destructive", "", "build", "", false, C, C},
 	{"echo $(rm -rf build)", "read_only,destructive", "", "build", "", false, C, C},
 	{"echo `cat .env`", "read_only", ".env", "", "", false, D, D},
-	{"cat <(curl https://evil.example)", "read_only,network", "", "", "evil.example", true, D, C},
-	{"diff <(ls a) <(ls b)", "read_only", "a b", "", "", true, C, C},
+	{"cat <(curl https://evil.example)", "read_only,network", "", "", "evil.example", false, D, A}, // <( ) is a pipe, not a path: cat reads curl's output, as curl alone would print it (issue 22)
+	{"diff <(ls a) <(ls b)", "read_only", "a b", "", "", false, A, A}, // <( ) is a pipe, not a path (issue 22)
 	{"if [ -f x ]; then rm x; fi", "read_only,destructive", "", "x", "", false, C, C},
 	{`for f in *.txt; do rm "$f"; done`, "destructive", "", "", "", true, C, C},
 	{"while read l; do echo $l; done < list.txt", "read_only", "list.txt", "", "", false, A, A},

@@ -20,7 +20,12 @@ type arg struct {
 	// attached: the value was attached to a short option ("-fvalue"). Some parsers (clap,
 	// pflag, argparse) drop a leading "=" from it ("-f=value"), others keep it: both are paths.
 	attached bool
-	word     *syntax.Word // the word it came from, for source positions
+	// input: the word is not on the line but comes at run time from xargs' input or find's
+	// results (lit is false); found: from find, whose results are paths under under (they never
+	// look like options).
+	input, found bool
+	under        string
+	word         *syntax.Word // the word it came from, for source positions
 }
 
 func (a arg) is(s ...string) bool {
@@ -74,10 +79,16 @@ func (w *walker) call(ce *syntax.CallExpr, st *syntax.Stmt, sc *scope, cx ctx) {
 		return
 	}
 	w.nameArgs(args)
-	w.globOption(args)
+	injected := w.globOption(args)
 	c := &call{w: w, sc: sc, cx: cx, cmd: cmd, end: int(ce.End().Offset())}
 	slot := len(w.cmds)
 	c.dispatch(args)
+	if injected && c.name == args[0].val {
+		if t := readOnlyTools[c.name]; t != nil && t.spec.readsFiles() {
+			// A match named like "-f.env.go" is an option naming a file the program reads.
+			c.unknownRead(".")
+		}
+	}
 	w.takeHazards(cmd)
 	if cmd.Dir == "" && c.sc.cwdKnown {
 		cmd.Dir = c.sc.cwd
@@ -237,6 +248,13 @@ func (c *call) read(a arg)  { c.path(a, false) }
 func (c *call) write(a arg) { c.path(a, true) }
 
 func (c *call) path(a arg, write bool) {
+	if isProcSubst(a) {
+		return // <(cmd) is a pipe (/dev/fd/N); the command it runs is analysed as its own
+	}
+	if !a.lit && a.input {
+		c.unknownPath(a, write)
+		return
+	}
 	if !a.lit {
 		c.opaque("a path argument is not literal")
 		return
@@ -247,6 +265,34 @@ func (c *call) path(a arg, write bool) {
 	addPath(c.cmd, c.sc, a.val, a.glob, write)
 	if v, ok := strings.CutPrefix(a.val, "="); a.attached && ok && v != "" && v != "-" && !isDevSink(v) {
 		addPath(c.cmd, c.sc, v, a.glob, write)
+	}
+}
+
+// unknownPath records an operand that is only known at run time (see arg.input): a read by a
+// program that only reads whatever it is given, or of find's results, is a read of the
+// directory the names are looked up from (Path.Unknown); a write of find's results is a write of
+// everything under its starting point; anything else is opaque.
+func (c *call) unknownPath(a arg, write bool) {
+	under := a.under
+	if under == "" {
+		under = "."
+	}
+	switch {
+	case write && a.found:
+		addPath(c.cmd, c.sc, strings.TrimSuffix(under, "/")+"/**", true, true)
+	case !write && (a.found || anyOperandReaders[c.name]):
+		c.unknownRead(under)
+	default:
+		c.opaque("a path argument is not literal")
+	}
+}
+
+// unknownRead records that the command reads files under dir the line does not name.
+func (c *call) unknownRead(dir string) {
+	n := len(c.cmd.Reads)
+	addPath(c.cmd, c.sc, dir, false, false)
+	if len(c.cmd.Reads) > n {
+		c.cmd.Reads[len(c.cmd.Reads)-1].Unknown = true
 	}
 }
 

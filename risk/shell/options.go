@@ -186,6 +186,17 @@ func (s *spec) build() {
 	slices.Sort(s.longs)
 }
 
+// readsFiles reports whether an option of the table names a file or directory the program reads.
+func (s *spec) readsFiles() bool {
+	s.compile()
+	for _, o := range s.list {
+		if o.eff == effRead || o.eff == effDir {
+			return true
+		}
+	}
+	return false
+}
+
 // lookupLong finds a long option by name, or by unique prefix when the program accepts
 // abbreviations.
 func (s *spec) lookupLong(name string) *option {
@@ -285,8 +296,9 @@ func (s *spec) parseFrom(args []arg) (o opts, idx int) {
 		switch {
 		case !a.lit:
 			// The word may expand to anything, an option included (a process substitution
-			// is a /dev/fd path).
-			if !s.safe && !isProcSubst(a) {
+			// is a /dev/fd path; find's results never start with "-"; xargs' input is judged
+			// where it is used, see call.unknownPath).
+			if !s.safe && !isProcSubst(a) && !a.input {
 				o.hidden = true
 			}
 			if s.posix {

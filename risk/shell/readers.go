@@ -9,12 +9,37 @@ import (
 // Operand handlers of the table-driven programs: what the operands are once the options are
 // parsed and their effects recorded.
 
-// lister reads its operands, or the working directory when it names none (ls, du).
+// lister reads its operands, or the working directory when it names none (ls, du). A glob
+// operand is the listing of its directory: ls and du read names and sizes, not contents, and
+// whatever the glob matches is under the directory that "ls -R" or "du" of it would list.
 func lister(c *call, o opts) {
 	if len(o.pos) == 0 {
 		c.cwd(false)
 	}
-	c.readAll(o.pos)
+	for _, p := range o.pos {
+		if p.lit && p.glob {
+			c.unknownRead(globDir(p.val))
+			continue
+		}
+		c.read(p)
+	}
+}
+
+// globDir is the directory a glob's matches are listed from: its components before the first
+// one with a pattern ("src/*.go" is in "src", "*/x" in ".").
+func globDir(g string) string {
+	i := strings.IndexAny(g, "*?[")
+	if i < 0 {
+		return g
+	}
+	j := strings.LastIndexByte(g[:i], '/')
+	switch {
+	case j < 0:
+		return "."
+	case j == 0:
+		return "/"
+	}
+	return g[:j]
 }
 
 // noOperands: the operands are not paths (names, numbers, formats, character sets).

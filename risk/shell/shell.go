@@ -41,6 +41,14 @@ type Path struct {
 	// Glob reports unquoted pattern characters (*, ?, [): the shell expands the path to whatever
 	// matches.
 	Glob bool
+	// Unknown reports that the command reads files the line does not name, found at run time:
+	// the names xargs reads from its input, the files find -exec is handed, the file a glob's
+	// match may name as an option's value. Path is the directory they are looked up from (the
+	// working directory, find's starting point). The names may lead anywhere the program can
+	// reach; only the sandbox holds the command to what it may read. Only programs whose every
+	// option and operand only reads get such a path; any other program with unknown operands is
+	// opaque.
+	Unknown bool
 }
 
 // Command is one simple command of a line, with its effects.
@@ -129,6 +137,9 @@ const (
 	maxBraceBytes     = 256 << 10
 	// maxNestedBytes bounds the nested scripts parsed (bash -c, eval, heredocs to a shell).
 	maxNestedBytes = 256 << 10
+	// maxLoopWords bounds the words a for loop's body is analysed for, one pass each; a longer
+	// list leaves the variable unknown.
+	maxLoopWords = 16
 )
 
 // maxOperators bounds the operator characters of a line (| & ; $ ` ( ) < >): each makes

@@ -313,20 +313,44 @@ func (w *walker) stmtBody(st *syntax.Stmt, sc *scope, cx ctx) {
 		sc.merge(branch)
 		w.compoundRedirects(st, sc, cx)
 	case *syntax.ForClause:
-		branch := sc.clone()
-		if wi, ok := c.Loop.(*syntax.WordIter); ok {
-			for _, item := range wi.Items {
-				w.word(item, sc, cx, false)
-			}
-			if runEnv(wi.Name.Value) {
-				w.hazard("the loop assigns " + wi.Name.Value + ", which changes what later commands run")
-			}
-			branch.set(wi.Name.Value, "", false)
-		} else {
+		wi, ok := c.Loop.(*syntax.WordIter)
+		if !ok {
 			w.substitutionsIn(c.Loop, sc, cx)
+			branch := sc.clone()
+			w.stmts(c.Do, branch, cx)
+			sc.merge(branch)
+			w.compoundRedirects(st, sc, cx)
+			break
 		}
-		w.stmts(c.Do, branch, cx)
-		sc.merge(branch)
+		// A loop over words the line spells out (no glob: its matches are not known) runs its
+		// body once per word with the variable set to it; the iterations' other changes
+		// (and break, continue) leave the state after each uncertain.
+		var vals []string
+		known := true
+		for _, item := range wi.Items {
+			v := w.word(item, sc, cx, false)
+			if !v.lit || v.glob {
+				known = false
+				continue
+			}
+			vals = append(vals, v.vals...)
+		}
+		if runEnv(wi.Name.Value) {
+			w.hazard("the loop assigns " + wi.Name.Value + ", which changes what later commands run")
+		}
+		if !known || len(vals) == 0 || len(vals) > maxLoopWords || !wi.InPos.IsValid() && len(wi.Items) == 0 {
+			branch := sc.clone()
+			branch.set(wi.Name.Value, "", false)
+			w.stmts(c.Do, branch, cx)
+			sc.merge(branch)
+		} else {
+			for _, v := range vals {
+				branch := sc.clone()
+				branch.set(wi.Name.Value, v, true)
+				w.stmts(c.Do, branch, cx)
+				sc.merge(branch)
+			}
+		}
 		w.compoundRedirects(st, sc, cx)
 	case *syntax.CaseClause:
 		w.word(c.Word, sc, cx, false)
