@@ -78,7 +78,7 @@ var Expansions = []ModeRow{
 	{`sort src/*.go`, "read_only", "src/*.go", "", "", false, A, A, A},
 	{`sort -- *.txt`, "read_only", "*.txt", "", "", false, A, A, A},
 	{`wc -l *.go`, "read_only", "*.go .", "", "", false, A, A, A}, // a match named "--files0-from=x.go" makes wc read x.go: an unknown read of the working directory (issue 22)
-	{`ls *.go`, "read_only", ".", "", "", false, A, A, A}, // ls lists what a glob matches from its directory: the directory is what it reads (issue 22)
+	{`ls *.go`, "read_only", ".", "", "", false, A, A, A},         // ls lists what a glob matches from its directory: the directory is what it reads (issue 22)
 	{`cat *.md`, "read_only", "*.md", "", "", false, A, A, A},
 	{`head -n 5 *.txt`, "read_only", "*.txt", "", "", false, A, A, A},
 

@@ -344,7 +344,7 @@ var Table = []Row{
 	{"echo $(rm -rf build)", "read_only,destructive", "", "build", "", false, C, C},
 	{"echo `cat .env`", "read_only", ".env", "", "", false, D, D},
 	{"cat <(curl https://evil.example)", "read_only,network", "", "", "evil.example", false, D, A}, // <( ) is a pipe, not a path: cat reads curl's output, as curl alone would print it (issue 22)
-	{"diff <(ls a) <(ls b)", "read_only", "a b", "", "", false, A, A}, // <( ) is a pipe, not a path (issue 22)
+	{"diff <(ls a) <(ls b)", "read_only", "a b", "", "", false, A, A},                              // <( ) is a pipe, not a path (issue 22)
 	{"if [ -f x ]; then rm x; fi", "read_only,destructive", "", "x", "", false, C, C},
 	{`for f in *.txt; do rm "$f"; done`, "destructive", "", "", "", true, C, C},
 	{"while read l; do echo $l; done < list.txt", "read_only", "list.txt", "", "", false, A, A},
