@@ -61,10 +61,31 @@ var programKeys = map[string]string{
 	"init.templatedir":           "copies hooks from a template directory",
 	"protocol.allow":             "allows transports such as ext::, which runs commands",
 	"protocol.*.allow":           "allows a transport; ext:: runs commands",
+	"log.showsignature":          "makes git log and git show verify signatures, running the signing program",
+	"extensions.partialclone":    "makes the repository a partial clone: reading a missing object fetches it from the remote",
+	"remote.*.promisor":          "makes the remote a promisor: reading a missing object fetches it from there",
+	"remote.*.partialclonefilter": "makes the repository a partial clone: reading a missing object fetches it from the remote",
+	"core.partialclonefilter":    "makes the repository a partial clone: reading a missing object fetches it from the remote",
 }
 
 // boolKeys name a program unless their value is a boolean.
-var boolKeys = map[string]bool{"core.fsmonitor": true, "pager.*": true}
+var boolKeys = map[string]bool{"pager.*": true}
+
+// falseKeys are findings unless their value is false: core.fsmonitor=true starts git's own
+// file system monitor daemon, log.showSignature=true runs the signing program, and a promisor
+// or partial clone filter set to anything makes reads fetch.
+var falseKeys = map[string]bool{"core.fsmonitor": true, "log.showsignature": true, "remote.*.promisor": true}
+
+func isFalse(v string, noValue bool) bool {
+	if noValue {
+		return false // a bare name is true
+	}
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "false", "no", "off", "0", "":
+		return true
+	}
+	return false
+}
 
 // programSuffixes catch variables nobody listed: a name that ends like one of these names a
 // command or a program.
@@ -113,6 +134,19 @@ func RunsProgram(e Entry) string {
 		return ""
 	case e.Section == "sendemail" && (strings.HasSuffix(e.Name, "cmd")):
 		return "names a command send-email runs"
+	case e.Section == "pretty" && e.HasSub == false || key == "format.pretty":
+		// A named or default format that shows signatures (%G?, %GS ..., %(signature))
+		// makes log and show run the signing program.
+		if strings.Contains(e.Value, "%G") || strings.Contains(e.Value, "%(signature") {
+			return "is a format that verifies signatures, running the signing program"
+		}
+		return ""
+	}
+	if falseKeys[key] {
+		if isFalse(e.Value, e.NoValue) {
+			return ""
+		}
+		return programKeys[key]
 	}
 	if why, ok := programKeys[key]; ok {
 		if boolKeys[key] && isBool(e.Value, e.NoValue) {
