@@ -75,6 +75,12 @@ func gitPaths(c *call, o opts, all bool) {
 // gitReading handles the subcommands whose table is in gitSubSpecs: read-only ones, and the
 // ones that read or change depending on their operands and options.
 func gitReading(c *call, sub string, o opts) {
+	for _, f := range o.values("--format", "--pretty") {
+		// %G?, %GS, %GK ... and %(signature) verify signatures: git runs the signing program.
+		if !f.lit || strings.Contains(f.val, "%G") || strings.Contains(f.val, "%(signature") {
+			gitExec(c, "git "+sub+" shows signatures, which runs the signing program")
+		}
+	}
 	mode := false
 	for _, f := range o.flags {
 		if f.opt != nil && f.opt.eff == effMode {
