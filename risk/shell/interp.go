@@ -207,7 +207,13 @@ func interpreter(sp *spec) handler {
 		c.applyOpts(&o)
 		rest := c.args[idx:]
 		if o.has(interpCodeFlags[sp]) {
-			c.code("", false, c.name+" "+strings.Join(literalPrefix(c.args[:idx]), " "))
+			flag := interpCodeFlags[sp]
+			for _, f := range o.flags {
+				if f.is([]string{flag}) {
+					flag = f.name
+				}
+			}
+			c.code("", false, c.name+" "+flag)
 			if (c.name == "perl" || c.name == "ruby") && o.has("-i") {
 				// perl -pi -e CODE files: edits the files in place.
 				c.risk(risk.Mutating)
