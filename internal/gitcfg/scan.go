@@ -204,6 +204,38 @@ func ScanEnv(dir, home string, getenv func(string) string, lim *Limits) *Report 
 	return s.r
 }
 
+// ScanFiles looks for the configuration files a program other than git reads if they exist (the
+// shell analysis names them: risk/shell.Config of kind ConfigFiles): each of names relative to
+// dir and, with up, to every directory above it. Each file found is a finding: what it says
+// decides what the program runs, and the scan does not judge its content. The report watches
+// every path it looked at, so Changed reports one appearing, changing or going. dir must be
+// absolute.
+func ScanFiles(dir string, names []string, up bool, lim *Limits) *Report {
+	s := &scanner{r: &Report{}, lim: lim.withDefaults()}
+	if !filepath.IsAbs(dir) {
+		s.find(dir, 0, "", "the directory is not absolute, so its configuration is unknown")
+		return s.r
+	}
+	dir = filepath.Clean(dir)
+	for level := 0; ; level++ {
+		if level >= s.lim.MaxLevels {
+			s.find(dir, 0, "", "too many directories above the working directory")
+			return s.r
+		}
+		for _, n := range names {
+			p := filepath.Join(dir, n)
+			if id := s.watch(p); id.Exists {
+				s.find(p, 0, "", "is configuration that decides what the program runs")
+			}
+		}
+		parent := filepath.Dir(dir)
+		if !up || parent == dir {
+			return s.r
+		}
+		dir = parent
+	}
+}
+
 type scanner struct {
 	r      *Report
 	home   string

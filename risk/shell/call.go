@@ -93,6 +93,9 @@ func (w *walker) call(ce *syntax.CallExpr, st *syntax.Stmt, sc *scope, cx ctx) {
 	if cmd.Dir == "" && c.sc.cwdKnown {
 		cmd.Dir = c.sc.cwd
 	}
+	for i := range cmd.Config {
+		cmd.Config[i].Dir = cmd.Dir
+	}
 	w.insert(slot, *cmd)
 }
 
@@ -222,6 +225,17 @@ func (c *call) spawn(args []arg, via string) {
 	slot := len(c.w.cmds)
 	sub.dispatch(args)
 	c.w.insert(slot, *sub.cmd)
+}
+
+// config records configuration the program reads from its directory tree (see Config); its
+// directory is the command's, set once the command is classified.
+func (c *call) config(kind ConfigKind, up bool, names ...string) {
+	for _, cf := range c.cmd.Config {
+		if cf.Kind == kind && len(cf.Names) == len(names) && (len(names) == 0 || cf.Names[0] == names[0]) {
+			return
+		}
+	}
+	c.cmd.Config = append(c.cmd.Config, Config{Kind: kind, Names: names, Up: up})
 }
 
 func (c *call) risk(levels ...risk.Level) {

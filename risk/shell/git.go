@@ -9,6 +9,7 @@ import (
 // gitCmd classifies git: its global options by gitGlobalSpec, then the subcommand by its
 // table (gittable.go) and a small handler.
 func gitCmd(c *call) {
+	c.config(ConfigRepository, false)
 	o, idx := gitGlobalSpec.parse(c.args)
 	c.applyOpts(&o)
 	for _, f := range o.flags {

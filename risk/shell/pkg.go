@@ -148,8 +148,14 @@ func goTool(c *call) {
 	}
 }
 
+// cargoConfig are the files cargo (through rustup) reads from the directory it runs in and
+// every directory above: a configuration can name a compiler wrapper, a runner, a linker or
+// aliases; a toolchain file can name a toolchain by path, which then runs as cargo itself.
+var cargoConfig = []string{".cargo/config.toml", ".cargo/config", "rust-toolchain.toml", "rust-toolchain"}
+
 // cargo classifies cargo by subcommand; its options are in cargoSpec.
 func cargo(c *call) {
+	c.config(ConfigFiles, true, cargoConfig...)
 	o, _ := cargoSpec.parse(c.args)
 	c.applyOpts(&o)
 	if len(o.pos) == 0 {
@@ -168,6 +174,12 @@ func cargo(c *call) {
 	switch sub := o.pos[0].val; sub {
 	case "version", "help", "tree", "metadata", "locate-project", "pkgid", "read-manifest", "verify-project":
 		c.risk(risk.ReadOnly)
+		// tree and metadata resolve the dependency graph: they update the index and download
+		// the manifests the lock file names, unless told to stay offline.
+		offline := o.has("--offline", "--frozen") || containsWord(o.pos[1:], "--offline", "--frozen")
+		if sub == "tree" && !offline || sub == "metadata" && !offline && !o.has("--no-deps") && !containsWord(o.pos[1:], "--no-deps") {
+			c.fetch("cargo")
+		}
 	case "search", "info":
 		c.risk(risk.ReadOnly)
 		c.fetch("cargo")

@@ -423,6 +423,9 @@ func withVersion(name string, h handler) handler {
 	return func(c *call) {
 		if len(c.args) == 1 && c.args[0].is(flags...) {
 			c.risk(risk.ReadOnly)
+			if name == "cargo" {
+				c.config(ConfigFiles, true, cargoConfig...) // rustup picks the toolchain first
+			}
 			return
 		}
 		h(c)

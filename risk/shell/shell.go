@@ -90,7 +90,44 @@ type Command struct {
 
 	Risk     risk.Set
 	Severity risk.Severity
+
+	// Config lists the configuration the program reads from its directory tree that decides
+	// what it runs (see [Config]): the command's levels hold only while each is absent or
+	// trusted.
+	Config []Config
 }
+
+// Config is configuration a command reads from the workspace that decides what it runs: git's
+// repository configuration (fsmonitor, pagers, diff drivers, hooks), a build tool's
+// configuration (a compiler wrapper in .cargo/config.toml, a toolchain run from a path in
+// rust-toolchain.toml). The analysis reads no files, so it classifies the command as if the
+// configuration were absent or trusted; the gate checks each Config the way it checks git's
+// (internal/gitcfg: Scan for ConfigRepository, ScanFiles for ConfigFiles, each answer cached
+// by the identity of the files it looked at) and treats the command as exec and opaque when
+// the configuration is there and not trusted.
+type Config struct {
+	// Kind says how the configuration is found and judged.
+	Kind ConfigKind
+	// Dir is the directory the program looks from (the command's, after cd and -C); "" when
+	// the line makes it unknown, which is never trusted.
+	Dir string
+	// Names are the files looked for (ConfigFiles), relative to Dir and, with Up, to every
+	// directory above it.
+	Names []string
+	Up    bool
+}
+
+// ConfigKind says how a [Config] is found and judged.
+type ConfigKind uint8
+
+const (
+	// ConfigRepository is the git repository git discovers from Dir; it is trusted when its
+	// configuration runs no program (gitcfg.Scan finds nothing).
+	ConfigRepository ConfigKind = iota + 1
+	// ConfigFiles are files the program reads if they exist (Names, from Dir up); they are
+	// trusted only when none exists (gitcfg.ScanFiles).
+	ConfigFiles
+)
 
 // Analysis is what a whole command line does.
 type Analysis struct {
