@@ -205,6 +205,12 @@ func curl(c *call) {
 			c.read(b)
 		}
 	}
+	for _, e := range o.values("-E") {
+		// "-E cert[:password]": the certificate is the part before an unescaped colon.
+		if e.lit && strings.Contains(e.val, ":") {
+			c.read(arg{val: e.val[:strings.IndexByte(e.val, ':')], lit: true, word: e.word})
+		}
+	}
 	if cfg, ok := o.value("-K"); ok {
 		c.read(cfg)
 		c.opaque("curl reads more options from a config file")
@@ -320,24 +326,74 @@ func wget(c *call) {
 	}
 }
 
-var sshExecOptions = []string{"proxycommand", "localcommand", "permitlocalcommand", "knownhostscommand", "remotecommand", "proxyjump", "match"}
+// sshConfigKeys are the ssh_config(5) keywords, OpenSSH 9.2, that ssh -o (and scp, sftp, rsync
+// -e ssh) may be given, by what their value does: "" only changes how ssh connects or prints,
+// R and W name a file read or written, X runs a program or loads a library, N names a host. A
+// keyword not listed makes the command opaque.
+var sshConfigKeys = map[string]effect{
+	"addkeystoagent": effNone, "addressfamily": effNone, "batchmode": effNone, "canonicaldomains": effNone,
+	"canonicalizefallbacklocal": effNone, "canonicalizehostname": effNone, "canonicalizemaxdots": effNone,
+	"canonicalizepermittedcnames": effNone, "casignaturealgorithms": effNone, "checkhostip": effNone,
+	"ciphers": effNone, "clearallforwardings": effNone, "compression": effNone, "connectionattempts": effNone,
+	"connecttimeout": effNone, "controlmaster": effNone, "controlpersist": effNone, "enableescapecommandline": effNone,
+	"escapechar": effNone, "exitonforwardfailure": effNone, "fingerprinthash": effNone, "forkafterauthentication": effNone,
+	"forwardagent": effNone, "forwardx11": effNone, "forwardx11timeout": effNone, "forwardx11trusted": effNone,
+	"gatewayports": effNone, "gssapiauthentication": effNone, "gssapidelegatecredentials": effNone,
+	"hashknownhosts": effNone, "hostbasedacceptedalgorithms": effNone, "hostbasedauthentication": effNone,
+	"hostkeyalgorithms": effNone, "hostkeyalias": effNone, "identitiesonly": effNone, "ipqos": effNone,
+	"kbdinteractiveauthentication": effNone, "kbdinteractivedevices": effNone, "kexalgorithms": effNone,
+	"loglevel": effNone, "logverbose": effNone, "macs": effNone, "nohostauthenticationforlocalhost": effNone,
+	"numberofpasswordprompts": effNone, "passwordauthentication": effNone, "port": effNone,
+	"preferredauthentications": effNone, "pubkeyacceptedalgorithms": effNone, "pubkeyauthentication": effNone,
+	"rekeylimit": effNone, "requesttty": effNone, "requiredrsasize": effNone, "sendenv": effNone,
+	"serveralivecountmax": effNone, "serveraliveinterval": effNone, "sessiontype": effNone, "setenv": effNone,
+	"stdinnull": effNone, "streamlocalbindmask": effNone, "streamlocalbindunlink": effNone,
+	"stricthostkeychecking": effNone, "syslogfacility": effNone, "tcpkeepalive": effNone, "tunnel": effNone,
+	"tunneldevice": effNone, "updatehostkeys": effNone, "user": effNone, "verifyhostkeydns": effNone,
+	"visualhostkey": effNone, "xauthlocation": effExec, "obscurekeystroketiming": effNone, "bindaddress": effNone,
+	"bindinterface": effNone,
+	"identityfile": effRead, "certificatefile": effRead, "userknownhostsfile": effWrite, "globalknownhostsfile": effRead,
+	"revokedhostkeys": effRead, "identityagent": effRead, "controlpath": effWrite,
+	"proxycommand": effExec, "localcommand": effExec, "permitlocalcommand": effExec, "knownhostscommand": effExec,
+	"remotecommand": effExec, "pkcs11provider": effExec, "securitykeyprovider": effExec, "match": effExec,
+	"include": effOpaque, "hostname": effNet, "proxyjump": effNet, "localforward": effNet, "remoteforward": effNet,
+	"dynamicforward": effNet, "proxyusefdpass": effNone,
+}
 
+// sshOptions records what ssh's -o options, -F and -J do (ssh, scp, sftp, rsync -e ssh).
 func sshOptions(c *call, o opts) {
 	for _, v := range o.values("-o") {
 		if !v.lit {
 			c.opaque("an ssh -o option is not literal")
 			continue
 		}
-		key := strings.ToLower(strings.FieldsFunc(v.val, func(r rune) bool { return r == '=' || r == ' ' })[0])
-		if contains(sshExecOptions, key) && key != "proxyjump" {
+		key, val, _ := strings.Cut(strings.TrimSpace(v.val), "=")
+		if k, rest, ok := strings.Cut(key, " "); ok {
+			key, val = k, rest
+		}
+		key, val = strings.ToLower(strings.TrimSpace(key)), strings.TrimSpace(val)
+		eff, known := sshConfigKeys[key]
+		switch {
+		case !known:
+			c.opaque("ssh -o " + key + ": an option the analysis does not know")
+			c.risk(risk.Exec)
+		case eff == effExec:
 			c.cmd.ExecutesCode = true
 			c.risk(risk.Exec)
-			c.opaque("ssh -o " + key + " runs a local command")
-		}
-		if key == "proxyjump" {
-			if _, hop, ok := strings.Cut(v.val, "="); ok {
+			c.opaque("ssh -o " + key + " runs a local program")
+		case eff == effOpaque:
+			c.opaque("ssh -o " + key + " reads more options from a file")
+		case eff == effRead:
+			c.read(arg{val: val, lit: true, word: v.word})
+		case eff == effWrite:
+			c.risk(risk.Mutating)
+			c.write(arg{val: val, lit: true, word: v.word})
+		case eff == effNet && (key == "hostname" || key == "proxyjump"):
+			for _, hop := range strings.Split(val, ",") {
 				c.net(hostOf(hop))
 			}
+		case eff == effNet:
+			c.net()
 		}
 	}
 	if cfg, ok := o.value("-F"); ok {

@@ -98,8 +98,8 @@ func goTool(c *call) {
 		if sub == "version" && o.has("-m") {
 			c.readAll(o.pos)
 		}
-		if sub == "list" && o.has("-u", "-versions", "-retracted") {
-			c.fetch("go")
+		if sub == "list" && (o.has("-u", "-versions", "-retracted") || o.has("-m") && len(o.pos) > 0) {
+			c.fetch("go") // listing modules other than the main one loads their go.mod files
 		}
 	case "env":
 		if o.has("-w", "-u") {
@@ -370,6 +370,9 @@ func pip(c *call) {
 		}
 	case "list", "show", "freeze", "check", "help", "config", "debug", "inspect", "hash", "cache":
 		c.risk(risk.ReadOnly)
+		if sub == "hash" {
+			c.readAll(rest)
+		}
 		if sub == "list" && o.has("-o", "-u") {
 			c.fetch("pypi")
 		}
