@@ -352,7 +352,7 @@ var sshConfigKeys = map[string]effect{
 	"tunneldevice": effNone, "updatehostkeys": effNone, "user": effNone, "verifyhostkeydns": effNone,
 	"visualhostkey": effNone, "xauthlocation": effExec, "obscurekeystroketiming": effNone, "bindaddress": effNone,
 	"bindinterface": effNone,
-	"identityfile": effRead, "certificatefile": effRead, "userknownhostsfile": effWrite, "globalknownhostsfile": effRead,
+	"identityfile":  effRead, "certificatefile": effRead, "userknownhostsfile": effWrite, "globalknownhostsfile": effRead,
 	"revokedhostkeys": effRead, "identityagent": effRead, "controlpath": effWrite,
 	"proxycommand": effExec, "localcommand": effExec, "permitlocalcommand": effExec, "knownhostscommand": effExec,
 	"remotecommand": effExec, "pkcs11provider": effExec, "securitykeyprovider": effExec, "match": effExec,
