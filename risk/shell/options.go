@@ -260,21 +260,29 @@ func (s *spec) parse(args []arg) (o opts, idx int) {
 	s.compile()
 	if s.bundle && len(args) > 0 && args[0].lit && args[0].val != "" && args[0].val[0] != '-' {
 		var n int
-		args, n = s.unbundle(args)
+		var unknown []string
+		args, n, unknown = s.unbundle(args)
 		o, idx = s.parseFrom(args)
+		o.unknown = append(o.unknown, unknown...)
 		// idx counts the unbundled words; the caller's words are n fewer.
-		return o, idx - n
+		return o, max(0, idx-n)
 	}
 	return s.parseFrom(args)
 }
 
 // unbundle rewrites an old-style bundle ("cfC a.tar dir") as separate options ("-c -f a.tar -C
-// dir"). It returns the new words and how many words it added.
-func (s *spec) unbundle(args []arg) ([]arg, int) {
+// dir"). It returns the new words, how many words it added, and the letters the table does not
+// know (left out of the words).
+func (s *spec) unbundle(args []arg) ([]arg, int, []string) {
 	b := args[0]
 	rest := args[1:]
 	out := make([]arg, 0, len(args)+len(b.val))
+	var unknown []string
 	for j := 0; j < len(b.val); j++ {
+		if s.short[b.val[j]] == nil {
+			unknown = append(unknown, "-"+b.val[j:j+1])
+			continue
+		}
 		out = append(out, arg{val: "-" + b.val[j:j+1], lit: true, word: b.word})
 		if op := s.short[b.val[j]]; op != nil && op.arg == argReq && len(rest) > 0 {
 			out = append(out, rest[0])
@@ -282,7 +290,7 @@ func (s *spec) unbundle(args []arg) ([]arg, int) {
 		}
 	}
 	out = append(out, rest...)
-	return out, len(out) - len(args)
+	return out, len(out) - len(args), unknown
 }
 
 func (s *spec) parseFrom(args []arg) (o opts, idx int) {
