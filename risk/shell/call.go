@@ -21,10 +21,10 @@ type arg struct {
 	// pflag, argparse) drop a leading "=" from it ("-f=value"), others keep it: both are paths.
 	attached bool
 	// input: the word is not on the line but comes at run time from xargs' input or find's
-	// results (lit is false); found: from find, whose results are paths under under (they never
-	// look like options).
+	// results (lit is false; val then holds the directory the names are under, "" for the
+	// working directory); found: from find, whose results are paths under val (they never look
+	// like options).
 	input, found bool
-	under        string
 	word         *syntax.Word // the word it came from, for source positions
 }
 
@@ -287,7 +287,7 @@ func (c *call) path(a arg, write bool) {
 // directory the names are looked up from (Path.Unknown); a write of find's results is a write of
 // everything under its starting point; anything else is opaque.
 func (c *call) unknownPath(a arg, write bool) {
-	under := a.under
+	under := a.val
 	if under == "" {
 		under = "."
 	}

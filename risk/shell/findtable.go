@@ -81,7 +81,7 @@ func find(c *call) {
 	// option, as it starts with the root).
 	found := arg{}
 	if len(roots) == 1 && roots[0].lit {
-		found = arg{input: true, found: true, under: roots[0].val}
+		found = arg{val: roots[0].val, input: true, found: true}
 	}
 	for ; i < len(c.args); i++ {
 		a := c.args[i]

@@ -61,10 +61,6 @@ type Command struct {
 	Argv []string
 	// Via names the wrapper that runs it ("sudo", "xargs", "find -exec", "bash -c", "function f").
 	Via string
-	// Elevated reports that the command runs with raised privileges: it is, or is run by, sudo,
-	// doas, pkexec, run0 or su. (Commands of a script such a program is handed are separate
-	// commands; the one that runs the script is elevated.)
-	Elevated bool
 	// Depth is how deep in nested scripts it sits (0 for the line itself).
 	Depth int
 	// Dir is the directory the command runs in (after cd and git -C), or "" when the line
@@ -74,6 +70,12 @@ type Command struct {
 	Reads  []Path
 	Writes []Path // writes and deletions, redirection targets included
 	Hosts  []string
+	Why    []string // why the command is opaque (see Opaque), and notes
+
+	// Elevated reports that the command runs with raised privileges: it is, or is run by, sudo,
+	// doas, pkexec, run0 or su. (Commands of a script such a program is handed are separate
+	// commands; the one that runs the script is elevated.)
+	Elevated bool
 	// Network reports that the command reaches other hosts (Hosts lists the literal ones).
 	Network bool
 	// ExecutesCode reports that the command runs code it was handed (an interpreter's -c/-e, eval,
@@ -86,7 +88,6 @@ type Command struct {
 	// Opaque reports that the analysis cannot see what the command does (Why says why): a
 	// non-literal program or path argument, code it was handed, an unknown wrapper flag, a glob.
 	Opaque bool
-	Why    []string
 
 	Risk     risk.Set
 	Severity risk.Severity
