@@ -376,6 +376,10 @@ var Table = []Row{
 	{"cd ~/.ssh && ls", "read_only", "~/.ssh", "", "", false, D, D},
 	{`cd "$UNKNOWN" && cat x`, "read_only", "", "", "", true, C, C},
 	{"cd - && cat x", "read_only", "", "", "", true, C, C},
+	{"cd .. && cat x", "read_only", "../x", "", "", false, D, A},
+	{"cd src/.. && cat x", "read_only", "", "", "", true, C, C}, // bash's logical cd: src may be a link (issue 22)
+	{"cd src && cd .. && cat x", "read_only", "", "", "", true, C, C},
+	{"cd ../.. && cat x", "read_only", "/tmp/x", "", "", false, D, A},
 	{"cat < .env", "read_only", ".env", "", "", false, D, D},
 	{"cat README.md > .git/config", "read_only,mutating", "README.md", ".git/config", "", false, D, D},
 	{"echo ok >&2", "read_only", "", "", "", false, A, A},

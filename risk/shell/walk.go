@@ -2,6 +2,7 @@ package shell
 
 import (
 	"io"
+	"path"
 	"maps"
 	"strings"
 
@@ -15,6 +16,9 @@ import (
 type scope struct {
 	cwd      string
 	cwdKnown bool
+	// cwdNamed: a cd on the line named a directory (not only ".."): it may be a symbolic link,
+	// and bash's cd applies a later ".." to the name, not to the link's target.
+	cwdNamed bool
 	vars     map[string]*string
 	funcs    map[string]bool
 }
@@ -24,7 +28,7 @@ func newScope(dir string) *scope {
 }
 
 func (s *scope) clone() *scope {
-	return &scope{cwd: s.cwd, cwdKnown: s.cwdKnown, vars: maps.Clone(s.vars), funcs: maps.Clone(s.funcs)}
+	return &scope{cwd: s.cwd, cwdKnown: s.cwdKnown, cwdNamed: s.cwdNamed, vars: maps.Clone(s.vars), funcs: maps.Clone(s.funcs)}
 }
 
 // merge folds a branch that may or may not have run (an if, a loop body) back into s: whatever
@@ -33,6 +37,7 @@ func (s *scope) merge(branch *scope) {
 	if branch.cwd != s.cwd || branch.cwdKnown != s.cwdKnown {
 		s.cwdKnown = false
 	}
+	s.cwdNamed = s.cwdNamed || branch.cwdNamed
 	for name, v := range branch.vars {
 		old, had := s.vars[name]
 		if !had || old == nil || v == nil || *old != *v {
@@ -398,6 +403,43 @@ func (w *walker) stmtBody(st *syntax.Stmt, sc *scope, cx ctx) {
 	}
 }
 
+// hasDotDot reports whether a path has a ".." component.
+func hasDotDot(p string) bool {
+	for _, c := range strings.Split(p, "/") {
+		if c == ".." {
+			return true
+		}
+	}
+	return false
+}
+
+// allDotDotFirst reports whether every ".." component of p comes before any other name.
+func allDotDotFirst(p string) bool {
+	named := false
+	for _, c := range strings.Split(p, "/") {
+		switch c {
+		case "", ".":
+		case "..":
+			if named {
+				return false
+			}
+		default:
+			named = true
+		}
+	}
+	return true
+}
+
+// onlyDotDot reports whether p is made of ".." (and "." and empty) components only.
+func onlyDotDot(p string) bool {
+	for _, c := range strings.Split(p, "/") {
+		if c != ".." && c != "." && c != "" {
+			return false
+		}
+	}
+	return true
+}
+
 // quotedWord reports whether a heredoc delimiter is quoted in any way (which stops expansion
 // in the body).
 func quotedWord(w *syntax.Word) bool {
@@ -557,8 +599,21 @@ func addPath(cmd *Command, sc *scope, p string, glob, write bool) {
 	}
 }
 
-// cd applies a literal cd (or pushd) to the scope.
+// cd applies a literal cd (or pushd) to the scope. bash's cd is logical: it removes "dir/.."
+// from the path as written, and falls back to the path as the kernel resolves it when that does
+// not exist, so a ".." after a directory the line named (which may be a symbolic link) leaves
+// the directory unknown. A ".." from the starting directory (Options.Dir, taken to be free of
+// symbolic links) is its parent either way.
 func cd(sc *scope, target string, known bool, home string) {
+	if known && hasDotDot(target) {
+		if strings.HasPrefix(target, "/") || !allDotDotFirst(target) || sc.cwdNamed || !sc.cwdKnown || sc.cwd == "" {
+			sc.cwdKnown = false
+			return
+		}
+		sc.cwd = path.Clean(sc.join(target))
+		sc.cwdNamed = !onlyDotDot(target) // "../x" names x
+		return
+	}
 	switch {
 	case !known:
 		sc.cwdKnown = false
@@ -568,15 +623,19 @@ func cd(sc *scope, target string, known bool, home string) {
 			return
 		}
 		sc.cwd = home
+		sc.cwdNamed = true
 	case target == "-":
 		sc.cwdKnown = false
+	case target == ".":
 	case strings.HasPrefix(target, "/"):
 		sc.cwd = target
+		sc.cwdNamed = true
 	default:
 		if sc.cwd == "" {
 			sc.cwd = target
 		} else {
 			sc.cwd = sc.join(target)
 		}
+		sc.cwdNamed = true
 	}
 }
