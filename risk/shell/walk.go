@@ -2,8 +2,8 @@ package shell
 
 import (
 	"io"
-	"path"
 	"maps"
+	"path"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
