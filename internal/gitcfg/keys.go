@@ -134,7 +134,7 @@ func RunsProgram(e Entry) string {
 		return ""
 	case e.Section == "sendemail" && (strings.HasSuffix(e.Name, "cmd")):
 		return "names a command send-email runs"
-	case e.Section == "pretty" && e.HasSub == false || key == "format.pretty":
+	case e.Section == "pretty" && !e.HasSub || key == "format.pretty":
 		// A named or default format that shows signatures (%G?, %GS ..., %(signature))
 		// makes log and show run the signing program.
 		if strings.Contains(e.Value, "%G") || strings.Contains(e.Value, "%(signature") {
