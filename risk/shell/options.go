@@ -37,7 +37,11 @@ import (
 //	O  the program reads or writes paths the line does not name (the command is opaque)
 //	M  the option changes what the program does with its operands; its handler reads it
 //
-// Lines starting with "#" are comments.
+// Lines starting with "#" are comments. A spelling of one dash and several letters ("-FF") is
+// matched before single letters. The spec's fields say how the program reads its words besides
+// (see spec): options after operands or not (posix), long options with one dash (oneDash),
+// abbreviations (abbrev), -NUM (num), an old-style first bundle (bundle), "@FILE" (atFiles),
+// "+x" (plus), and whether options it does not list are unknown (all but open tables).
 
 // argKind says whether an option takes a value.
 type argKind uint8
