@@ -224,6 +224,10 @@ func nodePM(c *call) {
 	}
 	o, _ := sp.parse(c.args)
 	c.applyOpts(&o)
+	if c.name == "yarn" {
+		// yarn runs the release its configuration names (yarnPath), from the project.
+		c.config(ConfigFiles, true, ".yarnrc.yml")
+	}
 	for _, l := range o.values("--location") {
 		if !l.is("project") {
 			c.opaque(c.name + " --location=" + l.val + " writes outside the workspace")
@@ -517,11 +521,22 @@ func containsWord(args []arg, words ...string) bool {
 func rubyPM(c *call) {
 	simplePM(c, "rubygems", []string{"install", "update", "add", "lock", "outdated", "fetch", "cache", "package"},
 		[]string{"uninstall", "remove", "clean", "cleanup", "pristine"}, []string{"search", "query", "specification", "info"})
+	if c.name != "gem" && c.cmd.Risk.Has(risk.ReadOnly) && !c.cmd.Risk.Has(risk.Exec) {
+		// bundle evaluates the Gemfile, which is Ruby: whatever it reports, it runs the
+		// project's code.
+		c.risk(risk.Exec)
+		c.note(c.name + " evaluates the Gemfile, which is Ruby code")
+	}
 }
 
 func composer(c *call) {
 	simplePM(c, "composer", []string{"install", "require", "update", "upgrade", "create-project"}, []string{"remove"},
 		[]string{"search", "outdated", "browse"})
+	if !containsWord(c.args, "--no-plugins") && !c.cmd.Risk.Has(risk.Exec) {
+		// composer loads the plugins installed in the project's vendor directory.
+		c.risk(risk.Exec)
+		c.note("composer loads the project's plugins")
+	}
 }
 
 // simplePM classifies a package manager by its subcommand: installs, removals, lookups on the
