@@ -459,7 +459,10 @@ func gitLegacy(c *call, sub string, o opts) {
 		case len(o.pos) > 0 && o.pos[0].is("pull", "fetch", "push", "clone"):
 			c.risk(risk.Network, risk.Mutating)
 			c.net()
-		case len(o.pos) > 0 && o.pos[0].is("ls-files", "status", "env", "version", "locks"):
+		case len(o.pos) > 0 && o.pos[0].is("locks"):
+			c.risk(risk.Network, risk.ReadOnly)
+			c.net() // the lock list is the LFS server's
+		case len(o.pos) > 0 && o.pos[0].is("ls-files", "status", "env", "version"):
 			c.risk(risk.ReadOnly)
 		default:
 			c.risk(risk.Mutating)
