@@ -190,11 +190,12 @@ func (s *spec) build() {
 	slices.Sort(s.longs)
 }
 
-// readsFiles reports whether an option of the table names a file or directory the program reads.
+// readsFiles reports whether an option of the table makes the program read a file (one it names,
+// a directory, or ones a file lists: md5sum -c).
 func (s *spec) readsFiles() bool {
 	s.compile()
 	for _, o := range s.list {
-		if o.eff == effRead || o.eff == effDir {
+		if o.eff == effRead || o.eff == effDir || o.eff == effOpaque {
 			return true
 		}
 	}
