@@ -126,10 +126,10 @@ func foreignShell(c *call) {
 // runs (X).
 var (
 	// python(1), Python 3.11, COMMAND LINE OPTIONS.
-	pythonSpec = &spec{man: "python(1)", posix: true, opts: `
+	pythonSpec = &spec{man: "python(1)", posix: true, last: []string{"-c", "-m"}, opts: `
 	-b -B -d -E -h -? --help --help-env --help-xoptions --help-all -i -I -O -OO -P -q -s -S -u -v -V --version -x
 	-c =M
-	-m !M
+	-m =M
 	-W =
 	-X =
 	--check-hash-based-pycs =`}
@@ -221,12 +221,12 @@ func interpreter(sp *spec) handler {
 			}
 			return
 		}
-		if sp == pythonSpec && o.has("-m") {
-			if len(rest) == 0 || !rest[0].lit {
+		if mod, ok := o.value("-m"); ok && sp == pythonSpec {
+			if !mod.lit {
 				c.opaque("python -m runs a module the line does not spell out")
 				return
 			}
-			pythonModule(c, rest[0].val, rest[1:])
+			pythonModule(c, mod.val, rest)
 			return
 		}
 		if sp == perlSpec && o.has("-M", "-m") || sp == rubySpec && o.has("-r") {

@@ -105,6 +105,9 @@ type spec struct {
 	// plus: a word "+x" unsets what "-x" sets (the shells): it is parsed as the short options
 	// it names, each recorded as "+x".
 	plus bool
+	// last names options after which the rest are operands (python -c and -m end the option
+	// list: what follows is the script's or the module's).
+	last []string
 
 	short map[byte]*option
 	// multi holds single-dash options of more than one letter ("-FF", "-la" in zip), matched
@@ -300,6 +303,13 @@ func (s *spec) unbundle(args []arg) ([]arg, int, []string) {
 
 func (s *spec) parseFrom(args []arg) (o opts, idx int) {
 	for i := 0; i < len(args); i++ {
+		if len(s.last) > 0 && len(o.flags) > 0 && o.flags[len(o.flags)-1].is(s.last) {
+			if s.posix {
+				return o, i
+			}
+			o.pos = append(o.pos, args[i:]...)
+			return o, len(args)
+		}
 		a := args[i]
 		if s.atFiles && a.lit && len(a.val) > 1 && a.val[0] == '@' {
 			// A response file: its words are arguments the line does not show.
