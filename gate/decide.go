@@ -28,8 +28,9 @@ type target struct {
 	path   string // relative to root when inside, absolute when outside
 	err    error
 	piece  int
-	access access
-	glob   bool
+	access  access
+	glob    bool
+	unknown bool // stands for paths the line does not name (shell.Path.Unknown)
 }
 
 // piece is a part of an action with one set of risk levels: the action as declared, or one
@@ -116,6 +117,7 @@ type walk struct {
 	// command runs in, and its environment assignments.
 	line, dir string
 	env       []string
+	shell     bool // the action has a command line the analysis read
 }
 
 // decide walks the decision order for a (doc.go; DESIGN.md, "The decision order"): the first
@@ -176,6 +178,7 @@ func (w *walk) parts(a *policy.Action, pieces []piece, targets []target) (_ []pi
 	w.line, w.env = a.Command, a.Env
 	if a.Command != "" {
 		var aerr error
+		w.shell = true
 		dir, err := w.st.ws.workDir(a.WorkDir)
 		if err != nil {
 			w.deny(policy.LayerBoundary, CheckAmbiguousPath, fmt.Sprintf("working directory %q is ambiguous, so it is refused: %v", a.WorkDir, err))
@@ -238,10 +241,10 @@ func (w *walk) parts(a *policy.Action, pieces []piece, targets []target) (_ []pi
 			}
 			pieces = append(pieces, p)
 			for _, r := range c.Reads {
-				targets = append(targets, target{raw: r.Path, piece: len(pieces) - 1, access: accessRead, glob: r.Glob})
+				targets = append(targets, target{raw: r.Path, piece: len(pieces) - 1, access: accessRead, glob: r.Glob, unknown: r.Unknown})
 			}
 			for _, wr := range c.Writes {
-				targets = append(targets, target{raw: wr.Path, piece: len(pieces) - 1, access: accessWrite, glob: wr.Glob})
+				targets = append(targets, target{raw: wr.Path, piece: len(pieces) - 1, access: accessWrite, glob: wr.Glob, unknown: wr.Unknown})
 			}
 		}
 	}
@@ -394,6 +397,13 @@ parts:
 	}
 	if d.Verdict != policy.Deny {
 		d.Obligations = acc.obl
+	}
+	if d.Verdict == policy.Allow && w.shell {
+		// The analysis proposes, the sandbox enforces: a line that goes ahead without asking
+		// runs confined to what its analysis claims (Trace.Confinement), whichever layer
+		// allowed it. A wrong classification then fails in the sandbox instead of doing harm.
+		d.Obligations |= policy.Sandbox
+		w.tr.confine(pieces, targets)
 	}
 	w.tr.decided(d.Layer, d.Reason)
 }
