@@ -23,11 +23,11 @@ const (
 
 // target is one path an action touches, after resolution.
 type target struct {
-	raw    string
-	root   string // "" when outside every root
-	path   string // relative to root when inside, absolute when outside
-	err    error
-	piece  int
+	raw     string
+	root    string // "" when outside every root
+	path    string // relative to root when inside, absolute when outside
+	err     error
+	piece   int
 	access  access
 	glob    bool
 	unknown bool // stands for paths the line does not name (shell.Path.Unknown)
