@@ -59,12 +59,20 @@ func NewLocal(cfg LocalConfig) (*Local, error) {
 // Root returns the resolved workspace root.
 func (l *Local) Root() string { return l.root }
 
+// EnforcesConfine reports false: local confines nothing, and refuses a
+// command with [Command.Confine] set (see [Enforcing]).
+func (l *Local) EnforcesConfine() bool { return false }
+
 // Run runs cmd on the host after the working-directory and argument
 // checks. It implements [Sandbox].
 func (l *Local) Run(ctx context.Context, cmd Command) (Result, error) {
 	conf := Confinement{Backend: "local"}
 	if err := cmd.Validate(); err != nil {
 		return Result{ExitCode: ExitDenied, Stderr: []byte(err.Error() + "\n"), Confinement: conf}, err
+	}
+	if cmd.Confine != nil {
+		err := notConfining("local", "it enforces no file or network policy")
+		return Result{ExitCode: ExitUnavailable, Stderr: []byte(err.Error() + "; the command did not run\n"), Confinement: conf}, err
 	}
 	dir, r := pathmatch.Workdir(l.root, l.match, cmd.Dir)
 	if r != nil {

@@ -114,6 +114,10 @@ func (w *Worktree) Path() string { return w.path }
 // Branch returns the worktree's branch.
 func (w *Worktree) Branch() string { return w.branch }
 
+// EnforcesConfine reports whether the wrapped backend enforces
+// [Command.Confine] (see [Enforcing]).
+func (w *Worktree) EnforcesConfine() bool { return Enforcing(w.inner) }
+
 // Run runs cmd in the worktree through the wrapped backend. It implements
 // [Sandbox].
 func (w *Worktree) Run(ctx context.Context, cmd Command) (Result, error) {

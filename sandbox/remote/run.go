@@ -139,12 +139,18 @@ type vendorRun struct {
 	prepare  func() (func(), *sandbox.UnavailableError)
 	argv     func(cli, script string) []string
 	describe string
+	// noConfine says why the backend does not enforce a Confine; empty
+	// when it does (its argv then honours cmd.Confine).
+	noConfine string
 }
 
 func runVendor(ctx context.Context, v vendorRun) (sandbox.Result, error) {
 	conf, cmd := v.conf, v.cmd
 	if err := cmd.Validate(); err != nil {
 		return backend.Invalid(conf, err)
+	}
+	if cmd.Confine != nil && v.noConfine != "" {
+		return backend.RefuseConfine(conf, v.noConfine)
 	}
 	if cmd.Stdin != nil {
 		return backend.Unavailable(conf, &sandbox.UnavailableError{Backend: conf.Backend, Reason: v.describe + " cannot pass standard input to the command; Command.Stdin must be nil"})
