@@ -14,7 +14,12 @@ import (
 	"github.com/reins-go/reins/sandbox/internal/backend"
 	"github.com/reins-go/reins/sandbox/internal/envlist"
 	"github.com/reins-go/reins/sandbox/internal/pathmatch"
+	"github.com/reins-go/reins/sandbox/script/shellanalysis"
 )
+
+// remoteScripts is how the remote backends read an "sh -c" script in a
+// command's arguments: with the full shell analysis, paths as written.
+var remoteScripts = argcheck.Scripts{Read: shellanalysis.Read}
 
 // scriptRun is one run of a CLI that runs a framed remoteScript.
 type scriptRun struct {
@@ -159,7 +164,7 @@ func runVendor(ctx context.Context, v vendorRun) (sandbox.Result, error) {
 	if len(vs) > 0 {
 		return backend.Denied(conf, vs)
 	}
-	if vs := backend.Violations(argcheck.Lexical(v.match, dir, cmd.Args)); len(vs) > 0 {
+	if vs := backend.Violations(argcheck.Lexical(v.match, dir, cmd.Args, remoteScripts)); len(vs) > 0 {
 		return backend.Denied(conf, vs)
 	}
 	cli, uerr := v.preflight()

@@ -212,7 +212,7 @@ func (s *SSH) Run(ctx context.Context, cmd sandbox.Command) (sandbox.Result, err
 	if len(vs) > 0 {
 		return backend.Denied(conf, vs)
 	}
-	if vs := backend.Violations(argcheck.Lexical(s.match, dir, cmd.Args)); len(vs) > 0 {
+	if vs := backend.Violations(argcheck.Lexical(s.match, dir, cmd.Args, remoteScripts)); len(vs) > 0 {
 		return backend.Denied(conf, vs)
 	}
 	cli, uerr := backend.FindCLI("ssh", s.cfg.CLI, "ssh", "install openssh-client, or set SSHConfig.CLI")
