@@ -151,8 +151,22 @@ func childMain() {
 	if p.PIDNS {
 		enforce(sandbox.LayerPIDNS)
 	}
+	// A run without its own IPC namespace would reach the host's System
+	// V segments, semaphores and queues: required, as the mount
+	// namespace is.
+	switch {
+	case p.IPCNS:
+		enforce(sandbox.LayerIPCNS)
+	case sim(sandbox.LayerIPCNS):
+		missing(sandbox.LayerIPCNS, errSimulated)
+	default:
+		missing(sandbox.LayerIPCNS, errors.New("no private IPC namespace: the command would reach the host's System V IPC objects"))
+	}
 	if p.NetNS {
 		enforce(sandbox.LayerNetNS)
+	}
+	if p.Confine {
+		enforce(sandbox.LayerConfine)
 	}
 
 	// 2. Capabilities, and for a root launcher the workspace owner's
@@ -202,7 +216,16 @@ func childMain() {
 	case abi < p.MinLandlockABI:
 		missing(sandbox.LayerLandlock, fmt.Errorf("kernel Landlock ABI is %d, at least %d is required", abi, p.MinLandlockABI))
 	default:
-		if err := applyLandlock(&p, abi); err != nil {
+		// A launcher's own layer handles the network and the scopes; the
+		// files are handled by the layer each run's stub adds, whose
+		// rules name the paths as they are after the reset.
+		var err error
+		if p.Launcher {
+			err = restrictLandlock(abi, false, nil, nil, p.MountNS, p.DenyNetwork)
+		} else {
+			err = applyLandlock(&p, abi)
+		}
+		if err != nil {
 			missing(sandbox.LayerLandlock, err)
 		} else {
 			enforce(sandbox.LayerLandlock)
@@ -250,14 +273,19 @@ func childMain() {
 	}
 	if p.Launcher {
 		// A launcher: every command of the sandbox is started from this
-		// thread, confined as it is, until the host goes away.
-		serve(&p, listener, mounted, tmpDir, home, func() {
+		// thread, confined as it is, through a stub that adds the run's
+		// Landlock layer, until the host goes away.
+		var rules *proto.StubRules
+		if slices.Contains(rep.Enforced, string(sandbox.LayerLandlock)) {
+			rules = &proto.StubRules{ReadOnly: p.ReadOnly, Writable: p.Writable, MountNS: mounted, DenyNetwork: p.DenyNetwork, ABI: rep.LandlockABI}
+		}
+		serve(&p, listener, mounted, tmpDir, home, rules, func() {
 			repMu.Lock()
 			rep.Ready = true
 			repMu.Unlock()
 			send()
 			status.Close()
-		})
+		}, func(err error) { fail(sandbox.LayerLandlock, err) })
 	}
 
 	// 8. Start the command from this thread, in a session of its own.
@@ -434,6 +462,11 @@ func setupMounts(p *proto.ChildPolicy) error {
 	if err := os.Chmod(maskDir, 0o111); err != nil {
 		return fmt.Errorf("creating the mask sources: %w", err)
 	}
+	// The place where a launcher assembles a fresh /tmp or /dev/shm
+	// between runs; nothing grants a command access to it.
+	if err := os.Mkdir(filepath.Join(nr, holdDir), 0o700); err != nil {
+		return fmt.Errorf("creating %s: %w", holdDir, err)
+	}
 	// A private /tmp, writable, discarded with the namespace; binds below
 	// /tmp land on it.
 	if err := os.MkdirAll(filepath.Join(nr, sandboxTmp), 0o755); err != nil {
@@ -518,6 +551,28 @@ func setupMounts(p *proto.ChildPolicy) error {
 		}
 	}
 
+	// Pins: the existing entries of a directory where a Confine lets the
+	// command create files, each cloned onto itself (a symbolic link
+	// included: the clone of a link is a link) to be made read-only, so
+	// that it cannot be written, removed or replaced.
+	var pinned []string
+	for _, pin := range p.Pins {
+		dst := filepath.Join(nr, pin)
+		if _, err := os.Lstat(dst); err != nil {
+			continue // not visible in the sandbox
+		}
+		fd, err := unix.OpenTree(unix.AT_FDCWD, dst, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE|unix.AT_SYMLINK_NOFOLLOW)
+		if err != nil {
+			return fmt.Errorf("pinning %s: %w", pin, err)
+		}
+		err = unix.MoveMount(fd, "", unix.AT_FDCWD, dst, unix.MOVE_MOUNT_F_EMPTY_PATH)
+		unix.Close(fd)
+		if err != nil {
+			return fmt.Errorf("pinning %s: %w", pin, err)
+		}
+		pinned = append(pinned, pin)
+	}
+
 	// Masks over denied paths; .git bound onto itself to be made
 	// read-only. A writable path below a masked directory is bound again
 	// inside the mask (an explicit grant is narrower than the denial).
@@ -576,9 +631,11 @@ func setupMounts(p *proto.ChildPolicy) error {
 	}
 
 	// Everything read-only; then, outermost first so that the innermost
-	// wins, each writable bind writable and each read-only bind read-only
-	// again; then masks and .git read-only (they sit inside writable
-	// binds).
+	// wins, each writable bind writable and each read-only bind, pin,
+	// mask and .git read-only again (recursively: a path's setting covers
+	// what is mounted below it, until a deeper one overrides it). A mask
+	// inside a writable bind, a pin inside a create grant and a grant
+	// inside a pin each come after what holds them.
 	if err := setReadOnly("/", true, true); err != nil {
 		return err
 	}
@@ -595,6 +652,14 @@ func setupMounts(p *proto.ChildPolicy) error {
 			attrs = append(attrs, attr{r, true})
 		}
 	}
+	for _, l := range [][]string{pinned, masked} {
+		for _, m := range l {
+			attrs = append(attrs, attr{m, true})
+		}
+	}
+	for _, w := range reopened {
+		attrs = append(attrs, attr{w, false})
+	}
 	sort.SliceStable(attrs, func(i, j int) bool {
 		return strings.Count(attrs[i].path, "/") < strings.Count(attrs[j].path, "/")
 	})
@@ -603,16 +668,6 @@ func setupMounts(p *proto.ChildPolicy) error {
 			if err2 := setReadOnly(a.path, a.ro, false); err2 != nil {
 				return err
 			}
-		}
-	}
-	for _, m := range masked {
-		if err := setReadOnly(m, true, true); err != nil {
-			return err
-		}
-	}
-	for _, w := range reopened {
-		if err := setReadOnly(w, false, true); err != nil {
-			return err
 		}
 	}
 	return nil
@@ -691,9 +746,10 @@ func setReadOnly(path string, ro, recursive bool) error {
 	} else {
 		attr.Attr_clr = unix.MOUNT_ATTR_RDONLY
 	}
-	var flags uint
+	// A pin may be a symbolic link: its own mount, never its target's.
+	flags := uint(unix.AT_SYMLINK_NOFOLLOW)
 	if recursive {
-		flags = unix.AT_RECURSIVE
+		flags |= unix.AT_RECURSIVE
 	}
 	if err := unix.MountSetattr(unix.AT_FDCWD, path, flags, &attr); err != nil {
 		verb := "read-only"
@@ -782,19 +838,35 @@ const (
 )
 
 // applyLandlock restricts the calling thread (and what it executes) to
-// the read-only and writable paths; with the network denied, TCP (and,
-// from ABI 10, UDP) bind and connect are denied too; from ABI 6 signals
-// and abstract UNIX sockets are scoped to the sandbox. It uses go-landlock
-// at the detected ABI, on this thread only: the command is executed from
-// it, and the child's other threads never run anything else.
+// the read-only and writable paths of p; with the network denied, TCP
+// (and, from ABI 10, UDP) bind and connect are denied too; from ABI 6
+// signals and abstract UNIX sockets are scoped to the sandbox.
 func applyLandlock(p *proto.ChildPolicy, abi int) error {
+	return restrictLandlock(abi, true, p.ReadOnly, p.Writable, p.MountNS, p.DenyNetwork)
+}
+
+// restrictLandlock adds a Landlock layer to the calling thread (and what
+// it executes), at the detected ABI, with go-landlock's presets and on
+// this thread only: the command is executed from it, and no other thread
+// of the process ever runs anything else. With fs, file access is
+// handled: read and execute beneath ro (and /proc), everything beneath
+// rw, read and write of the device nodes and, with a mount namespace,
+// everything in /dev/shm. Without fs (a launcher's own layer, under the
+// one its stub adds for each run) only the network and the scopes are
+// handled. With denyNet, TCP (and, from ABI 10, UDP) bind and connect
+// are denied; from ABI 6 signals and abstract UNIX sockets are scoped to
+// the sandbox.
+func restrictLandlock(abi int, fs bool, ro, rw []string, mountNS, denyNet bool) error {
 	preset := landlockPresets[min(abi, len(landlockPresets))-1]
-	attr := ll.RulesetAttr{
-		HandledAccessFS: uint64(preset.HandledAccessFS),
-		Scoped:          uint64(preset.Scoped),
+	attr := ll.RulesetAttr{Scoped: uint64(preset.Scoped)}
+	if fs {
+		attr.HandledAccessFS = uint64(preset.HandledAccessFS)
 	}
-	if p.DenyNetwork {
+	if denyNet {
 		attr.HandledAccessNet = uint64(preset.HandledAccessNet)
+	}
+	if attr.HandledAccessFS == 0 && attr.HandledAccessNet == 0 && attr.Scoped == 0 {
+		return nil // nothing this ABI could restrict here
 	}
 	rulesetFD, err := ll.LandlockCreateRuleset(&attr, 0)
 	if err != nil {
@@ -819,29 +891,34 @@ func applyLandlock(p *proto.ChildPolicy, abi int) error {
 		if st.Mode&unix.S_IFMT != unix.S_IFDIR {
 			access &= llFileOnly
 		}
+		if access == 0 {
+			return nil
+		}
 		if err := ll.LandlockAddPathBeneathRule(rulesetFD, &ll.PathBeneathAttr{AllowedAccess: access, ParentFd: fd}, 0); err != nil {
 			return fmt.Errorf("landlock: rule for %s: %w", path, err)
 		}
 		return nil
 	}
-	for _, r := range append(append([]string(nil), p.ReadOnly...), "/proc") {
-		if err := add(r, llRead); err != nil {
-			return err
+	if fs {
+		for _, r := range append(append([]string(nil), ro...), "/proc") {
+			if err := add(r, llRead); err != nil {
+				return err
+			}
 		}
-	}
-	for _, w := range p.Writable {
-		if err := add(w, llReadWrite); err != nil {
-			return err
+		for _, w := range rw {
+			if err := add(w, llReadWrite); err != nil {
+				return err
+			}
 		}
-	}
-	for _, n := range devNodes {
-		if err := add("/dev/"+n, ll.AccessFSReadFile|ll.AccessFSWriteFile); err != nil {
-			return err
+		for _, n := range devNodes {
+			if err := add("/dev/"+n, ll.AccessFSReadFile|ll.AccessFSWriteFile); err != nil {
+				return err
+			}
 		}
-	}
-	if p.MountNS {
-		if err := add("/dev/shm", llReadWrite); err != nil {
-			return err
+		if mountNS {
+			if err := add("/dev/shm", llReadWrite); err != nil {
+				return err
+			}
 		}
 	}
 	if err := ll.LandlockRestrictSelf(rulesetFD, 0); err != nil {

@@ -181,18 +181,25 @@ var cases = []kitCase{
 		if !enforcing(t, sb) {
 			return
 		}
-		require.NoError(t, os.Mkdir(filepath.Join(root, "w"), 0o755))
-		require.NoError(t, os.WriteFile(filepath.Join(root, "file"), []byte("original"), 0o644))
-		require.NoError(t, os.WriteFile(filepath.Join(root, "other"), []byte("original"), 0o644))
+		// w is a writable directory, file a writable file, new/made a
+		// file to create in new, whose existing entry old stays
+		// read-only; everything else in the root is read-only.
+		for _, d := range []string{"w", "new"} {
+			require.NoError(t, os.Mkdir(filepath.Join(root, d), 0o755))
+		}
+		for _, f := range []string{"file", "other", "new/old"} {
+			require.NoError(t, os.WriteFile(filepath.Join(root, f), []byte("original"), 0o644))
+		}
 		res, err := run(t, sb, sandbox.Command{
-			Confine: &sandbox.Confine{Writable: []string{filepath.Join(root, "w"), filepath.Join(root, "file"), filepath.Join(root, "made")}},
-			Args: []string{"sh", "-c", `echo in > w/in; echo written > file; echo made > made; ` +
-				`echo pwned > other; echo pwned > outside; mkdir w2; exit 0`}})
+			Confine: &sandbox.Confine{Writable: []string{filepath.Join(root, "w"), filepath.Join(root, "file"), filepath.Join(root, "new", "made")}},
+			Args: []string{"sh", "-c", `echo in > w/in; echo written > file; echo made > new/made; ` +
+				`echo pwned > other; echo pwned > new/old; rm -f new/old; echo pwned > outside; mkdir w2; exit 0`}})
 		require.NoError(t, err, "%s", res.Stderr)
 		assert.Equal(t, "in\n", readFile(t, filepath.Join(root, "w", "in")), "a Writable directory must be writable")
 		assert.Equal(t, "written\n", readFile(t, filepath.Join(root, "file")), "a Writable file must be writable")
-		assert.Equal(t, "made\n", readFile(t, filepath.Join(root, "made")), "a Writable file that does not exist must be creatable")
+		assert.Equal(t, "made\n", readFile(t, filepath.Join(root, "new", "made")), "a Writable file that does not exist must be creatable")
 		assert.Equal(t, "original", readFile(t, filepath.Join(root, "other")), "a file outside Writable was written")
+		assert.Equal(t, "original", readFile(t, filepath.Join(root, "new", "old")), "an existing file next to a Writable one was written or replaced")
 		assert.NoFileExists(t, filepath.Join(root, "outside"), "a file outside Writable was created")
 		assert.NoDirExists(t, filepath.Join(root, "w2"), "a directory outside Writable was created")
 	}},
