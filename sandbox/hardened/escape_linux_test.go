@@ -625,7 +625,9 @@ func TestEscapesAsNonRoot(t *testing.T) {
 	assert.Contains(t, string(out), "--- PASS: TestConformance/local-hardened")
 	assert.Contains(t, string(out), "--- PASS: TestHardenedForeignABIIsKilled")
 	for _, name := range []string{"TestHardenedDiesWithItsLauncher", "TestHardenedTerminalInjection", "TestHardenedNoSetIDFiles",
-		"TestHardenedIdentity", "TestHardenedReportsCreatedProtectedPaths", "TestHardenedNoFalseDenials", "TestHardenedWorkloads"} {
+		"TestHardenedIdentity", "TestHardenedReportsCreatedProtectedPaths", "TestHardenedNoFalseDenials", "TestHardenedWorkloads",
+		"TestHardenedConfine", "TestHardenedConfineNetwork", "TestHardenedConfineReusesItsLauncher", "TestHardenedRunsShareNothing",
+		"TestHardenedIPCWithoutPIDNamespace", "TestHardenedMasksSecretsInReadOnlyPaths", "TestHardenedHardLinks", "TestHardenedArgumentCheck"} {
 		assert.Contains(t, string(out), "--- PASS: "+name)
 	}
 	assert.NotContains(t, string(out), "--- SKIP")

@@ -233,7 +233,7 @@ func (h *Sandbox) nsAttr(p *proto.ChildPolicy, user bool) *syscall.SysProcAttr {
 func (h *Sandbox) confinement(rep proto.ChildReport, p proto.ChildPolicy) sandbox.Confinement {
 	conf := sandbox.Confinement{Backend: backendName}
 	enforced := toLayers(rep.Enforced)
-	conf.Enforced = append([]sandbox.Layer{sandbox.LayerWorkdir, sandbox.LayerEnv, sandbox.LayerProcessGroup}, enforced...)
+	conf.Enforced = append([]sandbox.Layer{sandbox.LayerWorkdir, sandbox.LayerArgs, sandbox.LayerEnv, sandbox.LayerProcessGroup}, enforced...)
 	conf.Missing = toLayers(rep.Missing)
 	conf.Warnings = append([]string(nil), rep.Warnings...)
 	for _, ns := range []struct {

@@ -10,6 +10,7 @@ package pathmatch
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/user"
 	"path/filepath"
@@ -385,7 +386,9 @@ func WalkProtected(m Matcher, dirs []string) (masks, readOnly []string, err erro
 var ErrScanTooLarge = errors.New("too many entries to scan for protected paths")
 
 // WalkProtectedBounded is WalkProtected that visits at most limit
-// entries; past them it fails with [ErrScanTooLarge].
+// entries; past them it fails with [ErrScanTooLarge]. A directory this
+// process may not read is skipped: a command that runs as this process's
+// user, with no more rights, cannot read it either.
 func WalkProtectedBounded(m Matcher, dirs []string, limit int) (masks, readOnly []string, err error) {
 	return findProtected(m, dirs, false, limit)
 }
@@ -414,6 +417,9 @@ func findProtected(m Matcher, dirs []string, absolute bool, limit int) (masks, r
 	}
 	for _, w := range dirs {
 		err := filepath.WalkDir(w, func(p string, d os.DirEntry, err error) error {
+			if err != nil && limit > 0 && errors.Is(err, fs.ErrPermission) {
+				return filepath.SkipDir
+			}
 			if err != nil {
 				return fmt.Errorf("sandbox: scanning %s for denied paths: %w", w, err)
 			}
