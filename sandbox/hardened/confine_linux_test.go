@@ -402,6 +402,3 @@ func TestHardenedMountinfoShowsNamesNotContents(t *testing.T) {
 	assert.Contains(t, string(res.Stdout), resolved+"/.env ", "the mount over a masked file is listed (it cannot be hidden)")
 	assert.NotContains(t, string(res.Stdout), secret)
 }
-
-
-
