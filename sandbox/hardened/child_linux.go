@@ -169,25 +169,46 @@ func childMain() {
 		enforce(sandbox.LayerConfine)
 	}
 
-	// 2. Capabilities, and for a root launcher the workspace owner's
-	// identity: the bounding set goes first (that needs CAP_SETPCAP),
-	// then the uid changes, then every remaining set is cleared.
-	if sim(sandbox.LayerCaps) {
-		missing(sandbox.LayerCaps, errSimulated)
-	} else if err := dropCaps(func() error {
-		if !p.RunAs {
-			return nil
-		}
-		if err := switchIdentity(p.RunUID, p.RunGID); err != nil {
-			fail(sandbox.LayerIdentity, err)
-		}
-		enforce(sandbox.LayerIdentity)
-		return nil
-	}); err != nil {
-		missing(sandbox.LayerCaps, err)
-	} else {
-		enforce(sandbox.LayerCaps)
+	lr := layerReport{
+		sim: sim, enforce: enforce, missing: missing, fail: fail,
+		warn: func(w string) { rep.Warnings = append(rep.Warnings, w) },
+		abi:  func(v int) { rep.LandlockABI = v },
 	}
+
+	// 2. Process-wide layers: resource limits, and descriptors other
+	// than stdio closing at exec.
+	if sim(sandbox.LayerRlimits) {
+		missing(sandbox.LayerRlimits, errSimulated)
+	} else if err := setLimits(p.Limits); err != nil {
+		missing(sandbox.LayerRlimits, err)
+	} else {
+		enforce(sandbox.LayerRlimits)
+	}
+	if sim(sandbox.LayerFDs) {
+		missing(sandbox.LayerFDs, errSimulated)
+	} else if err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
+		missing(sandbox.LayerFDs, fmt.Errorf("close_range: %w", err))
+	} else {
+		enforce(sandbox.LayerFDs)
+	}
+
+	if p.Launcher {
+		// A launcher: this thread keeps the launcher's parent-death
+		// signal and its privileges in the namespace; each run's command
+		// is started from a thread of its own, confined (step 3) once
+		// the run's /tmp is made, ahead of the request (see serve).
+		enforce(sandbox.LayerSession)
+		serve(&p, mounted, tmpDir, home, lr, func() {
+			repMu.Lock()
+			rep.Ready = true
+			repMu.Unlock()
+			send()
+			status.Close()
+		})
+	}
+
+	// 3. The layers of the thread that starts the command: this one.
+	listener := confineThread(&p, lr)
 	// The identity change cleared the parent-death signal: arm it again,
 	// then make sure the launcher did not die in between (its end of the
 	// status pipe would be closed).
@@ -199,93 +220,10 @@ func childMain() {
 	}
 	enforce(sandbox.LayerSession)
 
-	// 3. no_new_privs.
-	if sim(sandbox.LayerNoNewPrivs) {
-		missing(sandbox.LayerNoNewPrivs, errSimulated)
-	} else if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		missing(sandbox.LayerNoNewPrivs, fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", err))
-	} else {
-		enforce(sandbox.LayerNoNewPrivs)
-	}
-
-	// 4. Landlock at the detected ABI.
-	abi := detectLandlockABI()
-	switch {
-	case sim(sandbox.LayerLandlock):
-		missing(sandbox.LayerLandlock, errSimulated)
-	case abi < p.MinLandlockABI:
-		missing(sandbox.LayerLandlock, fmt.Errorf("kernel Landlock ABI is %d, at least %d is required", abi, p.MinLandlockABI))
-	default:
-		// A launcher's own layer handles the network and the scopes; the
-		// files are handled by the layer each run's stub adds, whose
-		// rules name the paths as they are after the reset.
-		var err error
-		if p.Launcher {
-			err = restrictLandlock(abi, false, nil, nil, p.MountNS, p.DenyNetwork)
-		} else {
-			err = applyLandlock(&p, abi)
-		}
-		if err != nil {
-			missing(sandbox.LayerLandlock, err)
-		} else {
-			enforce(sandbox.LayerLandlock)
-			rep.LandlockABI = min(abi, len(landlockPresets))
-		}
-	}
-
-	// 5. seccomp, with a listener when the kernel offers one: this
-	// process answers every refusal and reports it.
-	listener := -1
-	if sim(sandbox.LayerSeccomp) {
-		missing(sandbox.LayerSeccomp, errSimulated)
-	} else if fd, warn, err := installSeccomp(p.DenyNetwork); err != nil {
-		missing(sandbox.LayerSeccomp, err)
-	} else {
-		enforce(sandbox.LayerSeccomp)
-		listener = fd
-		if warn != "" {
-			rep.Warnings = append(rep.Warnings, warn)
-		}
-	}
-
-	// 6. Resource limits.
-	if sim(sandbox.LayerRlimits) {
-		missing(sandbox.LayerRlimits, errSimulated)
-	} else if err := setLimits(p.Limits); err != nil {
-		missing(sandbox.LayerRlimits, err)
-	} else {
-		enforce(sandbox.LayerRlimits)
-	}
-
-	// 7. Descriptors other than stdio close at exec.
-	if sim(sandbox.LayerFDs) {
-		missing(sandbox.LayerFDs, errSimulated)
-	} else if err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
-		missing(sandbox.LayerFDs, fmt.Errorf("close_range: %w", err))
-	} else {
-		enforce(sandbox.LayerFDs)
-	}
-
 	if p.Probe {
 		rep.ProbeOK = true
 		send()
 		os.Exit(0)
-	}
-	if p.Launcher {
-		// A launcher: every command of the sandbox is started from this
-		// thread, confined as it is, through a stub that adds the run's
-		// Landlock layer, until the host goes away.
-		var rules *proto.StubRules
-		if slices.Contains(rep.Enforced, string(sandbox.LayerLandlock)) {
-			rules = &proto.StubRules{ReadOnly: p.ReadOnly, Writable: p.Writable, MountNS: mounted, DenyNetwork: p.DenyNetwork, ABI: rep.LandlockABI}
-		}
-		serve(&p, listener, mounted, tmpDir, home, rules, func() {
-			repMu.Lock()
-			rep.Ready = true
-			repMu.Unlock()
-			send()
-			status.Close()
-		}, func(err error) { fail(sandbox.LayerLandlock, err) })
 	}
 
 	// 8. Start the command from this thread, in a session of its own.
@@ -357,6 +295,92 @@ func childMain() {
 	repMu.Unlock()
 	send()
 	os.Exit(code)
+}
+
+// layerReport is how a confinement step says what it did: enforce(l)
+// for a layer in force, missing(l, err) for one that is not (which ends
+// the set-up unless the sandbox is best-effort), fail(l, err) for a
+// failure that always does, warn for a warning and abi for the Landlock
+// ABI in force; sim(l) reports a layer simulated as missing.
+type layerReport struct {
+	sim     func(sandbox.Layer) bool
+	enforce func(sandbox.Layer)
+	missing func(sandbox.Layer, error)
+	fail    func(sandbox.Layer, error)
+	warn    func(string)
+	abi     func(int)
+}
+
+// confineThread applies to the calling thread, which must be locked to
+// its goroutine and run nothing afterwards but the start of the command,
+// the layers that belong to a thread and that a fork inherits: every
+// capability dropped (and, for a root launcher, the workspace owner's
+// identity), no_new_privs, Landlock at the detected ABI, and the seccomp
+// filter. It returns the descriptor of the filter's listener, or -1.
+func confineThread(p *proto.ChildPolicy, r layerReport) (listener int) {
+	errSimulated := errors.New("simulated as missing (Config.SimulateMissing)")
+	// Capabilities, and for a root launcher the workspace owner's
+	// identity: the bounding set goes first (that needs CAP_SETPCAP),
+	// then the uid changes, then every remaining set is cleared.
+	if r.sim(sandbox.LayerCaps) {
+		r.missing(sandbox.LayerCaps, errSimulated)
+	} else if err := dropCaps(func() error {
+		if !p.RunAs {
+			return nil
+		}
+		if err := switchIdentity(p.RunUID, p.RunGID); err != nil {
+			r.fail(sandbox.LayerIdentity, err)
+			return err
+		}
+		r.enforce(sandbox.LayerIdentity)
+		return nil
+	}); err != nil {
+		r.missing(sandbox.LayerCaps, err)
+	} else {
+		r.enforce(sandbox.LayerCaps)
+	}
+
+	// no_new_privs.
+	if r.sim(sandbox.LayerNoNewPrivs) {
+		r.missing(sandbox.LayerNoNewPrivs, errSimulated)
+	} else if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		r.missing(sandbox.LayerNoNewPrivs, fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", err))
+	} else {
+		r.enforce(sandbox.LayerNoNewPrivs)
+	}
+
+	// Landlock at the detected ABI, with the rules of the paths as they
+	// are now (a fresh /tmp is a new inode).
+	abi := detectLandlockABI()
+	switch {
+	case r.sim(sandbox.LayerLandlock):
+		r.missing(sandbox.LayerLandlock, errSimulated)
+	case abi < p.MinLandlockABI:
+		r.missing(sandbox.LayerLandlock, fmt.Errorf("kernel Landlock ABI is %d, at least %d is required", abi, p.MinLandlockABI))
+	default:
+		if err := applyLandlock(p, abi); err != nil {
+			r.missing(sandbox.LayerLandlock, err)
+		} else {
+			r.enforce(sandbox.LayerLandlock)
+			r.abi(min(abi, len(landlockPresets)))
+		}
+	}
+
+	// seccomp, with a listener when the kernel offers one: the process
+	// answers every refusal and reports it.
+	listener = -1
+	if r.sim(sandbox.LayerSeccomp) {
+		r.missing(sandbox.LayerSeccomp, errSimulated)
+	} else if fd, warn, err := installSeccomp(p.DenyNetwork); err != nil {
+		r.missing(sandbox.LayerSeccomp, err)
+	} else {
+		r.enforce(sandbox.LayerSeccomp)
+		listener = fd
+		if warn != "" {
+			r.warn(warn)
+		}
+	}
+	return listener
 }
 
 // maxRefusals bounds the refused system calls one run reports.
@@ -838,35 +862,23 @@ const (
 )
 
 // applyLandlock restricts the calling thread (and what it executes) to
-// the read-only and writable paths of p; with the network denied, TCP
-// (and, from ABI 10, UDP) bind and connect are denied too; from ABI 6
-// signals and abstract UNIX sockets are scoped to the sandbox.
-func applyLandlock(p *proto.ChildPolicy, abi int) error {
-	return restrictLandlock(abi, true, p.ReadOnly, p.Writable, p.MountNS, p.DenyNetwork)
-}
-
-// restrictLandlock adds a Landlock layer to the calling thread (and what
-// it executes), at the detected ABI, with go-landlock's presets and on
-// this thread only: the command is executed from it, and no other thread
-// of the process ever runs anything else. With fs, file access is
-// handled: read and execute beneath ro (and /proc), everything beneath
-// rw, read and write of the device nodes and, with a mount namespace,
-// everything in /dev/shm. Without fs (a launcher's own layer, under the
-// one its stub adds for each run) only the network and the scopes are
-// handled. With denyNet, TCP (and, from ABI 10, UDP) bind and connect
-// are denied; from ABI 6 signals and abstract UNIX sockets are scoped to
+// the read-only and writable paths of p, at the detected ABI, with
+// go-landlock's presets and on this thread only: the command is executed
+// from it, and no other thread of the process ever runs anything else.
+// Read and execute are allowed beneath the read-only paths (and /proc),
+// everything beneath the writable ones, read and write of the device
+// nodes and, with a mount namespace, everything in /dev/shm. With the
+// network denied, TCP (and, from ABI 10, UDP) bind and connect are
+// denied too; from ABI 6 signals and abstract UNIX sockets are scoped to
 // the sandbox.
-func restrictLandlock(abi int, fs bool, ro, rw []string, mountNS, denyNet bool) error {
+func applyLandlock(p *proto.ChildPolicy, abi int) error {
 	preset := landlockPresets[min(abi, len(landlockPresets))-1]
-	attr := ll.RulesetAttr{Scoped: uint64(preset.Scoped)}
-	if fs {
-		attr.HandledAccessFS = uint64(preset.HandledAccessFS)
+	attr := ll.RulesetAttr{
+		HandledAccessFS: uint64(preset.HandledAccessFS),
+		Scoped:          uint64(preset.Scoped),
 	}
-	if denyNet {
+	if p.DenyNetwork {
 		attr.HandledAccessNet = uint64(preset.HandledAccessNet)
-	}
-	if attr.HandledAccessFS == 0 && attr.HandledAccessNet == 0 && attr.Scoped == 0 {
-		return nil // nothing this ABI could restrict here
 	}
 	rulesetFD, err := ll.LandlockCreateRuleset(&attr, 0)
 	if err != nil {
@@ -891,34 +903,29 @@ func restrictLandlock(abi int, fs bool, ro, rw []string, mountNS, denyNet bool) 
 		if st.Mode&unix.S_IFMT != unix.S_IFDIR {
 			access &= llFileOnly
 		}
-		if access == 0 {
-			return nil
-		}
 		if err := ll.LandlockAddPathBeneathRule(rulesetFD, &ll.PathBeneathAttr{AllowedAccess: access, ParentFd: fd}, 0); err != nil {
 			return fmt.Errorf("landlock: rule for %s: %w", path, err)
 		}
 		return nil
 	}
-	if fs {
-		for _, r := range append(append([]string(nil), ro...), "/proc") {
-			if err := add(r, llRead); err != nil {
-				return err
-			}
+	for _, r := range append(append([]string(nil), p.ReadOnly...), "/proc") {
+		if err := add(r, llRead); err != nil {
+			return err
 		}
-		for _, w := range rw {
-			if err := add(w, llReadWrite); err != nil {
-				return err
-			}
+	}
+	for _, w := range p.Writable {
+		if err := add(w, llReadWrite); err != nil {
+			return err
 		}
-		for _, n := range devNodes {
-			if err := add("/dev/"+n, ll.AccessFSReadFile|ll.AccessFSWriteFile); err != nil {
-				return err
-			}
+	}
+	for _, n := range devNodes {
+		if err := add("/dev/"+n, ll.AccessFSReadFile|ll.AccessFSWriteFile); err != nil {
+			return err
 		}
-		if mountNS {
-			if err := add("/dev/shm", llReadWrite); err != nil {
-				return err
-			}
+	}
+	if p.MountNS {
+		if err := add("/dev/shm", llReadWrite); err != nil {
+			return err
 		}
 	}
 	if err := ll.LandlockRestrictSelf(rulesetFD, 0); err != nil {

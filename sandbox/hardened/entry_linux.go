@@ -18,17 +18,10 @@ import (
 // to happen at a point of their choosing, for example first thing in
 // TestMain or main, before other initialisation with side effects.
 func ChildMain() {
-	if len(os.Args) == 0 {
+	if len(os.Args) == 0 || os.Args[0] != proto.ChildArg0 {
 		return
 	}
-	switch os.Args[0] {
-	case proto.ChildArg0:
-		childMain()
-	case proto.StubArg0:
-		stubMain()
-	default:
-		return
-	}
+	childMain()
 	os.Exit(sandbox.ExitUnavailable) // not reached
 }
 

@@ -11,144 +11,242 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/reins-go/reins/internal/fspath"
+	"github.com/reins-go/reins/sandbox"
 	"github.com/reins-go/reins/sandbox/internal/envlist"
 	"github.com/reins-go/reins/sandbox/internal/proto"
 	"github.com/reins-go/reins/sandbox/internal/seccomp"
 )
 
-// serve is a launcher's life after its set-up. Every command is started
-// from a stub (see stub_linux.go) that the calling thread (locked, and
-// confined like the commands: identity, capabilities, no_new_privs, the
-// launcher's Landlock layer and seccomp are this thread's, and a fork
-// inherits them) makes ahead of the run; the stub adds the run's
-// Landlock layer (rules, nil when Landlock is not in force) and waits.
-// ready reports the set-up to the host once the first stub is ready;
-// fail reports a set-up that could not make one. Then one command per
-// request on the control socket is executed by the stub, waited for,
-// and everything it left is killed; the private /tmp, HOME and /dev/shm
-// are made again, fresh, and a new stub is made before the next one. It
-// never returns: the launcher exits when the host closes the socket, or
-// dies with the host.
-func serve(p *proto.ChildPolicy, listener int, mounted bool, tmpDir, home string, rules *proto.StubRules, ready func(), fail func(error)) {
+// serve is a launcher's life after its set-up. Each run's command is
+// started from a thread of its own, made and confined (confineThread:
+// capabilities, identity, no_new_privs, Landlock, seccomp) ahead of the
+// run, once the run's private /tmp, HOME and /dev/shm are made: its
+// Landlock rules name them as they are. When the request arrives the
+// thread forks and executes the command at once, in a session of its
+// own, and stays until the run is over (the command's parent-death
+// signal is tied to it); then it ends with its goroutine, its
+// confinement with it. The first thread's confinement is the set-up's
+// report (lr); ready then reports the set-up to the host. After each run
+// everything the command left is killed, the private directories are
+// made again, fresh, and the next run's thread is confined before the
+// launcher says it is ready. It never returns: the launcher exits when
+// the host closes the socket, or dies with the host.
+func serve(p *proto.ChildPolicy, mounted bool, tmpDir, home string, lr layerReport, ready func()) {
 	rs, err := newResetter(p, mounted, tmpDir, home)
 	if err != nil {
-		fail(err)
+		lr.fail(sandbox.LayerMountNS, err)
 	}
-	devNull, err := unix.Open(os.DevNull, unix.O_RDWR|unix.O_CLOEXEC, 0)
+	var missingAtSetUp []sandbox.Layer
+	first := lr
+	first.missing = func(l sandbox.Layer, err error) {
+		missingAtSetUp = append(missingAtSetUp, l)
+		lr.missing(l, err)
+	}
+	next, err := newRunThread(p, first)
 	if err != nil {
-		fail(fmt.Errorf("opening %s: %w", os.DevNull, err))
+		lr.fail(sandbox.LayerSession, err)
 	}
-	stubRules := proto.StubRules{}
-	if rules != nil {
-		stubRules = *rules
-	}
-	// Stubs are forked on this thread only; the control goroutine asks
-	// for them.
-	stubs := make(chan chan stubResult)
-	newStub := func() (*stub, error) {
-		done := make(chan stubResult, 1)
-		stubs <- done
-		r := <-done
-		return r.s, r.err
-	}
-	var (
-		mu      sync.Mutex
-		refused []string
-	)
-	if listener >= 0 {
-		go seccomp.Supervise(seccomp.Native, listener, func(pid, nr uint32, what string) {
-			mu.Lock()
-			if len(refused) < maxRefusals {
-				refused = append(refused, what)
-			}
-			mu.Unlock()
-		})
-	}
-	first := make(chan error, 1)
-	ctrl := os.NewFile(proto.ChildControlFD, "control")
-	go func() {
-		next, err := newStub()
-		first <- err
-		if err != nil {
-			select {} // fail exits the process
-		}
-		w := bufio.NewWriter(ctrl)
-		reply := func(r proto.RunReply) {
-			b, _ := json.Marshal(r)
-			_, _ = w.Write(append(b, '\n'))
-			if w.Flush() != nil {
-				os.Exit(0)
-			}
-		}
-		for {
-			req, files, err := readRequest(ctrl)
-			if err != nil {
-				// The host closed the socket (or broke the protocol):
-				// the launcher ends, and its namespace with it.
-				next.close()
-				os.Exit(0)
-			}
-			mu.Lock()
-			refused = nil
-			mu.Unlock()
-			env := envlist.Build(p.Env, req.CmdEnv, nil)
-			pid, code, err := next.exec(proto.StubExec{Args: req.Args, Dir: req.Dir, Env: env}, files)
-			for _, fd := range files {
-				unix.Close(fd)
-			}
-			if err != nil {
-				reply(proto.RunReply{ExecError: err.Error(), ExecCode: code})
-			} else {
-				reply(proto.RunReply{Started: true})
-				ws := waitFor(pid)
-				endAll(pid, p.PIDNS)
-				end := proto.RunReply{Ended: true, CmdExit: ws.ExitStatus()}
-				if ws.Signaled() {
-					end.CmdSignal = int(ws.Signal())
-					end.CmdExit = 128 + int(ws.Signal())
+	// The later threads must be confined as the first was: a layer that
+	// goes missing retires the launcher.
+	later := func() (*runThread, error) {
+		var lost error
+		r := layerReport{
+			sim:     lr.sim,
+			enforce: func(sandbox.Layer) {},
+			missing: func(l sandbox.Layer, err error) {
+				if !slices.Contains(missingAtSetUp, l) && lost == nil {
+					lost = fmt.Errorf("layer %s: %w", l, err)
 				}
-				mu.Lock()
-				end.Refused, refused = refused, nil
-				mu.Unlock()
-				reply(end)
-			}
-			// Reset while the host reads the output and scans, then make
-			// the next run's stub.
-			if err := rs.reset(); err != nil {
-				reply(proto.RunReply{Retire: err.Error()})
-				os.Exit(0)
-			}
-			if next, err = newStub(); err != nil {
-				reply(proto.RunReply{Retire: "making the next run's stub: " + err.Error()})
-				os.Exit(0)
-			}
-			reply(proto.RunReply{Ready: true})
+			},
+			fail: func(l sandbox.Layer, err error) {
+				if lost == nil {
+					lost = fmt.Errorf("layer %s: %w", l, err)
+				}
+			},
+			warn: func(string) {}, abi: func(int) {},
 		}
-	}()
-	go func() {
-		if err := <-first; err != nil {
-			fail(fmt.Errorf("making the first run's stub: %w", err))
+		t, err := newRunThread(p, r)
+		if err == nil && lost != nil {
+			t.end()
+			err = lost
 		}
-		ready()
-	}()
-	for done := range stubs {
-		s, err := startStub(stubRules, devNull)
-		done <- stubResult{s, err}
+		return t, err
+	}
+	ready()
+	for {
+		// The run's thread reads the request and starts the command
+		// itself: one hand-over fewer before the command runs.
+		r := next.serve(p.Env)
+		if r.err != nil {
+			next.end()
+			reply(proto.RunReply{ExecError: r.err.Error(), ExecCode: r.code})
+		} else {
+			reply(proto.RunReply{Started: true})
+			ws := waitFor(r.pid)
+			endAll(r.pid, p.PIDNS)
+			next.end()
+			// Every refusal of the command was reported before it was
+			// answered, and the command has ended: the list is whole.
+			end := proto.RunReply{Ended: true, CmdExit: ws.ExitStatus(), Refused: next.refusals()}
+			if ws.Signaled() {
+				end.CmdSignal = int(ws.Signal())
+				end.CmdExit = 128 + int(ws.Signal())
+			}
+			reply(end)
+		}
+		// Reset while the host reads the output and scans, then confine
+		// the next run's thread.
+		if err := rs.reset(); err != nil {
+			reply(proto.RunReply{Retire: err.Error()})
+			os.Exit(0)
+		}
+		if next, err = later(); err != nil {
+			reply(proto.RunReply{Retire: "confining the next run's thread: " + err.Error()})
+			os.Exit(0)
+		}
+		reply(proto.RunReply{Ready: true})
 	}
 }
 
-// stubResult is a stub made on the confined thread, or why it failed.
-type stubResult struct {
-	s   *stub
-	err error
+// ctrl is the launcher's end of the control socket; reply writes one
+// reply line on it (only one goroutine writes at a time: the run's
+// thread before the command starts, serve's after).
+var (
+	ctrl    = os.NewFile(proto.ChildControlFD, "control")
+	ctrlW   = bufio.NewWriter(ctrl)
+	replyMu sync.Mutex
+)
+
+func reply(r proto.RunReply) {
+	replyMu.Lock()
+	defer replyMu.Unlock()
+	b, _ := json.Marshal(r)
+	_, _ = ctrlW.Write(append(b, '\n'))
+	if ctrlW.Flush() != nil {
+		os.Exit(0)
+	}
+}
+
+// runThread is the confined thread of one run.
+type runThread struct {
+	servec   chan []string // the launcher's environment, to serve one request
+	startedc chan spawnResult
+	endc     chan struct{}
+	mu       sync.Mutex
+	refused  []string
+}
+
+type spawnResult struct {
+	pid  int
+	code int // exit code when err is set
+	err  error
+}
+
+// newRunThread makes a goroutine locked to a thread of its own, confines
+// the thread with r reporting, and supervises its seccomp filter. The
+// thread ends with the run (end).
+func newRunThread(p *proto.ChildPolicy, r layerReport) (*runThread, error) {
+	t := &runThread{servec: make(chan []string), startedc: make(chan spawnResult, 1), endc: make(chan struct{})}
+	confined := make(chan int, 1)
+	go func() {
+		// Never unlocked: the thread ends with this goroutine, and its
+		// confinement with it.
+		runtime.LockOSThread()
+		confined <- confineThread(p, r)
+		select {
+		case base := <-t.servec:
+			t.startedc <- serveOne(base)
+		case <-t.endc:
+			return
+		}
+		<-t.endc
+	}()
+	listener := <-confined
+	if listener >= 0 {
+		go func() {
+			defer unix.Close(listener)
+			seccomp.Supervise(seccomp.Native, listener, func(pid, nr uint32, what string) {
+				t.mu.Lock()
+				if len(t.refused) < maxRefusals {
+					t.refused = append(t.refused, what)
+				}
+				t.mu.Unlock()
+			})
+		}()
+	}
+	return t, nil
+}
+
+// serve has the thread read one request and start its command; base is
+// the environment the request's is laid over.
+func (t *runThread) serve(base []string) spawnResult {
+	t.servec <- base
+	return <-t.startedc
+}
+
+// end ends the thread; the caller has ended every process it started.
+func (t *runThread) end() {
+	select {
+	case <-t.endc:
+	default:
+		close(t.endc)
+	}
+}
+
+// refusals returns the refused calls the thread's supervisor reported.
+func (t *runThread) refusals() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]string(nil), t.refused...)
+}
+
+// serveOne reads one request on the control socket and starts its
+// command from the calling (confined) thread; a broken socket ends the
+// launcher.
+func serveOne(base []string) spawnResult {
+	req, files, err := readRequest(ctrl)
+	if err != nil {
+		// The host closed the socket (or broke the protocol): the
+		// launcher ends, and its namespace with it.
+		os.Exit(0)
+	}
+	r := spawn(envlist.Build(base, req.CmdEnv, nil), req, files)
+	for _, fd := range files {
+		unix.Close(fd)
+	}
+	return r
+}
+
+// spawn starts one command from the calling (confined) thread, in a
+// session of its own, dying with this thread.
+func spawn(env []string, req proto.RunRequest, files [3]int) spawnResult {
+	path, err := envlist.LookPath(req.Args[0], req.Dir, env)
+	if err != nil {
+		return spawnResult{code: sandbox.ExitUnavailable, err: err}
+	}
+	pid, err := syscall.ForkExec(path, req.Args, &syscall.ProcAttr{
+		Dir: req.Dir, Env: env, Files: []uintptr{uintptr(files[0]), uintptr(files[1]), uintptr(files[2])},
+		Sys: &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL},
+	})
+	if err != nil {
+		code := sandbox.ExitDenied
+		if errors.Is(err, unix.ENOENT) {
+			code = sandbox.ExitUnavailable
+		}
+		return spawnResult{code: code, err: fmt.Errorf("exec %s: %w", path, err)}
+	}
+	return spawnResult{pid: pid}
 }
 
 // readRequest reads one request: the length, the descriptors and the

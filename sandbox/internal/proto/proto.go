@@ -11,15 +11,6 @@ package proto
 // sandbox child.
 const ChildArg0 = "reins-sandbox-child"
 
-// StubArg0 is the argv[0] that makes a re-executed binary act as a
-// launcher's stub: a child forked from the launcher's confined thread
-// ahead of a run, which applies the run's Landlock rules and then
-// executes the command it is sent.
-const StubArg0 = "reins-sandbox-stub"
-
-// StubFD is the stub's end of its socket to the launcher.
-const StubFD = 3
-
 // Inherited descriptors of the child.
 const (
 	ChildPolicyFD  = 3 // read end of the policy pipe
@@ -138,35 +129,4 @@ type RunReply struct {
 // Limits mirror hardened.Limits.
 type Limits struct {
 	CPUSeconds, FileSize, AddressSpace, OpenFiles, Processes uint64
-}
-
-// StubRules are the Landlock rules a stub applies to itself before it
-// executes a command: read (and execute) beneath ReadOnly, everything
-// beneath Writable (plus the device nodes, /proc read-only and, with a
-// mount namespace, /dev/shm), TCP denied with DenyNetwork.
-type StubRules struct {
-	ReadOnly, Writable []string
-	MountNS            bool
-	DenyNetwork        bool
-	ABI                int
-}
-
-// StubExec is the command a stub executes, with its final environment;
-// its stdin, stdout and stderr travel with it as SCM_RIGHTS.
-type StubExec struct {
-	Args []string
-	Dir  string
-	Env  []string
-}
-
-// StubReply is what a stub tells its launcher, one message each: Ready
-// (or Failure) once its rules are in force, then Exec just before it
-// executes the command (its socket then closes on exec), or ExecError
-// with ExecCode when it could not.
-type StubReply struct {
-	Ready     bool   `json:",omitempty"`
-	Failure   string `json:",omitempty"`
-	Exec      bool   `json:",omitempty"`
-	ExecError string `json:",omitempty"`
-	ExecCode  int    `json:",omitempty"`
 }
