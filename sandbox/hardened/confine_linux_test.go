@@ -178,6 +178,17 @@ func (l *listener) received() []string {
 	return append([]string(nil), l.got...)
 }
 
+// receivedWhen returns what the listener received once it holds n
+// connections' worth, or what it has after a generous bound (a loaded
+// machine may take a while to schedule the accepting goroutine).
+func (l *listener) receivedWhen(n int) []string {
+	deadline := time.Now().Add(30 * time.Second)
+	for len(l.received()) < n && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	return l.received()
+}
+
 // TestHardenedConfineNetwork proves network on against off with the
 // same command: a loopback listener on this host. A fresh network
 // namespace has a loopback of its own, so reaching this host's listener
@@ -196,7 +207,7 @@ func TestHardenedConfineNetwork(t *testing.T) {
 			res, err := runCmd(t, sb, sandbox.Command{Args: attack, Confine: &sandbox.Confine{Network: true}})
 			require.NoError(t, err, "%s", res.Stderr)
 			assert.Contains(t, string(res.Stdout), "ESCAPED", "Confine.Network true reaches this host's loopback: %s", res.Stdout)
-			assert.Equal(t, []string{"escaped"}, ln.received(), "the listener on this host got the command's bytes")
+			assert.Equal(t, []string{"escaped"}, ln.receivedWhen(1), "the listener on this host got the command's bytes")
 			assert.False(t, res.Confinement.Has(sandbox.LayerNetNS))
 
 			res, err = runCmd(t, sb, sandbox.Command{Args: attack, Confine: &sandbox.Confine{}})

@@ -107,11 +107,22 @@ func New(extra []string) (Matcher, error) {
 // runs as (os/user), else "" (then entries that start with ~ cannot be
 // honoured).
 func HomeDir() string {
-	if h := os.Getenv("HOME"); filepath.IsAbs(h) {
-		return filepath.Clean(h)
+	return homeFrom(os.Getenv("HOME"), func() (string, error) {
+		u, err := user.Current()
+		if err != nil {
+			return "", err
+		}
+		return u.HomeDir, nil
+	})
+}
+
+// homeFrom is HomeDir given $HOME and the account lookup.
+func homeFrom(env string, account func() (string, error)) string {
+	if filepath.IsAbs(env) {
+		return filepath.Clean(env)
 	}
-	if u, err := user.Current(); err == nil && filepath.IsAbs(u.HomeDir) {
-		return filepath.Clean(u.HomeDir)
+	if h, err := account(); err == nil && filepath.IsAbs(h) {
+		return filepath.Clean(h)
 	}
 	return ""
 }
