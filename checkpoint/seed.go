@@ -77,7 +77,7 @@ func (c *Checkpointer) seedIndex(ctx context.Context) map[string]seedRef {
 		}
 		rel, ok := c.wsPath(e.path)
 		if !ok || e.mode == gitx.ModeGitlink || e.valid || e.sd.size == 0 || e.sd.mtimeSec >= written ||
-			c.secrets.match(rel) || checkTreePath(rel) != nil {
+			c.protect.match(rel) || checkTreePath(rel) != nil {
 			continue
 		}
 		cand = append(cand, e)
