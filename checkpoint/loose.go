@@ -4,7 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/zlib"
-		"encoding/hex"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash"

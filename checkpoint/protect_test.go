@@ -49,7 +49,7 @@ func TestProtector(t *testing.T) {
 		{"private", true},
 		{"private/a/b", true},
 		{"deploy/main.tf", true},
-		{".envrc", true},            // write-protected: never restored either
+		{".envrc", true}, // write-protected: never restored either
 		{".github/workflows/ci.yml", true},
 		{".reins/project-profile.json", true},
 		{".vscode/tasks.json", true},
@@ -169,4 +169,3 @@ func FuzzDecodeUncovered(f *testing.F) {
 		require.Equal(t, u, again)
 	})
 }
-
