@@ -46,6 +46,11 @@ func (c *Checkpointer) createWith(ctx context.Context, o CreateOptions, reason s
 		if full {
 			paths = nil // the workspace itself: a full snapshot
 		}
+		for _, p := range paths {
+			if err := c.checkNoSymlinkParent(p); err != nil {
+				return Checkpoint{}, err
+			}
+		}
 	}
 	unlock, err := c.lock(ctx)
 	if err != nil {

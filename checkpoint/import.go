@@ -263,7 +263,14 @@ func (c *Checkpointer) writeStream(w *bufio.Writer, src fileSource, spec streamS
 		spec.ref, gitx.IdentityName, gitx.IdentityEmail, spec.when, len(recordMsg), recordMsg, uncoveredName)
 	fmt.Fprintf(w, "commit %s\nmark :1\ncommitter %s <%s> %d +0000\ndata %d\n", spec.ref, gitx.IdentityName, gitx.IdentityEmail, spec.when, len(msg))
 	w.Write(msg)
-	fmt.Fprintf(w, "\nfrom :3\nM 040000 %s \"\"\n", spec.base)
+	if spec.base == c.emptyTree {
+		// Built from nothing: fast-import then stores the trees it
+		// builds, the empty tree included (a snapshot of only absent
+		// paths names it, and git fsck wants it stored).
+		w.WriteString("\nfrom :3\ndeleteall\n")
+	} else {
+		fmt.Fprintf(w, "\nfrom :3\nM 040000 %s \"\"\n", spec.base)
+	}
 	for _, p := range res.gone {
 		w.WriteString("D ")
 		writePath(w, p)

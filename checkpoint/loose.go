@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/reins-go/reins/checkpoint/internal/gitx"
 )
@@ -176,7 +177,7 @@ func (w *looseWriter) install(final string, data []byte) error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(name, final)
+		err = rename(name, final)
 	}
 	if err != nil {
 		os.Remove(name)
@@ -185,14 +186,24 @@ func (w *looseWriter) install(final string, data []byte) error {
 }
 
 func (w *looseWriter) rename(tmp, final string) error {
-	err := os.Rename(tmp, final)
+	err := rename(tmp, final)
 	if errors.Is(err, fs.ErrNotExist) {
 		if err := os.Mkdir(filepath.Dir(final), 0o777); err != nil && !errors.Is(err, fs.ErrExist) {
 			return err
 		}
-		err = os.Rename(tmp, final)
+		err = rename(tmp, final)
 	}
 	return err
+}
+
+// rename is rename(2) on files the package names itself (os.Rename looks
+// at the destination first, to refuse replacing a directory: one more
+// system call per object).
+func rename(from, to string) error {
+	if err := syscall.Rename(from, to); err != nil {
+		return &os.LinkError{Op: "rename", Old: from, New: to, Err: err}
+	}
+	return nil
 }
 
 // commitObject renders a commit as fast-import writes it for the package:
@@ -264,12 +275,9 @@ func (c *Checkpointer) createRef(name, commit string) error {
 		err = cerr
 	}
 	if err == nil {
-		if _, serr := os.Lstat(final); serr == nil {
-			err = fmt.Errorf("%s exists already", final)
-		}
-	}
-	if err == nil {
-		err = os.Rename(lock, final)
+		// A new id: nothing is there (git's own ref creation renames the
+		// same way).
+		err = rename(lock, final)
 	}
 	if err != nil {
 		os.Remove(lock)

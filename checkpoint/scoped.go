@@ -97,8 +97,12 @@ func (c *Checkpointer) scopedEntries(ctx context.Context, paths []string) (entri
 	}
 	var dirs []string
 	for _, p := range paths {
-		if err := c.checkNoSymlinkParent(p); err != nil {
-			return nil, nil, nil, err
+		if c.checkNoSymlinkParent(p) != nil {
+			// A link on the way (checked when the checkpoint was created,
+			// so the work since put it there): not a path of the workspace
+			// tree, so absent. A restore does not write through the link:
+			// it finds it in the way and refuses.
+			continue
 		}
 		rp := c.repoPath(p)
 		st, err := os.Lstat(filepath.Join(c.workDir, filepath.FromSlash(rp)))
@@ -342,7 +346,9 @@ func (c *Checkpointer) looseCommit(ctx context.Context, spec streamSpec, entries
 	if err != nil {
 		return res, fmt.Errorf("checkpoint: storing the record of uncovered paths: %w", err)
 	}
-	rcommit, err := w.put("commit", commitObject(hex.EncodeToString(rtree), "", spec.when, []byte(recordMsg)))
+	// The record's commit has a fixed date: the same record (most often
+	// the empty one) is then the same commit, already stored.
+	rcommit, err := w.put("commit", commitObject(hex.EncodeToString(rtree), "", 0, []byte(recordMsg)))
 	if err != nil {
 		return res, fmt.Errorf("checkpoint: storing the record of uncovered paths: %w", err)
 	}
