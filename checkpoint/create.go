@@ -172,6 +172,10 @@ func (c *Checkpointer) store(ctx context.Context, label, corr, reason string, pa
 	}
 	if paths == nil {
 		c.setBase(cp)
+	}
+	if paths == nil || !c.loose {
+		// Each fast-import adds a pack (a loose scoped snapshot looks at
+		// its objects itself, see looseCommit).
 		c.maybeRepack(ctx, 0)
 	}
 	return cp, nil
