@@ -803,6 +803,17 @@ func TestUnusualFileNames(t *testing.T) {
 			writeFile(t, dir, "odd/new-\xff", "added", 0o644)
 			require.NoError(t, c.Restore(ctx, cp.ID))
 			assert.Equal(t, want, readTree(t, dir, isIgnoredByTestRules))
+
+			// The same names below a directory of a scoped checkpoint
+			// (its own tree objects, written by the package).
+			id, err := c.SnapshotPaths(ctx, "odd names, scoped", "", []string{"odd"})
+			require.NoError(t, err)
+			for _, n := range names {
+				writeFile(t, dir, "odd/"+n, "changed again", 0o755)
+			}
+			writeFile(t, dir, "odd/new-\xff", "added again", 0o644)
+			require.NoError(t, c.Restore(ctx, id))
+			assert.Equal(t, want, readTree(t, dir, isIgnoredByTestRules))
 		})
 	}
 }

@@ -53,3 +53,34 @@ func TestLooseObjectsArePacked(t *testing.T) {
 	require.NoError(t, err, "%s", out)
 	assert.False(t, strings.Contains(string(out), "error"), "%s", out)
 }
+
+// The package writes objects and refs itself only where they are plain
+// files and nothing it does not know changes what they mean.
+func TestLooseOK(t *testing.T) {
+	for _, tc := range []struct {
+		name, config string
+		reftable     bool
+		want         bool
+	}{
+		{"plain", "[core]\n\trepositoryformatversion = 0\n\tbare = true\n", false, true},
+		{"sha256", "[core]\n\trepositoryformatversion = 1\n[extensions]\n\tobjectFormat = sha256\n", false, true},
+		{"worktree config", "[extensions]\n\tworktreeConfig = true\n", false, true},
+		{"partial clone", "[extensions]\n\tpartialClone = origin\n", false, true},
+		{"reftable config", "[extensions]\n\trefStorage = reftable\n", false, false},
+		{"reftable directory", "[core]\n\tbare = true\n", true, false},
+		{"compat object format", "[extensions]\n\tcompatObjectFormat = sha256\n", false, false},
+		{"unknown extension", "[Extensions]\n\tsomethingNew = true\n", false, false},
+		{"extension after a comment", "[extensions] # x\n; c\n\tfoo\n", false, false},
+		{"other sections", "[remote \"origin\"]\n\turl = x\n[core]\n\tbare = false\n", false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "config"), []byte(tc.config), 0o644))
+			if tc.reftable {
+				require.NoError(t, os.Mkdir(filepath.Join(dir, "reftable"), 0o755))
+			}
+			assert.Equal(t, tc.want, looseOK(dir))
+		})
+	}
+	assert.False(t, looseOK(t.TempDir()), "no config: left to git")
+}

@@ -343,3 +343,62 @@ func TestProtectedEntriesNeverStored(t *testing.T) {
 		}
 	}
 }
+
+// Scoped checkpoints in repositories of every shape: SHA-256 object ids,
+// a linked worktree (refs in the common git directory, objects shared),
+// a workspace that is a subdirectory of its repository. Each restores and
+// leaves well-formed objects and refs.
+func TestSnapshotPathsRepositoryShapes(t *testing.T) {
+	ctx := context.Background()
+	for _, shape := range []string{"sha256", "worktree", "subdirectory"} {
+		t.Run(shape, func(t *testing.T) {
+			t.Parallel()
+			repo := t.TempDir()
+			format := "sha1"
+			if shape == "sha256" {
+				format = "sha256"
+			}
+			runGit(t, repo, "init", "-q", "--object-format="+format, "-b", "main")
+			writeFile(t, repo, "ws/src/main.go", "package main\n", 0o644)
+			writeFile(t, repo, "ws/README.md", "# readme\n", 0o644)
+			runGit(t, repo, "add", "-A")
+			runGit(t, repo, "commit", "-q", "-m", "initial")
+			ws, gitDir := repo, filepath.Join(repo, ".git")
+			switch shape {
+			case "worktree":
+				ws = filepath.Join(t.TempDir(), "wt")
+				runGit(t, repo, "worktree", "add", "-q", "-b", "second", ws)
+			case "subdirectory":
+				ws = filepath.Join(repo, "ws")
+			}
+			prefix := "ws/"
+			if shape == "subdirectory" {
+				prefix = ""
+			}
+			c := newCheckpointer(t, ws, nil)
+			require.True(t, checkpoint.Loose(c))
+			id, err := c.SnapshotPaths(ctx, "exec", "", []string{prefix + "src", filepath.Join(ws, prefix+"out/new.txt")})
+			require.NoError(t, err)
+			want := readTree(t, ws, nil)
+			writeFile(t, ws, prefix+"src/main.go", "package main // edited\n", 0o755)
+			writeFile(t, ws, prefix+"src/gen.go", "package main\n", 0o644)
+			writeFile(t, ws, prefix+"out/new.txt", "created\n", 0o644)
+			require.NoError(t, c.Restore(ctx, id))
+			assert.Equal(t, want, readTree(t, ws, nil))
+			assert.NoDirExists(t, filepath.Join(ws, prefix+"out"))
+			list, err := c.List(ctx)
+			require.NoError(t, err)
+			require.Len(t, list, 2)
+			if shape == "worktree" {
+				main := newCheckpointer(t, repo, nil)
+				other, err := main.List(ctx)
+				require.NoError(t, err)
+				assert.Empty(t, other, "the main worktree has checkpoints of its own")
+			}
+			cmd := exec.Command("git", "--git-dir="+gitDir, "fsck", "--full", "--strict", "--no-dangling", "--no-progress")
+			cmd.Env = gitEnv()
+			out, err := cmd.CombinedOutput()
+			require.NoError(t, err, "git fsck: %s", out)
+		})
+	}
+}
