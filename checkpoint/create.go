@@ -192,7 +192,7 @@ func (c *Checkpointer) privEnvCopy() []string {
 // files. It returns the files left out under OversizeSkip, and the record
 // of everything the snapshot leaves out (work-tree paths, directories
 // ending in "/"): ignored files and directories, nested repositories,
-// read-protected files, and the skipped files.
+// protected files, and the skipped files.
 func (c *Checkpointer) refreshIndex(ctx context.Context) (skipped, uncov []string, err error) {
 	if err := c.purgeProtected(ctx); err != nil {
 		return nil, nil, err
@@ -518,7 +518,7 @@ func (cl *classifier) considerName(p string) action {
 		return actNone
 	}
 	if rel, ok := cl.c.wsPath(p); !ok || cl.c.protect.match(rel) || cl.inNested(p) {
-		cl.uncov = append(cl.uncov, p) // read-protected
+		cl.uncov = append(cl.uncov, p) // protected, or in a nested repository
 		return actNone
 	}
 	return actAdd
@@ -544,7 +544,8 @@ func (cl *classifier) consider(p string, tracked bool) (action, error) {
 		return actNone, nil
 	}
 	if rel, ok := c.wsPath(p); !ok || c.protect.match(rel) || cl.inNested(p) {
-		// Read-protected: never stored, whether ignored or not.
+		// Protected (or in a nested repository): never stored, whether
+		// ignored or not.
 		cl.uncov = append(cl.uncov, p)
 		return leftOut(), nil
 	}

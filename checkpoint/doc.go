@@ -110,7 +110,7 @@
 //     older .reins/project-profile.json would loosen the agent's
 //     permissions).
 //   - Each checkpoint records what it did not cover: the ignored files and
-//     wholly ignored directories, nested repositories, read-protected,
+//     wholly ignored directories, nested repositories, protected,
 //     oversized and special files that existed when it was taken. A
 //     restore never deletes a path its target did not cover, whatever
 //     changed since: .gitignore edited or deleted, a nested repository's

@@ -96,13 +96,13 @@ func (m *meta) message() ([]byte, error) {
 	b.WriteString("reins checkpoint: ")
 	if m.Paths != nil {
 		// A path-scoped snapshot says so where "git log" shows it.
-		if len(m.Paths) == 1 {
-			b.WriteString("[scoped to " + truncate(strings.Map(func(r rune) rune {
+		if r := []rune(m.Paths[0]); len(m.Paths) == 1 && len(r) <= 60 {
+			b.WriteString("[scoped to " + strings.Map(func(r rune) rune {
 				if unicode.IsControl(r) {
 					return ' '
 				}
 				return r
-			}, m.Paths[0]), 60) + "] ")
+			}, string(r)) + "] ")
 		} else {
 			fmt.Fprintf(&b, "[scoped to %d paths] ", len(m.Paths))
 		}

@@ -73,7 +73,7 @@ func (c *Checkpointer) Restore(ctx context.Context, id string) error {
 // current state (same scope as the target, [ReasonBeforeRestore]) so the
 // rewind can itself be rewound, then writes only the files that differ
 // and removes only the files created since that the target covered;
-// what the target did not cover (ignored, read-protected, skipped or in a
+// what the target did not cover (ignored, protected, skipped or in a
 // nested repository when it was taken, see the package documentation),
 // HEAD, branches and the user's index are left alone, and no symbolic
 // link is followed. A restore that cannot be carried out returns a
@@ -451,7 +451,7 @@ func (c *Checkpointer) plan(ctx context.Context, root *os.Root, entries []gitx.R
 				Err: fmt.Errorf("checkpoint: snapshot holds an unsafe path: %w", err)}
 		}
 		if c.protect.match(rel) {
-			continue // read-protected: never deleted, never overwritten
+			continue // protected: never deleted, never overwritten
 		}
 		if e.OldMode != gitx.ModeNone {
 			inCur[rel] = true
