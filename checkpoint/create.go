@@ -46,18 +46,10 @@ func (c *Checkpointer) createWith(ctx context.Context, o CreateOptions, reason s
 		if full {
 			paths = nil // the workspace itself: a full snapshot
 		}
-		for _, p := range paths {
-			if err := c.checkNoSymlinkParent(p); err != nil {
-				return Checkpoint{}, err
-			}
-		}
 	}
 	unlock, err := c.lock(ctx)
 	if err != nil {
 		return Checkpoint{}, err
-	}
-	if paths != nil {
-		paths = c.widenAbsent(paths)
 	}
 	cp, err := c.create(ctx, o.Label, o.CorrelationID, reason, paths)
 	unlock()
@@ -68,18 +60,19 @@ func (c *Checkpointer) createWith(ctx context.Context, o CreateOptions, reason s
 	return cp, nil
 }
 
-// create stores a snapshot; the caller holds the lock.
+// create stores a new snapshot; the caller holds the lock.
 func (c *Checkpointer) create(ctx context.Context, label, corr, reason string, paths []string) (Checkpoint, error) {
-	p, err := c.prepare(ctx, paths)
+	p, err := c.prepare(ctx, paths, true)
 	if err != nil {
 		return Checkpoint{}, err
 	}
-	return c.store(ctx, label, corr, reason, paths, p)
+	return c.store(ctx, label, corr, reason, p.scope, p)
 }
 
 // prepared is a snapshot ready to be stored: the tree to build on, the
 // paths to replace or remove in it, and what it leaves out.
 type prepared struct {
+	scope     []string // the covered paths of a path-scoped snapshot (nil: full)
 	base      string
 	entries   []importEntry
 	skipped   []string
@@ -92,11 +85,16 @@ type prepared struct {
 	done                  func()
 }
 
-func (c *Checkpointer) prepare(ctx context.Context, paths []string) (prepared, error) {
+// prepare looks at what a snapshot of paths (nil: the whole workspace)
+// records. fresh says that the caller asked for it now (Create, not the
+// checkpoint a restore takes of the current state with the target's
+// scope): a path-scoped one then refuses a path through a link and covers
+// the outermost missing directory of an absent path (see scopedEntries).
+func (c *Checkpointer) prepare(ctx context.Context, paths []string, fresh bool) (prepared, error) {
 	p := prepared{base: c.emptyTree}
 	var err error
 	if paths != nil {
-		p.entries, p.skipped, p.uncovered, err = c.scopedEntries(ctx, paths)
+		p.scope, p.entries, p.skipped, p.uncovered, err = c.scopedEntries(ctx, paths, fresh)
 		return p, err
 	}
 	b := c.loadBase()
@@ -828,30 +826,6 @@ func (c *Checkpointer) trackedAmong(ctx context.Context, ignored []string, all b
 		return nil, nil, fmt.Errorf("checkpoint: ls-files: %w", err)
 	}
 	return paths, func() { _ = writeFileAtomic(stateFile, []byte(sig)) }, nil
-}
-
-// checkNoSymlinkParent rejects a workspace-relative path one of whose
-// parent directories (inside the workspace) is a symbolic link: such a
-// path is not a file of the workspace tree, and writing to it would
-// follow the link.
-func (c *Checkpointer) checkNoSymlinkParent(p string) error {
-	var parents []string
-	for d := path.Dir(p); d != "."; d = path.Dir(d) {
-		parents = append(parents, d)
-	}
-	for i := len(parents) - 1; i >= 0; i-- {
-		st, err := os.Lstat(filepath.Join(c.root, filepath.FromSlash(parents[i])))
-		if err != nil {
-			return nil // missing from here down
-		}
-		if st.Mode()&fs.ModeSymlink != 0 {
-			return fmt.Errorf("%w: %s: parent %s is a symbolic link", ErrInvalidPath, p, parents[i])
-		}
-		if !st.IsDir() {
-			return nil
-		}
-	}
-	return nil
 }
 
 // Snapshot takes a full checkpoint with a label and a correlation id and returns its id. It is

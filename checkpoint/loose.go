@@ -162,19 +162,12 @@ func (w *looseWriter) objectPath(oid []byte) string {
 func (w *looseWriter) install(final string, data []byte) error {
 	fan := filepath.Dir(final)
 	name := filepath.Join(fan, "tmp_obj_"+randHex())
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
+	err := createFile(name, data, 0o444)
 	if errors.Is(err, fs.ErrNotExist) {
 		if err := os.Mkdir(fan, 0o777); err != nil && !errors.Is(err, fs.ErrExist) {
 			return err
 		}
-		f, err = os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
-	}
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
+		err = createFile(name, data, 0o444)
 	}
 	if err == nil {
 		err = rename(name, final)
@@ -263,23 +256,20 @@ func looseOK(gitDir string) bool {
 func (c *Checkpointer) createRef(name, commit string) error {
 	final := filepath.Join(c.refDir, filepath.FromSlash(name))
 	lock := final + ".lock"
-	if err := os.MkdirAll(filepath.Dir(final), 0o777); err != nil {
-		return fmt.Errorf("checkpoint: creating %s: %w", name, err)
-	}
-	f, err := os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
-	if err != nil {
-		return fmt.Errorf("checkpoint: creating %s: %w", name, err)
-	}
-	_, err = f.WriteString(commit + "\n")
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		// A new id: nothing is there (git's own ref creation renames the
-		// same way).
-		err = rename(lock, final)
+	data := []byte(commit + "\n")
+	err := createFile(lock, data, 0o666)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(filepath.Dir(final), 0o777); err != nil {
+			return fmt.Errorf("checkpoint: creating %s: %w", name, err)
+		}
+		err = createFile(lock, data, 0o666)
 	}
 	if err != nil {
+		return fmt.Errorf("checkpoint: creating %s: %w", name, err)
+	}
+	// A new id: nothing is there (git's own ref creation renames the
+	// same way).
+	if err := rename(lock, final); err != nil {
 		os.Remove(lock)
 		return fmt.Errorf("checkpoint: creating %s: %w", name, err)
 	}

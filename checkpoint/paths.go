@@ -1,10 +1,7 @@
 package checkpoint
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -97,24 +94,19 @@ func (c *Checkpointer) normalizePaths(field string, unsafePaths []string) (paths
 		}
 		out = append(out, q)
 	}
-	slices.Sort(out)
-	out = slices.Compact(out)
-	// A path below another listed path is covered by it.
-	set := make(map[string]bool, len(out))
-	for _, p := range out {
+	return collapse(out), false, nil
+}
+
+// collapse sorts workspace-relative paths and drops duplicates and every
+// path below another one (covered by it).
+func collapse(paths []string) []string {
+	slices.Sort(paths)
+	paths = slices.Compact(paths)
+	set := make(map[string]bool, len(paths))
+	for _, p := range paths {
 		set[p] = true
 	}
-	kept := out[:0]
-	for _, p := range out {
-		covered := false
-		for d := path.Dir(p); d != "." && !covered; d = path.Dir(d) {
-			covered = set[d]
-		}
-		if !covered {
-			kept = append(kept, p)
-		}
-	}
-	return kept, false, nil
+	return slices.DeleteFunc(paths, func(p string) bool { return coveredBy(path.Dir(p), set) })
 }
 
 // coveredBy reports whether the workspace-relative p is in scope (a set of
@@ -126,40 +118,4 @@ func coveredBy(p string, scope map[string]bool) bool {
 		}
 	}
 	return false
-}
-
-// widenAbsent replaces each scoped path whose parent directory does not
-// exist by its outermost missing ancestor: restoring that one's absence
-// removes the directories created to hold the path as well, and nothing
-// that existed when the snapshot was taken can be under it. The result is
-// normalized again (sorted, none inside another).
-func (c *Checkpointer) widenAbsent(paths []string) []string {
-	changed := false
-	out := make([]string, len(paths))
-	for i, p := range paths {
-		out[i] = p
-		for j := 0; j < len(p); j++ {
-			if p[j] != '/' {
-				continue
-			}
-			_, err := os.Lstat(filepath.Join(c.root, filepath.FromSlash(p[:j])))
-			if errors.Is(err, fs.ErrNotExist) {
-				out[i], changed = p[:j], true
-				break
-			}
-			if err != nil {
-				break // a file or a link in the way: the path itself says what happens
-			}
-		}
-	}
-	if !changed {
-		return paths
-	}
-	slices.Sort(out)
-	out = slices.Compact(out)
-	set := make(map[string]bool, len(out))
-	for _, p := range out {
-		set[p] = true
-	}
-	return slices.DeleteFunc(out, func(p string) bool { return coveredBy(path.Dir(p), set) })
 }

@@ -145,7 +145,7 @@ func (c *Checkpointer) rewindLocked(ctx context.Context, resolve func(context.Co
 	if target.Label != "" {
 		label += " (" + truncate(target.Label, 200) + ")"
 	}
-	p, err := c.prepare(ctx, target.Paths)
+	p, err := c.prepare(ctx, target.Paths, false)
 	if err != nil {
 		return RewindResult{}, nil, fail(RestoreSnapshotFailed, "", err)
 	}

@@ -73,6 +73,53 @@ func (n *nestedCheck) above(p string) string {
 	return ""
 }
 
+// walkEnd says where the walk down to a scoped path stopped.
+type walkEnd uint8
+
+const (
+	walkFound   walkEnd = iota // every parent is a real directory; st is the path's own Lstat (nil: absent)
+	walkMissing                // the parent at is missing
+	walkBlocked                // a parent is not a directory
+	walkLink                   // the parent at is a symbolic link
+	walkNested                 // the parent at is a nested repository
+)
+
+// walkScoped looks at the workspace-relative p and the directories above
+// it, top down, with one Lstat each (and one for a .git entry in each
+// directory): the first that is missing, not a directory, a link or a
+// nested repository ends the walk.
+func (c *Checkpointer) walkScoped(p string, nested *nestedCheck) (st fs.FileInfo, end walkEnd, at string, err error) {
+	for i := 0; i < len(p); i++ {
+		if p[i] != '/' {
+			continue
+		}
+		d := p[:i]
+		dst, err := os.Lstat(filepath.Join(c.root, filepath.FromSlash(d)))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, walkMissing, d, nil
+		case errors.Is(err, errNotDir):
+			return nil, walkBlocked, d, nil
+		case err != nil:
+			return nil, 0, "", fmt.Errorf("checkpoint: %s: %w", d, err)
+		case dst.Mode()&fs.ModeSymlink != 0:
+			return nil, walkLink, d, nil
+		case !dst.IsDir():
+			return nil, walkBlocked, d, nil
+		case nested.is(d):
+			return nil, walkNested, d, nil
+		}
+	}
+	st, err = os.Lstat(filepath.Join(c.root, filepath.FromSlash(p)))
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, errNotDir) {
+		return nil, walkFound, "", nil
+	}
+	if err != nil {
+		return nil, 0, "", fmt.Errorf("checkpoint: %s: %w", p, err)
+	}
+	return st, walkFound, "", nil
+}
+
 // scopedEntries lists what a path-scoped snapshot of paths (workspace-
 // relative, normalized) records, sorted: each existing file or link, and
 // below each directory what a full snapshot would record there (listed
@@ -80,11 +127,21 @@ func (n *nestedCheck) above(p string) string {
 // in the snapshot (built on the empty tree), so restoring removes what is
 // there then.
 //
+// A fresh snapshot (one asked for now) refuses a path with a symbolic
+// link on its way ([ErrInvalidPath]: it is not a path of the workspace
+// tree), and covers, for an absent path whose parent is missing, the
+// outermost missing directory instead, so that restoring that absence
+// removes the directories created for the path too; scope is the covered
+// paths then. The checkpoint a restore takes of the current state keeps
+// the target's scope and takes a path behind a link (put there by the
+// work since) as absent: the restore then finds the link in its way and
+// refuses rather than write through it.
+//
 // Protected paths, paths in nested repositories, files above the size cap
 // and special files are left out; those the caller named are reported as
 // skipped, and all are recorded as uncovered, so that a restore leaves
 // them alone.
-func (c *Checkpointer) scopedEntries(ctx context.Context, paths []string) (entries []importEntry, skipped, uncov []string, err error) {
+func (c *Checkpointer) scopedEntries(ctx context.Context, paths []string, fresh bool) (scope []string, entries []importEntry, skipped, uncov []string, err error) {
 	limit := c.opts.maxFileSize()
 	nested := &nestedCheck{c: c, seen: map[string]bool{}}
 	leaveOut := func(p string, dir bool) {
@@ -95,32 +152,40 @@ func (c *Checkpointer) scopedEntries(ctx context.Context, paths []string) (entri
 		}
 		uncov = append(uncov, rp)
 	}
+	scope = paths
+	widened := false
 	var dirs []string
-	for _, p := range paths {
-		if c.checkNoSymlinkParent(p) != nil {
-			// A link on the way (checked when the checkpoint was created,
-			// so the work since put it there): not a path of the workspace
-			// tree, so absent. A restore does not write through the link:
-			// it finds it in the way and refuses.
+	for i, p := range paths {
+		st, end, at, err := c.walkScoped(p, nested)
+		if err != nil {
+			return nil, nil, nil, nil, err
+		}
+		switch end {
+		case walkMissing:
+			if fresh {
+				if !widened {
+					scope = slices.Clone(paths)
+					widened = true
+				}
+				scope[i], p = at, at
+			}
+		case walkLink:
+			if fresh {
+				return nil, nil, nil, nil, fmt.Errorf("%w: %s: parent %s is a symbolic link", ErrInvalidPath, p, at)
+			}
+		case walkNested:
+			skipped = append(skipped, p)
+			uncov = append(uncov, c.repoPath(at)+"/")
 			continue
 		}
-		rp := c.repoPath(p)
-		st, err := os.Lstat(filepath.Join(c.workDir, filepath.FromSlash(rp)))
-		isDir := err == nil && st.IsDir()
+		isDir := st != nil && st.IsDir()
 		if c.protect.match(p) {
 			leaveOut(p, isDir)
 			continue
 		}
-		if n := nested.above(p); n != "" {
-			skipped = append(skipped, p)
-			uncov = append(uncov, c.repoPath(n)+"/")
-			continue
-		}
 		switch {
-		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, errNotDir):
-			continue // absent: restoring removes it
-		case err != nil:
-			return nil, nil, nil, fmt.Errorf("checkpoint: %s: %w", p, err)
+		case st == nil:
+			continue // absent: restoring removes what is there then
 		case isDir:
 			if nested.is(p) {
 				leaveOut(p, true)
@@ -131,7 +196,7 @@ func (c *Checkpointer) scopedEntries(ctx context.Context, paths []string) (entri
 		case st.Mode().IsRegular():
 			if limit >= 0 && st.Size() > limit {
 				if c.opts.Oversize == OversizeFail {
-					return nil, nil, nil, &FileTooLargeError{Path: p, Size: st.Size(), Limit: limit}
+					return nil, nil, nil, nil, &FileTooLargeError{Path: p, Size: st.Size(), Limit: limit}
 				}
 				leaveOut(p, false)
 				continue
@@ -141,19 +206,22 @@ func (c *Checkpointer) scopedEntries(ctx context.Context, paths []string) (entri
 			leaveOut(p, false)
 			continue
 		}
-		entries = append(entries, importEntry{path: rp})
+		entries = append(entries, importEntry{path: c.repoPath(p)})
+	}
+	if widened {
+		scope = collapse(scope)
 	}
 	if len(dirs) > 0 {
 		more, unc, err := c.listDirs(ctx, dirs, nested)
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, nil, err
 		}
 		entries = append(entries, more...)
 		uncov = append(uncov, unc...)
 	}
 	slices.SortFunc(entries, func(a, b importEntry) int { return strings.Compare(a.path, b.path) })
 	entries = slices.CompactFunc(entries, func(a, b importEntry) bool { return a.path == b.path })
-	return entries, skipped, uncov, nil
+	return scope, entries, skipped, uncov, nil
 }
 
 // listDirs lists what a full snapshot would record below the given
@@ -372,7 +440,7 @@ func (c *Checkpointer) looseCommit(ctx context.Context, spec streamSpec, entries
 // trees, no commit) and returns its id, for comparing a path-scoped
 // checkpoint with the workspace.
 func (c *Checkpointer) scopedTree(ctx context.Context, paths []string) (string, error) {
-	entries, _, _, err := c.scopedEntries(ctx, paths)
+	_, entries, _, _, err := c.scopedEntries(ctx, paths, false)
 	if err != nil {
 		return "", err
 	}
