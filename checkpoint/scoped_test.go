@@ -292,6 +292,7 @@ func TestProtectedEntriesNeverStored(t *testing.T) {
 				want := plant()
 				full, err := w.c.Create(ctx, "full")
 				require.NoError(t, err)
+				same(want, "full snapshot")
 				scoped, err := w.c.CreateWith(ctx, checkpoint.CreateOptions{Paths: []string{"secrets", "vault", "tls", "home-secret/token.txt", "deploy/prod.tf", "README.md"}})
 				require.NoError(t, err)
 				assert.ElementsMatch(t, []string{"vault", "home-secret/token.txt", "deploy/prod.tf"}, scoped.Skipped)
