@@ -11,6 +11,10 @@ import (
 	"github.com/reins-go/reins/internal/fspath"
 )
 
+// The gate's compiled lists convert to a Protection as they are: a host
+// wires one list into both (this stops compiling if the two drift apart).
+var _ = Protection(fspath.Lists{}.WithSeeds())
+
 // The protection lists, row by row: the seeds' names and their variants,
 // the shared defaults of both classes, and host entries of every form the
 // gate accepts (a name with wildcards, several components, an absolute
