@@ -148,7 +148,10 @@ func New(ctx context.Context, workspace string, opts *Options) (*Checkpointer, e
 	if opts != nil {
 		o = *opts
 		o.Exclude = append([]string(nil), opts.Exclude...)
-		o.Protected = opts.Protected.clone()
+		if opts.Protected != nil {
+			p := opts.Protected.clone()
+			o.Protected = &p
+		}
 	}
 	if err := o.validate(); err != nil {
 		return nil, err

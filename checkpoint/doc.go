@@ -95,11 +95,12 @@
 //     secrets: .env, .env.local, .env.*, .ssh, id_rsa, id_ed25519, other
 //     key and credential names, the credential stores in the home
 //     directory; and the write-protected paths: .git, shell rc files,
-//     .envrc, editor and agent configuration, .reins, CI workflows), plus
-//     the entries a host adds with [Options.Protected] in the form the gate
-//     takes them (names matched anywhere, runs of names such as
+//     .envrc, editor and agent configuration, .reins, CI workflows), or
+//     the lists a host passes in [Options.Protected], the gate's own lists
+//     in the gate's form (names matched anywhere, runs of names such as
 //     secrets/prod.json, names with * and ?, absolute paths, paths under
-//     ~), matched by the gate's own matcher, ignoring ASCII case. No
+//     ~; the seeds' six names always), matched by the gate's own matcher,
+//     ignoring ASCII case. No
 //     object, tree, index entry or file under the checkpoint store holds
 //     their content, whether they are ignored or not: not by Create, not
 //     by the checkpoint a restore takes first, not by a path-scoped

@@ -65,19 +65,25 @@ type Options struct {
 	// They apply even when IncludeIgnored is set.
 	Exclude []string
 
-	// Protected adds entries to the protection lists, in the form the gate
-	// builds them (see [Protection]; pass the gate's lists as they are).
-	// The defaults, which cannot be removed, are reins' shared lists:
-	// secrets (.env, .env.local, .env.*, .ssh, id_rsa, id_ed25519, other
-	// private key and credential file names, the credential stores in the
-	// home directory) and write-protected paths (.git, shell rc files,
-	// .envrc, editor and agent configuration, .reins, CI workflows). A path
-	// that either class protects is never stored in a checkpoint (no
+	// Protected are the protection lists, in the form and with the meaning
+	// the gate gives them (see [Protection]): pass the lists the gate
+	// compiled from the active profile, so that one list reaches the gate,
+	// the sandbox and the checkpoints. nil means reins' default lists
+	// (internal/fspath): secrets (.env, .env.local, .env.*, .ssh, id_rsa,
+	// id_ed25519, other private key and credential file names, the
+	// credential stores in the home directory) and write-protected paths
+	// (.git, shell rc files, .envrc, editor and agent configuration,
+	// .reins, CI workflows). Non-nil lists are used as given (a profile may
+	// narrow the defaults with unprotected_paths, and the gate then allows
+	// what it unprotects), plus the seeds' six names (.git, .env,
+	// .env.local, .ssh, id_rsa, id_ed25519), which are always protected. A
+	// path that either class protects is never stored in a checkpoint (no
 	// object, tree, index entry or file of the checkpoint store holds its
 	// content) and never written or deleted by a restore, whether or not
 	// it is ignored. An entry the gate would refuse (a pattern other than
-	// * and ?, "..", ~user) makes [New] fail naming it.
-	Protected Protection
+	// * and ?, "..", ~user, ~ without a home directory) makes [New] fail
+	// naming it.
+	Protected *Protection
 
 	// MaxFileSize is the size cap per file in bytes. 0 means
 	// DefaultMaxFileSize; a negative value means no cap.
@@ -112,8 +118,10 @@ func (o *Options) validate() error {
 			return fmt.Errorf("checkpoint: Options.Exclude[%d]: %q is not a single-line ignore pattern", i, p)
 		}
 	}
-	if err := validProtection(o.Protected); err != nil {
-		return err
+	if o.Protected != nil {
+		if err := validProtection(*o.Protected); err != nil {
+			return err
+		}
 	}
 	if strings.ContainsRune(o.ShadowRoot, 0) {
 		return fmt.Errorf("checkpoint: Options.ShadowRoot: contains NUL")

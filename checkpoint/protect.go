@@ -16,7 +16,7 @@ import (
 // and the user configuration directory). Its fields are those of the lists
 // the gate compiles, so a host inside this module converts them as they are
 // (checkpoint.Protection(lists)); one list then reaches the gate, the sandbox
-// and the checkpoints.
+// and the checkpoints. See [Options.Protected].
 //
 // An entry is what the gate accepts: a name matched as a path component
 // anywhere in the workspace (".env"), a run of names ("secrets/prod.json",
@@ -61,27 +61,29 @@ func homeDir() string {
 	return ""
 }
 
-// newProtector compiles the default lists (fspath.Defaults with the
-// seeds), then the host's extra entries, for paths inside root. A default
-// entry under the home directory is dropped when the home directory is
-// unknown (it cannot be inside a workspace this process can locate
-// either); a host entry that cannot be honoured is an error naming it.
-func newProtector(extra Protection, root, home string) (protector, error) {
+// newProtector compiles the lists for paths inside root: the host's lists
+// with the seeds (the gate's form), or, for nil, the default lists, whose
+// entries under the home directory are dropped when the home directory is
+// unknown (they cannot be inside a workspace this process can locate
+// either). A host entry that cannot be honoured is an error naming it.
+func newProtector(host *Protection, root, home string) (protector, error) {
 	var lists fspath.Lists
-	def := fspath.Defaults().WithSeeds()
-	for _, c := range [...]struct {
-		def, extra []string
-		dst        *[]string
-	}{{def.ReadWrite, extra.ReadWrite, &lists.ReadWrite}, {def.Write, extra.Write, &lists.Write}} {
-		for _, e := range c.def {
-			if _, err := fspath.Expand(e, home); err != nil && errors.Is(err, fspath.ErrNoHome) {
-				continue
-			}
-			*c.dst = append(*c.dst, e)
+	if host != nil {
+		lists = fspath.Lists{ReadWrite: host.ReadWrite, Write: host.Write}.WithSeeds()
+	} else {
+		def := fspath.Defaults().WithSeeds()
+		keep := func(e string) bool {
+			_, err := fspath.Expand(e, home)
+			return !errors.Is(err, fspath.ErrNoHome)
 		}
-		for _, e := range c.extra {
-			if !slices.Contains(*c.dst, e) {
-				*c.dst = append(*c.dst, e)
+		for _, e := range def.ReadWrite {
+			if keep(e) {
+				lists.ReadWrite = append(lists.ReadWrite, e)
+			}
+		}
+		for _, e := range def.Write {
+			if keep(e) {
+				lists.Write = append(lists.Write, e)
 			}
 		}
 	}

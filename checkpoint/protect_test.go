@@ -22,9 +22,11 @@ var _ = Protection(fspath.Lists{}.WithSeeds())
 func TestProtector(t *testing.T) {
 	root := filepath.FromSlash("/work/ws")
 	home := filepath.FromSlash("/home/u")
-	m, err := newProtector(Protection{
-		ReadWrite: []string{"*.pem", "credentials?.json", "secrets/prod.json", "/work/ws/private", "~/notes/keys.txt"},
-		Write:     []string{"deploy/*.tf"},
+	// The gate's lists: the defaults and the profile's entries.
+	def := fspath.Defaults()
+	m, err := newProtector(&Protection{
+		ReadWrite: append(def.ReadWrite, "*.pem", "credentials?.json", "secrets/prod.json", "/work/ws/private", "~/notes/keys.txt"),
+		Write:     append(def.Write, "deploy/*.tf"),
 	}, root, home)
 	require.NoError(t, err)
 	for _, tc := range []struct {
@@ -74,15 +76,27 @@ func TestProtector(t *testing.T) {
 		assert.Equal(t, tc.want, m.match(tc.path), tc.path)
 	}
 	// A workspace in the home directory: ~ entries reach into it.
-	h, err := newProtector(Protection{ReadWrite: []string{"~/notes/keys.txt"}}, home, home)
+	h, err := newProtector(&Protection{ReadWrite: []string{"~/notes/keys.txt"}}, home, home)
 	require.NoError(t, err)
 	assert.True(t, h.match("notes/keys.txt"))
-	assert.True(t, h.match(".aws/credentials"), "the default credential stores")
 	assert.False(t, h.match("notes/other.txt"))
+	d, err := newProtector(nil, home, home)
+	require.NoError(t, err)
+	assert.True(t, d.match(".aws/credentials"), "the default credential stores")
 	// A workspace under a protected directory is protected as a whole.
-	w, err := newProtector(Protection{Write: []string{"/work"}}, root, home)
+	w, err := newProtector(&Protection{Write: []string{"/work"}}, root, home)
 	require.NoError(t, err)
 	assert.True(t, w.match("src/main.go"))
+	// The host's lists are the lists: what a profile unprotects (the gate
+	// then allows it) is covered by checkpoints; the seeds never are.
+	n, err := newProtector(&Protection{ReadWrite: []string{"*.pem"}}, root, home)
+	require.NoError(t, err)
+	for _, p := range []string{".vscode/settings.json", ".envrc", ".env.production", "x.pem.txt"} {
+		assert.False(t, n.match(p), p)
+	}
+	for _, p := range []string{"x.pem", ".git/config", ".env", ".env.local", ".ssh/k", "a/id_rsa", "ID_ED25519"} {
+		assert.True(t, n.match(p), p)
+	}
 }
 
 // Entries are checked with the gate's rule; one that cannot be honoured is
@@ -112,11 +126,12 @@ func TestProtectionValidation(t *testing.T) {
 	}
 	// Without a home directory, a host entry under ~ cannot be honoured;
 	// the defaults under ~ are dropped (they cannot be located either).
-	_, err := newProtector(Protection{ReadWrite: []string{"~/.config/x"}}, "/w", "")
+	_, err := newProtector(&Protection{ReadWrite: []string{"~/.config/x"}}, "/w", "")
 	require.ErrorIs(t, err, fspath.ErrNoHome)
-	m, err := newProtector(Protection{}, "/w", "")
+	m, err := newProtector(nil, "/w", "")
 	require.NoError(t, err)
 	assert.True(t, m.match(".env"))
+	assert.True(t, m.match(".netrc"))
 }
 
 // The checkpointer's answer is the gate's matcher's answer on the same
@@ -126,14 +141,15 @@ func FuzzProtectorMatch(f *testing.F) {
 		"secrets/prod.json", "x/Secrets/Prod.JSON/y", "keys/k.pem", "private/x", ".github/workflows/a"} {
 		f.Add(s)
 	}
-	extra := Protection{ReadWrite: []string{"secrets/prod.json", "*.pem", "/w/private"}, Write: []string{"/w/gen"}}
-	m, err := newProtector(extra, "/w", "/h")
+	def := fspath.Defaults()
+	lists := fspath.Lists{
+		ReadWrite: append(def.ReadWrite, "secrets/prod.json", "*.pem", "/w/private"),
+		Write:     append(def.Write, "/w/gen", "/etc/reins"),
+	}.WithSeeds()
+	p := Protection(lists)
+	m, err := newProtector(&p, "/w", "/h")
 	require.NoError(f, err)
-	def := fspath.Defaults().WithSeeds()
-	gate, err := fspath.NewMatcher(fspath.Lists{
-		ReadWrite: append(def.ReadWrite, extra.ReadWrite...),
-		Write:     append(def.Write, extra.Write...),
-	}, "/h")
+	gate, err := fspath.NewMatcher(lists, "/h")
 	require.NoError(f, err)
 	f.Fuzz(func(t *testing.T, p string) {
 		got := m.match(p)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/reins-go/reins/audit"
 	"github.com/reins-go/reins/checkpoint"
+	"github.com/reins-go/reins/internal/fspath"
 )
 
 // writeModes are the two ways a path-scoped snapshot is stored: loose
@@ -260,12 +261,14 @@ func TestProtectedEntriesNeverStored(t *testing.T) {
 				ctx := context.Background()
 				w := &boundaryWS{kind: kind, dir: newWorkspace(t, kind), shadow: t.TempDir()}
 				t.Setenv("HOME", w.dir) // ~ entries reach into the workspace
-				prot := checkpoint.Protection{
-					ReadWrite: []string{"secrets/prod.json", "*.key", filepath.Join(w.dir, "vault"), "~/home-secret/token.txt"},
-					Write:     []string{"deploy/prod.tf"},
-				}
+				// The gate's lists: the defaults, the user's entries, the seeds.
+				def := fspath.Defaults()
+				prot := checkpoint.Protection(fspath.Lists{
+					ReadWrite: append(def.ReadWrite, "secrets/prod.json", "*.key", filepath.Join(w.dir, "vault"), "~/home-secret/token.txt"),
+					Write:     append(def.Write, "deploy/prod.tf"),
+				}.WithSeeds())
 				var err error
-				w.c, err = checkpoint.New(ctx, w.dir, &checkpoint.Options{ShadowRoot: w.shadow, Protected: prot})
+				w.c, err = checkpoint.New(ctx, w.dir, &checkpoint.Options{ShadowRoot: w.shadow, Protected: &prot})
 				require.NoError(t, err)
 				checkpoint.SetLoose(w.c, mode == "loose")
 				gen := 0
