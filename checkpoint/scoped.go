@@ -28,10 +28,13 @@ import (
 // link, and absence (a file created since is removed); below a directory
 // path, what a full snapshot covers of that subtree (ignored files,
 // nested repositories and protected paths are left alone). Nothing else
-// is touched. A path that is the workspace itself makes a full snapshot. A
-// path outside the workspace is an error naming it ([ErrInvalidPath]);
-// protected paths are never stored (they are reported in
-// [Checkpoint.Skipped]). The checkpoint is listed like any other;
+// is touched. An absent path whose parent directory is missing covers the
+// outermost missing directory instead, so that a restore removes the
+// directories created for it too. A path that is the workspace itself
+// makes a full snapshot. A path outside the workspace, or with a symbolic
+// link on its way, is an error naming it ([ErrInvalidPath]); protected
+// paths are never stored (the [Created] event's [Checkpoint.Skipped] lists
+// those named). The checkpoint is listed like any other;
 // [Checkpoint.Paths] says what it covers and its commit's subject says it
 // is scoped.
 func (c *Checkpointer) SnapshotPaths(ctx context.Context, label, correlationID string, paths []string) (string, error) {
