@@ -173,11 +173,16 @@ func (r *Run) enforcing() bool {
 
 func (r *Run) runCommand(ctx context.Context, runner Runner, cmd sandbox.Command) (sandbox.Result, error) {
 	res, err := runner.Run(ctx, cmd)
-	if res.Escaped() {
-		v := make([]string, 0, len(res.Violations))
-		for _, x := range res.Violations {
+	// Every violation is an escape signal but one the backend reports when it could not check a
+	// command (a script its reader does not know): that refusal is the backend's limit, not the
+	// command's attempt, so the command fails without halting the run.
+	var v []string
+	for _, x := range res.Violations {
+		if x.Kind != sandbox.ViolationUncheckable {
 			v = append(v, x.String())
 		}
+	}
+	if len(v) > 0 {
 		r.RecordViolation(context.WithoutCancel(ctx), strings.Join(v, "; "))
 	}
 	if err != nil {

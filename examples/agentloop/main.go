@@ -25,6 +25,7 @@ import (
 	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
 	"github.com/reins-go/reins/sandbox"
+	"github.com/reins-go/reins/sandbox/script/shellanalysis"
 	"github.com/reins-go/reins/sandbox/hardened" // local-hardened (its child entry point and Landlock)
 )
 
@@ -96,7 +97,7 @@ func run(ctx context.Context, out io.Writer) error {
 
 	// Where commands run: the hardened sandbox when the decision asks for one. If this machine
 	// cannot provide it, commands that need it are refused, not run unconfined.
-	local, err := sandbox.NewLocal(sandbox.LocalConfig{Root: ws})
+	local, err := sandbox.NewLocal(sandbox.LocalConfig{Root: ws, Scripts: shellanalysis.Read})
 	if err != nil {
 		return err
 	}
