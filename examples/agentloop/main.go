@@ -25,8 +25,8 @@ import (
 	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
 	"github.com/reins-go/reins/sandbox"
-	"github.com/reins-go/reins/sandbox/script/shellanalysis"
 	"github.com/reins-go/reins/sandbox/hardened" // local-hardened (its child entry point and Landlock)
+	"github.com/reins-go/reins/sandbox/script/shellanalysis"
 )
 
 // step is one thing the scripted agent wants to do.
