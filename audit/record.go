@@ -53,6 +53,9 @@ const (
 	KindGrantRevoked Kind = "grant_revoked"
 	// KindBudget records a meter's warning, its exhaustion, or its reset.
 	KindBudget Kind = "budget"
+	// KindSandboxWaived records that a decision's Sandbox obligation was not enforced, and why
+	// (the host trusts the analysis: RuleMatched "obligation:sandbox-trusted").
+	KindSandboxWaived Kind = "sandbox_waived"
 )
 
 // DecidedBy says who or what made a decision, coarser than Layer and stable across gate

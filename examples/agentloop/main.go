@@ -26,6 +26,7 @@ import (
 	"github.com/reins-go/reins/profile"
 	"github.com/reins-go/reins/sandbox"
 	"github.com/reins-go/reins/sandbox/hardened" // local-hardened (its child entry point and Landlock)
+	"github.com/reins-go/reins/sandbox/script/shellanalysis"
 )
 
 // step is one thing the scripted agent wants to do.
@@ -96,7 +97,7 @@ func run(ctx context.Context, out io.Writer) error {
 
 	// Where commands run: the hardened sandbox when the decision asks for one. If this machine
 	// cannot provide it, commands that need it are refused, not run unconfined.
-	local, err := sandbox.NewLocal(sandbox.LocalConfig{Root: ws})
+	local, err := sandbox.NewLocal(sandbox.LocalConfig{Root: ws, Scripts: shellanalysis.Read})
 	if err != nil {
 		return err
 	}

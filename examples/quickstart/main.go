@@ -29,6 +29,7 @@ import (
 	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
 	"github.com/reins-go/reins/sandbox"
+	"github.com/reins-go/reins/sandbox/script/shellanalysis"
 )
 
 func main() {
@@ -115,7 +116,7 @@ func run(ctx context.Context, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	runner, err := sandbox.NewLocal(sandbox.LocalConfig{Root: ws})
+	runner, err := sandbox.NewLocal(sandbox.LocalConfig{Root: ws, Scripts: shellanalysis.Read})
 	if err != nil {
 		return err
 	}
