@@ -53,6 +53,10 @@ const (
 	KindGrantRevoked Kind = "grant_revoked"
 	// KindBudget records a meter's warning, its exhaustion, or its reset.
 	KindBudget Kind = "budget"
+	// KindRunState records a run-state store starting or ending a grace period in which it
+	// serves its last known state because its backend cannot be reached (RuleMatched
+	// "run-state:stale" or "run-state:current"; Reason says why and since when).
+	KindRunState Kind = "run_state"
 )
 
 // DecidedBy says who or what made a decision, coarser than Layer and stable across gate
