@@ -2,12 +2,15 @@ package etcdstore_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -164,5 +167,87 @@ func grant(id string, scope reins.Scope) reins.Grant {
 			Risk: policy.RiskMatch{Levels: risk.Of(risk.Exec)}}}}}
 }
 
+func jsonOf(v any) (string, error) {
+	b, err := json.Marshal(v)
+	return string(b), err
+}
+
 // readme is an action the trusted profile allows without obligations.
 var readme = policy.Action{Tool: "read_file", Operation: policy.OpRead, Targets: []string{"README.md"}}
+
+// proxy forwards TCP connections to the server; down cuts every connection and refuses new
+// ones (a partition between the runs and the cluster), up lets them through again.
+type proxy struct {
+	tb     testing.TB
+	addr   string
+	target string
+	mu     sync.Mutex
+	ln     net.Listener
+	conns  map[net.Conn]struct{}
+}
+
+func newProxy(tb testing.TB, target string) *proxy {
+	p := &proxy{tb: tb, addr: freeAddr(tb), target: target, conns: map[net.Conn]struct{}{}}
+	p.up()
+	tb.Cleanup(p.down)
+	return p
+}
+
+func (p *proxy) up() {
+	p.tb.Helper()
+	ln, err := net.Listen("tcp", p.addr)
+	require.NoError(p.tb, err)
+	p.mu.Lock()
+	p.ln = ln
+	p.mu.Unlock()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go p.forward(c)
+		}
+	}()
+}
+
+func (p *proxy) forward(c net.Conn) {
+	s, err := net.Dial("tcp", p.target)
+	if err != nil {
+		c.Close()
+		return
+	}
+	p.mu.Lock()
+	if p.ln == nil {
+		p.mu.Unlock()
+		c.Close()
+		s.Close()
+		return
+	}
+	p.conns[c], p.conns[s] = struct{}{}, struct{}{}
+	p.mu.Unlock()
+	go func() { _, _ = io.Copy(s, c); s.Close(); c.Close() }()
+	go func() { _, _ = io.Copy(c, s); s.Close(); c.Close() }()
+}
+
+func (p *proxy) down() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ln != nil {
+		p.ln.Close()
+		p.ln = nil
+	}
+	for c := range p.conns {
+		c.Close()
+	}
+	clear(p.conns)
+}
+
+// clientVia returns a client that reaches the server through p.
+func clientVia(tb testing.TB, p *proxy) *clientv3.Client {
+	tb.Helper()
+	c, err := clientv3.New(clientv3.Config{Endpoints: []string{p.addr}, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
+	require.NoError(tb, err)
+	tb.Cleanup(func() { c.Close() })
+	return c
+}

@@ -81,7 +81,7 @@ type Store struct {
 
 	mu         sync.Mutex
 	lastOK     time.Time // when the cluster last answered
-	stale      bool      // Load serves a stale state (a grace period)
+	episode    episode   // what the store reported last
 	staleSince time.Time
 	report     func(reins.StoreEvent)
 
@@ -96,6 +96,15 @@ var (
 	_ reins.Watcher       = (*Store)(nil)
 	_ reins.StoreReporter = (*Store)(nil)
 	_ reins.Anchorer      = (*Store)(nil)
+)
+
+// episode is where the store stands in an outage of the cluster, as it reported to the run.
+type episode uint8
+
+const (
+	current episode = iota // the cluster answers (or the store never served a stale state)
+	stale                  // a grace period: Load serves the last state read
+	failing                // the grace period ran out: Load fails
 )
 
 type systemClock struct{}
@@ -216,17 +225,17 @@ func (s *Store) ReportTo(f func(reins.StoreEvent)) {
 	s.mu.Unlock()
 }
 
-// reached notes that the cluster answered, ending a grace period.
+// reached notes that the cluster answered, ending a grace period (or the failures after it).
 func (s *Store) reached() {
 	now := s.clock.Now()
 	s.lastActive.Store(now.UnixNano())
 	s.mu.Lock()
 	s.lastOK = now
-	was, since, f := s.stale, s.staleSince, s.report
-	s.stale = false
+	was, since, f := s.episode, s.staleSince, s.report
+	s.episode = current
 	s.mu.Unlock()
-	if was && f != nil {
-		f(reins.StoreEvent{Since: since, Reason: fmt.Sprintf("etcdstore: the cluster answers again: decisions use the current state (stale since %s)", since.UTC().Format(time.RFC3339Nano))})
+	if was != current && f != nil {
+		f(reins.StoreEvent{Since: since, Reason: fmt.Sprintf("etcdstore: the cluster answers again: decisions use the current state (it was last read at %s)", since.UTC().Format(time.RFC3339Nano))})
 	}
 }
 
@@ -240,9 +249,9 @@ func (s *Store) unreached(ctx context.Context, err error) (*reins.RunState, erro
 	s.mu.Lock()
 	lastOK, f := s.lastOK, s.report
 	if g := s.opts.Grace; g > 0 && cur != nil && !lastOK.IsZero() && now.Sub(lastOK) <= g {
-		start := !s.stale
+		start := s.episode != stale
 		if start {
-			s.stale, s.staleSince = true, lastOK
+			s.episode, s.staleSince = stale, lastOK
 		}
 		s.mu.Unlock()
 		if start {
@@ -254,8 +263,10 @@ func (s *Store) unreached(ctx context.Context, err error) (*reins.RunState, erro
 		}
 		return cur.st, nil
 	}
-	ended := s.stale
-	s.stale = false
+	ended := s.episode == stale
+	if ended {
+		s.episode = failing
+	}
 	s.mu.Unlock()
 	if s.opts.Grace > 0 && cur != nil && !lastOK.IsZero() {
 		err = fmt.Errorf("%w (the grace period of %v since the last read at %s is over)", err, s.opts.Grace, lastOK.UTC().Format(time.RFC3339))
