@@ -109,6 +109,14 @@ func TestAnchorsInTheCluster(t *testing.T) {
 	_, err = f.Anchors(ctx, "a")
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "written 2 times")
+	// So is one deleted and written again (its version starts again at 1).
+	_, err = c.Delete(ctx, prefix+"/anchors/a/00000000000000000006")
+	require.NoError(t, err)
+	_, err = c.Put(ctx, prefix+"/anchors/a/00000000000000000006", `{"seq":6,"digest":"`+forged.Digest.String()+`","time":"2026-03-01T09:01:00Z"}`)
+	require.NoError(t, err)
+	_, err = f.Anchors(ctx, "a")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "deleted and written again")
 }
 
 // A run keeps its newest MaxAnchors anchors.

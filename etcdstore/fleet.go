@@ -428,8 +428,9 @@ func (f *Fleet) Revoke(ctx context.Context, id, reason string) error {
 }
 
 // Anchors returns the audit anchors run id keeps (reins.AnchorOptions), by seq, for
-// audit.VerifyAnchored. An anchor key written more than once (its etcd version is not 1) or
-// holding another seq than its key names is an error: anchors are written once.
+// audit.VerifyAnchored. Anchors are written once and in the order of their seqs, so an anchor
+// key written more than once (its etcd version is not 1), created after the anchor of a later
+// seq (deleted and written again), or holding another seq than its key names is an error.
 func (f *Fleet) Anchors(ctx context.Context, run string) ([]audit.Anchor, error) {
 	if err := CheckRunID(run); err != nil {
 		return nil, err
@@ -446,6 +447,7 @@ func (f *Fleet) Anchors(ctx context.Context, run string) ([]audit.Anchor, error)
 		return nil, fmt.Errorf("etcdstore: more than %d anchors under %s", maxFleetKeys, dir)
 	}
 	out := make([]audit.Anchor, 0, len(resp.Kvs))
+	var created int64
 	for _, kv := range resp.Kvs {
 		key := string(kv.Key)
 		var a audit.Anchor
@@ -458,6 +460,10 @@ func (f *Fleet) Anchors(ctx context.Context, run string) ([]audit.Anchor, error)
 		if kv.Version != 1 {
 			return nil, fmt.Errorf("etcdstore: anchor key %s was written %d times: anchors are written once", key, kv.Version)
 		}
+		if kv.CreateRevision < created {
+			return nil, fmt.Errorf("etcdstore: anchor key %s was created after the anchor of a later seq: it was deleted and written again", key)
+		}
+		created = kv.CreateRevision
 		out = append(out, a)
 	}
 	return out, nil

@@ -48,7 +48,6 @@ func (l layout) run(id string) string     { return l.runs() + id + "/" }
 func (l layout) members() string          { return l.prefix + "/members/" }
 func (l layout) member(id string) string  { return l.members() + id }
 func (l layout) anchors(id string) string { return l.prefix + "/anchors/" + id + "/" }
-func (l layout) anchorsAll() string       { return l.prefix + "/anchors/" }
 func (l layout) anchor(id string, seq uint64) string {
 	return l.anchors(id) + fmt.Sprintf("%020d", seq)
 }
