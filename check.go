@@ -12,6 +12,10 @@ import (
 	"github.com/reins-go/reins/policy"
 )
 
+// CheckSandboxTrusted is the check id of the record that says a decision's Sandbox obligation
+// was not enforced because the host trusts the analysis (Options.TrustAnalysis).
+const CheckSandboxTrusted = "obligation:sandbox-trusted"
+
 // CheckRunState is the check id of a decision denied because the run state could not be read
 // (layer input): the store is unreachable, so the run fails closed.
 const CheckRunState = "run-state"

@@ -117,8 +117,9 @@ func (r *Run) Do(ctx context.Context, a policy.Action, fn Func) (Outcome, error)
 	return r.do(op.ctx, op, a, fn, nil, nil)
 }
 
-// DoCommand is Do for a command: it runs cmd through the run's runner, the Sandbox runner when
-// the decision carries the Sandbox obligation (without one the command is denied). When
+// DoCommand is Do for a command: it runs cmd through the run's runner, or, when the decision
+// carries the Sandbox obligation, through the Sandbox runner confined to what the gate's analysis
+// claimed (see Options.Sandbox and Options.TrustAnalysis). When
 // cmd.Args is empty it is bash -c a.Command (bash, whose grammar the analysis reads); when
 // a.Command is empty it is cmd.Args, quoted. The command runs only as decided: its Dir and Env
 // are the action's WorkDir and Env (a cmd.Dir or cmd.Env the action does not carry is decided
@@ -140,23 +141,38 @@ func (r *Run) doCommand(ctx context.Context, op *Op, a policy.Action, cmd sandbo
 		return Outcome{}, sandbox.Result{ExitCode: sandbox.ExitDenied}, err
 	}
 	var res sandbox.Result
+	var runner Runner
 	out, err := r.do(ctx, op, a, func(ctx context.Context, d gate.Decision) error {
 		var rerr error
-		res, rerr = r.runCommand(ctx, d, cmd)
+		res, rerr = r.runCommand(ctx, runner, cmd)
 		return rerr
-	}, b, &cmd)
+	}, b, &commandRun{cmd: &cmd, runner: &runner})
 	return out, res, err
 }
 
-func (r *Run) runner(d gate.Decision) Runner {
-	if d.Obligations.Has(policy.Sandbox) || r.opts.Runner == nil {
-		return r.opts.Sandbox
-	}
-	return r.opts.Runner
+// commandRun is what the pipeline settles for a DoCommand: the command (its Confine set when the
+// decision is confined) and the runner it runs in.
+type commandRun struct {
+	cmd    *sandbox.Command
+	runner *Runner
 }
 
-func (r *Run) runCommand(ctx context.Context, d gate.Decision, cmd sandbox.Command) (sandbox.Result, error) {
-	res, err := r.runner(d).Run(ctx, cmd)
+// plain returns the runner of a command that needs no sandbox: Runner, or Sandbox without one.
+func (r *Run) plain() Runner {
+	if r.opts.Runner != nil {
+		return r.opts.Runner
+	}
+	return r.opts.Sandbox
+}
+
+// enforcing reports whether the run has a sandbox that enforces a confinement (sandbox.Enforcing).
+func (r *Run) enforcing() bool {
+	s, ok := r.opts.Sandbox.(sandbox.Sandbox)
+	return ok && r.opts.Sandbox != nil && sandbox.Enforcing(s)
+}
+
+func (r *Run) runCommand(ctx context.Context, runner Runner, cmd sandbox.Command) (sandbox.Result, error) {
+	res, err := runner.Run(ctx, cmd)
 	if res.Escaped() {
 		v := make([]string, 0, len(res.Violations))
 		for _, x := range res.Violations {
@@ -245,18 +261,25 @@ type pipeline struct {
 	r     *Run
 	op    *Op
 	a     policy.Action
-	cmd   *sandbox.Command // set for DoCommand
-	b     *batchState      // set within a batch
-	tr    *gate.Trace      // from tracePool, for the time of the pipeline
+	cmd   *commandRun // set for DoCommand
+	b     *batchState // set within a batch
+	tr    *gate.Trace // from tracePool, for the time of the pipeline
 	d     gate.Decision
 	out   Outcome
 	err   error
 	ans   Answer
 	human bool // a human approved
+	// confined holds what the analysis claimed for an allowed shell line (the Sandbox
+	// obligation's policy); unconfined says the line was asked about because no sandbox here
+	// enforces it, so an approval runs it without one; trusted says the host trusts the
+	// analysis instead (Options.TrustAnalysis).
+	confined   *gate.Confinement
+	unconfined bool
+	trusted    bool
 }
 
 // do runs one action within op.
-func (r *Run) do(ctx context.Context, op *Op, a policy.Action, fn Func, b *batchState, cmd *sandbox.Command) (Outcome, error) {
+func (r *Run) do(ctx context.Context, op *Op, a policy.Action, fn Func, b *batchState, cmd *commandRun) (Outcome, error) {
 	tr := tracePool.Get().(*gate.Trace)
 	defer tracePool.Put(tr)
 	p := pipeline{r: r, op: op, a: a, cmd: cmd, b: b, tr: tr}
@@ -310,7 +333,37 @@ func (p *pipeline) admit(ctx context.Context) bool {
 			p.out.Decision = p.d
 		}
 	}
+	p.enforcement()
 	return true
+}
+
+// enforcement settles who carries out an allowed line's Sandbox obligation. The analysis
+// proposes, the sandbox enforces: a command runs confined to what its analysis claimed in a
+// sandbox that enforces it (sandbox.Enforcing). Where there is none (not Linux, no Landlock, no
+// Sandbox given, a Do whose function runs the line itself), the line is not allowed on the
+// analysis's word: it becomes a CONFIRM, and a human's approval runs it unconfined; unless the
+// host trusts the analysis (Options.TrustAnalysis, recorded), which never covers a line that
+// touches files it does not name.
+func (p *pipeline) enforcement() {
+	r := p.r
+	if c, ok := p.tr.Confinement(); ok && p.d.Verdict == policy.Allow {
+		p.confined = &c
+	}
+	if p.d.Verdict != policy.Allow || !p.d.Obligations.Has(policy.Sandbox) || p.cmd != nil && r.enforcing() {
+		return
+	}
+	if r.opts.TrustAnalysis && (p.confined == nil || !p.confined.Unknown) {
+		p.trusted = true
+		return
+	}
+	p.unconfined = true
+	p.d.Verdict = policy.Confirm
+	why := "no sandbox here enforces what the analysis claims"
+	if p.cmd == nil {
+		why = "the decision requires a sandbox, which only DoCommand provides"
+	}
+	p.d.Reason = why + ", so the line is asked about instead of allowed (approving runs it unconfined): " + p.d.Reason
+	p.out.Decision = p.d
 }
 
 // approve is step 2: an ALLOW goes on; a CONFIRM is put to the approver (or parked, or denied);
@@ -367,6 +420,10 @@ func (p *pipeline) approve(ctx context.Context) bool {
 		}
 		return p.refuse(ctx, policy.LayerApproval, rule, reason)
 	}
+	if p.unconfined {
+		// The human approved running it without the sandbox no backend here can provide.
+		p.d.Obligations &^= policy.Sandbox
+	}
 	if ap.Scope != Once {
 		review := func(pr Proposal) bool {
 			a2, err, timedOut := r.call(ctx, Request{Action: p.a, Decision: d, Explanation: exp, Proposal: &pr})
@@ -387,27 +444,11 @@ func (p *pipeline) approve(ctx context.Context) bool {
 // operation's context.
 func (p *pipeline) obligations(ctx context.Context) bool {
 	r, d, a := p.r, p.d, p.a
-	if d.Obligations.Has(policy.Sandbox) && p.cmd == nil {
-		return p.refuse(ctx, policy.LayerObligation, gate.CheckObligationSandbox, "the decision requires a sandbox: run the command with DoCommand")
+	if !p.sandbox(ctx) {
+		return false
 	}
-	if p.cmd != nil && r.runner(d) == nil {
-		return p.refuse(ctx, policy.LayerObligation, gate.CheckObligationSandbox, "the decision requires a sandbox and no sandbox runner is configured")
-	}
-	if d.Obligations.Has(policy.Checkpoint) {
-		switch {
-		case p.b != nil:
-			p.out.CheckpointID = p.b.checkpoint
-		case r.opts.Checkpointer == nil:
-			return p.refuse(ctx, policy.LayerObligation, gate.CheckObligationCheckpoint, "the decision requires a checkpoint and no checkpointer is configured")
-		default:
-			label := "before " + describe(a)
-			id, err := r.opts.Checkpointer.Snapshot(ctx, label, d.CorrelationID.String())
-			if err != nil {
-				return p.refuse(ctx, policy.LayerObligation, gate.CheckObligationCheckpoint, "the checkpoint could not be taken: "+err.Error())
-			}
-			p.out.CheckpointID = id
-			r.recordCheckpointEvent(ctx, p.op.act, a, d, audit.KindCheckpointCreated, id, label)
-		}
+	if d.Obligations.Has(policy.Checkpoint) && !p.checkpoint(ctx) {
+		return false
 	}
 	if d.Obligations.Has(policy.Notify) {
 		if r.opts.Notifier == nil {
@@ -425,6 +466,80 @@ func (p *pipeline) obligations(ctx context.Context) bool {
 	if err := ctx.Err(); err != nil {
 		return p.refuse(ctx, policy.LayerHalted, gate.CheckContext, "the operation ended before the action ran: "+context.Cause(ctx).Error())
 	}
+	return true
+}
+
+// sandbox carries out the Sandbox obligation: the command goes to the enforcing sandbox,
+// confined to its analysis's claim when the gate allowed it; a trusted analysis runs it
+// unconfined, recorded; anything else is refused. A command without the obligation runs in the
+// plain runner.
+func (p *pipeline) sandbox(ctx context.Context) bool {
+	r, d := p.r, p.d
+	if !d.Obligations.Has(policy.Sandbox) {
+		if p.cmd != nil {
+			if *p.cmd.runner = r.plain(); *p.cmd.runner == nil {
+				return p.refuse(ctx, policy.LayerObligation, gate.CheckObligationSandbox, "no runner is configured")
+			}
+		}
+		return true
+	}
+	switch {
+	case p.trusted:
+		if p.cmd != nil {
+			if *p.cmd.runner = r.plain(); *p.cmd.runner == nil {
+				return p.refuse(ctx, policy.LayerObligation, gate.CheckObligationSandbox, "no runner is configured")
+			}
+		}
+		_ = r.recordAbout(ctx, p.op.act, p.a, d, audit.Record{Kind: audit.KindSandboxWaived, Decision: policy.Allow,
+			DecidedBy: audit.DecidedByHook, RuleMatched: CheckSandboxTrusted,
+			Reason: "no sandbox here enforces the analysis's claim; the host trusts the analysis (Options.TrustAnalysis), so it runs unconfined"})
+		return true
+	case p.cmd == nil:
+		return p.refuse(ctx, policy.LayerObligation, gate.CheckObligationSandbox, "the decision requires a sandbox: run the command with DoCommand")
+	case !r.enforcing():
+		return p.refuse(ctx, policy.LayerObligation, gate.CheckObligationSandbox, "the decision requires a sandbox that enforces its policy and none is configured (local confines nothing)")
+	}
+	*p.cmd.runner = r.opts.Sandbox
+	if c := p.confined; c != nil {
+		p.cmd.cmd.Confine = &sandbox.Confine{Writable: slices.Clone(c.Writable), Network: c.Network}
+	}
+	return true
+}
+
+// checkpoint carries out the Checkpoint obligation: the batch's checkpoint, or one taken now. A
+// confined line can change only what the sandbox lets it write, so its checkpoint covers just
+// that (PathSnapshotter), and a confined line that may write nothing needs none.
+func (p *pipeline) checkpoint(ctx context.Context) bool {
+	r, d, a := p.r, p.d, p.a
+	if p.b != nil {
+		p.out.CheckpointID = p.b.checkpoint
+		return true
+	}
+	if r.opts.Checkpointer == nil {
+		return p.refuse(ctx, policy.LayerObligation, gate.CheckObligationCheckpoint, "the decision requires a checkpoint and no checkpointer is configured")
+	}
+	label := "before " + describe(a)
+	var id string
+	var err error
+	ps, scoped := r.opts.Checkpointer.(PathSnapshotter)
+	switch {
+	case p.cmd != nil && p.cmd.cmd.Confine != nil && len(p.cmd.cmd.Confine.Writable) == 0:
+		return true // confined to writing nothing: there is nothing to restore
+	case p.cmd != nil && p.cmd.cmd.Confine != nil && scoped:
+		id, err = ps.SnapshotPaths(ctx, label, d.CorrelationID.String(), p.cmd.cmd.Confine.Writable)
+		if err != nil {
+			// A write set the checkpointer cannot scope to (a path outside the workspace, which
+			// no checkpoint covers): the whole workspace, as without a confinement.
+			id, err = r.opts.Checkpointer.Snapshot(ctx, label, d.CorrelationID.String())
+		}
+	default:
+		id, err = r.opts.Checkpointer.Snapshot(ctx, label, d.CorrelationID.String())
+	}
+	if err != nil {
+		return p.refuse(ctx, policy.LayerObligation, gate.CheckObligationCheckpoint, "the checkpoint could not be taken: "+err.Error())
+	}
+	p.out.CheckpointID = id
+	r.recordCheckpointEvent(ctx, p.op.act, a, d, audit.KindCheckpointCreated, id, label)
 	return true
 }
 

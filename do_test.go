@@ -116,7 +116,7 @@ func TestAlwaysGrantIsReviewedSavedAndReloaded(t *testing.T) {
 	// A new run under the same profile loads it: no question.
 	ap2 := &script{}
 	r2, err := reins.New(ctx, profile.MustBuiltin(profile.PermissionTrusted), &reins.Options{Workspace: []string{f.ws},
-		Approver: ap2, Grants: store, Checkpointer: f.cp})
+		Approver: ap2, Grants: store, Checkpointer: f.cp, TrustAnalysis: true})
 	require.NoError(t, err)
 	_, err = r2.Do(ctx, shellAction("rm -rf build"), ok)
 	require.NoError(t, err)
@@ -405,17 +405,12 @@ func TestToolErrorNeverMatchesErrDenied(t *testing.T) {
 
 func TestDoCommandCarriesOutTheSandboxObligation(t *testing.T) {
 	ctx := context.Background()
-	// No runner: denied.
+	// No runner at all: denied.
 	f := newFixture(t, profile.PermissionTrusted, func(o *reins.Options) { o.Sandbox = nil })
 	_, _, err := f.r.DoCommand(ctx, shellAction("go test ./..."), sandbox.Command{})
 	var de *gate.DeniedError
 	require.ErrorAs(t, err, &de)
 	assert.Equal(t, gate.CheckObligationSandbox, de.Decision.RuleID)
-	// Plain Do of a sandboxed action: denied, with the sandbox as the way forward.
-	_, err = f.r.Do(ctx, shellAction("go test ./..."), ok)
-	require.ErrorAs(t, err, &de)
-	require.NotEmpty(t, de.Alternatives)
-	assert.Equal(t, gate.AltSandbox, de.Alternatives[0].Kind)
 
 	// Violations latch the sandbox-escape hard stop.
 	r := &fakeRunner{res: sandbox.Result{ExitCode: 126, Violations: []sandbox.Violation{{Subject: "/etc/passwd", Detail: "write refused"}}}}

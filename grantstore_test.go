@@ -28,6 +28,7 @@ func TestGrantUseCountsAcrossRuns(t *testing.T) {
 	rm := shellAction("rm -rf build")
 	newRun := func(o reins.Options) *reins.Run {
 		o.Workspace, o.ConfigDir, o.Checkpointer = []string{ws}, filepath.Join(t.TempDir(), "reins"), &nopCheckpointer{}
+		o.TrustAnalysis = true // grants, not enforcement, are under test: no sandbox here
 		r, err := reins.New(ctx, builtin(profile.PermissionTrusted), &o)
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = r.Close() })
@@ -112,6 +113,7 @@ func TestGrantLastUseRace(t *testing.T) {
 			for range tc.runs {
 				o := tc.opts(dir)
 				o.Workspace, o.Audit, o.Checkpointer = []string{ws}, audit.Discard, &nopCheckpointer{}
+				o.TrustAnalysis = true // use counts, not enforcement, are under test: no sandbox here
 				r, err := reins.New(ctx, builtin(profile.PermissionTrusted), &o)
 				require.NoError(t, err)
 				defer r.Close()

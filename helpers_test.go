@@ -88,8 +88,10 @@ func newFixture(t testing.TB, name string, tune func(*reins.Options)) *fixture {
 	f.cp = cp
 	local, err := sandbox.NewLocal(sandbox.LocalConfig{Root: f.ws})
 	require.NoError(t, err)
+	// local confines nothing (it is not sandbox.Enforcing), so these tests of the pipeline trust
+	// the analysis; the tests of enforcement (enforce_test.go) build their own runs.
 	o := &reins.Options{Workspace: []string{f.ws}, Audit: f.sink, ConfigDir: filepath.Join(t.TempDir(), "reins"),
-		Checkpointer: cp, Sandbox: local,
+		Checkpointer: cp, Sandbox: local, TrustAnalysis: true,
 		Notifier: reins.NotifierFunc(func(_ context.Context, n reins.Notice) error {
 			f.mu.Lock()
 			f.seen = append(f.seen, n)
@@ -106,11 +108,12 @@ func newFixture(t testing.TB, name string, tune func(*reins.Options)) *fixture {
 }
 
 // newPlain builds a run of profile p on a plain workspace with a memory sink and nothing else
-// (no checkpointer, notifier or sandbox): what the gate's run-state tests used.
+// (no checkpointer, notifier or sandbox): what the gate's run-state tests used. It trusts the
+// analysis (no sandbox enforces anything here); enforce_test.go tests enforcement.
 func newPlain(t testing.TB, p profile.Profile, tune func(*reins.Options)) *fixture {
 	t.Helper()
 	f := &fixture{ws: workspace(t), sink: audit.NewMemory(0)}
-	o := &reins.Options{Workspace: []string{f.ws}, Audit: f.sink, ConfigDir: filepath.Join(t.TempDir(), "reins")}
+	o := &reins.Options{Workspace: []string{f.ws}, Audit: f.sink, ConfigDir: filepath.Join(t.TempDir(), "reins"), TrustAnalysis: true}
 	if tune != nil {
 		tune(o)
 	}

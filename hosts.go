@@ -18,6 +18,14 @@ type Checkpointer interface {
 	Restore(ctx context.Context, id string) error
 }
 
+// PathSnapshotter is a Checkpointer that can also record just some paths (*checkpoint.Checkpointer
+// is one): a confined command can change only what its sandbox lets it write, so its checkpoint
+// covers just that, at about what the write set costs instead of a workspace snapshot. Restore
+// of such a checkpoint puts back exactly those paths.
+type PathSnapshotter interface {
+	SnapshotPaths(ctx context.Context, label, correlationID string, paths []string) (id string, err error)
+}
+
 // Runner runs one command under confinement. Every backend of package sandbox satisfies it (it
 // is sandbox.Sandbox's method set, declared here by its consumer). A Result with violations is
 // a sandbox escape signal: DoCommand latches the run's hard stop.

@@ -32,7 +32,7 @@ func TestReplayRedecidesGrantAndExternalWriteRecords(t *testing.T) {
 	state := reins.NewMemoryStore()
 	ap := &script{answers: []reins.Answer{{Verdict: policy.Allow, Scope: reins.ForSession, By: "alice"}}}
 	r, err := reins.New(ctx, trusted, &reins.Options{Workspace: []string{ws}, Audit: sink, Approver: ap, Store: state,
-		Checkpointer: &nopCheckpointer{}, Meters: []reins.Meter{{Name: reins.MeterCost, Limit: 100}}})
+		Checkpointer: &nopCheckpointer{}, Meters: []reins.Meter{{Name: reins.MeterCost, Limit: 100}}, TrustAnalysis: true})
 	require.NoError(t, err)
 	defer r.Close()
 	rm := shellAction("rm -rf build")

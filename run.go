@@ -78,11 +78,23 @@ type Options struct {
 	// Notifier honours the Notify obligation and receives budget notices. Nil means actions
 	// that require a notification are denied (budget notices are then only recorded).
 	Notifier Notifier
-	// Sandbox runs DoCommand's commands whose decision carries the Sandbox obligation (the
-	// hardened backend, typically). Nil means such commands are denied.
+	// Sandbox runs DoCommand's commands whose decision carries the Sandbox obligation, confined
+	// to what the gate's analysis claimed for them (sandbox.Command.Confine). Only a backend
+	// that enforces a confinement (sandbox.Enforcing: the hardened backend, containers) satisfies
+	// the obligation. Without one, a line the gate would allow is asked about instead (CONFIRM:
+	// a human's approval runs it unconfined), unless TrustAnalysis is set.
 	Sandbox Runner
 	// Runner runs DoCommand's other commands. Nil means Sandbox runs them too.
 	Runner Runner
+	// TrustAnalysis lets a line the gate allows run unconfined, in Runner, where no enforcing
+	// sandbox exists: the host takes the analysis's word for what the line does. Each such run is
+	// recorded (audit kind sandbox_waived, CheckSandboxTrusted). It never covers a line that
+	// touches files it does not name (xargs, find -exec): those are still asked about.
+	//
+	// Warning: the analysis is wrong somewhere (it sees the line, not what a program does at
+	// run time); with TrustAnalysis a line it misjudges runs with the user's full rights. Use it
+	// only where no sandbox can run and asking is not possible.
+	TrustAnalysis bool
 }
 
 // FailurePolicy says what repeated failures of one tool do (Options.OnRepeatedFailure).

@@ -54,7 +54,7 @@
 //	                        profile_switch_applied, profile_switch_refused, recovery,
 //	                        checkpoint_created, checkpoint_restored, checkpoint_pruned,
 //	                        approval, parked, parked_resolved, grant, grant_revoked, budget,
-//	                        run_state
+//	                        sandbox_waived, run_state
 //	decision_id             UUID of the decision (an outcome record carries the decision's id)
 //	layer                   the gate's deciding layer: input, halted, hard_stop, boundary, mode, rule, matrix, audit
 //	decided_by              optional: rule, matrix, hard_stop, boundary, mode, user, hook, default (see [DecidedByLayer])

@@ -53,6 +53,9 @@ const (
 	KindGrantRevoked Kind = "grant_revoked"
 	// KindBudget records a meter's warning, its exhaustion, or its reset.
 	KindBudget Kind = "budget"
+	// KindSandboxWaived records that a decision's Sandbox obligation was not enforced, and why
+	// (the host trusts the analysis: RuleMatched "obligation:sandbox-trusted").
+	KindSandboxWaived Kind = "sandbox_waived"
 	// KindRunState records a run-state store starting or ending a grace period in which it
 	// serves its last known state because its backend cannot be reached (RuleMatched
 	// "run-state:stale" or "run-state:current"; Reason says why and since when).

@@ -20,7 +20,8 @@ import (
 // TestDefaultProtectedPaths reproduces the seed's default denied path boundaries (.git, .env,
 // .env.local, .ssh, id_rsa, id_ed25519) in their two classes, matched on path components: a file
 // merely named like one is fine. Secrets are neither read nor written; write-protected paths
-// (.git, reins' own configuration, shell rc files, ...) are read but never written.
+// (reins' own configuration, shell rc files, ...) are read but never written. .git is denied
+// outright, as the seeds list it (issue 23): its config can hold tokens in remote URLs.
 func TestDefaultProtectedPaths(t *testing.T) {
 	t.Parallel()
 	assert.Subset(t, profile.DefaultProtectedPaths(), []string{".env", ".env.local", ".ssh", "id_rsa", "id_ed25519", ".env.*", "~/.aws"})
@@ -34,10 +35,10 @@ func TestDefaultProtectedPaths(t *testing.T) {
 		target    string
 		protected int
 	}{
-		{".git", writes},
-		{".git/config", writes},
-		{"sub/.git/config", writes},
-		{".GIT/config", writes}, // case-insensitive: safe on case-insensitive filesystems
+		{".git", all},
+		{".git/config", all},
+		{"sub/.git/config", all},
+		{".GIT/config", all}, // case-insensitive: safe on case-insensitive filesystems
 		{".env", all},
 		{"app/.env", all},
 		{".env.local", all},
@@ -325,7 +326,7 @@ func TestShellPathsInBothClasses(t *testing.T) {
 	}{
 		{"cat .env", "", true},
 		{"cat deploy/.env.staging", "", true},
-		{"cat .git/config", "", false}, // write-protected: reading is the profile's call
+		{"cat .git/config", "", true}, // the seeds deny .git: remote URLs can hold tokens (issue 23)
 		{"echo x >> .bashrc", "", true},
 		{"cp notes.md .vscode/settings.json", "", true},
 		{"rm -rf .git", "", true},

@@ -23,13 +23,14 @@ const (
 
 // target is one path an action touches, after resolution.
 type target struct {
-	raw    string
-	root   string // "" when outside every root
-	path   string // relative to root when inside, absolute when outside
-	err    error
-	piece  int
-	access access
-	glob   bool
+	raw     string
+	root    string // "" when outside every root
+	path    string // relative to root when inside, absolute when outside
+	err     error
+	piece   int
+	access  access
+	glob    bool
+	unknown bool // stands for paths the line does not name (shell.Path.Unknown)
 }
 
 // piece is a part of an action with one set of risk levels: the action as declared, or one
@@ -116,6 +117,7 @@ type walk struct {
 	// command runs in, and its environment assignments.
 	line, dir string
 	env       []string
+	shell     bool // the action has a command line the analysis read
 }
 
 // decide walks the decision order for a (doc.go; DESIGN.md, "The decision order"): the first
@@ -176,7 +178,13 @@ func (w *walk) parts(a *policy.Action, pieces []piece, targets []target) (_ []pi
 	w.line, w.env = a.Command, a.Env
 	if a.Command != "" {
 		var aerr error
-		w.dir = w.st.workDir(a.WorkDir)
+		w.shell = true
+		dir, err := w.st.ws.workDir(a.WorkDir)
+		if err != nil {
+			w.deny(policy.LayerBoundary, CheckAmbiguousPath, fmt.Sprintf("working directory %q is ambiguous, so it is refused: %v", a.WorkDir, err))
+			return pieces, targets, false
+		}
+		w.dir = dir
 		an, aerr = w.e.analyze(w.st, a.Command, w.dir)
 		w.tr.analysis(an, w.dir)
 		// A line that does not parse cannot run as written (a line too long to analyse is only
@@ -233,10 +241,10 @@ func (w *walk) parts(a *policy.Action, pieces []piece, targets []target) (_ []pi
 			}
 			pieces = append(pieces, p)
 			for _, r := range c.Reads {
-				targets = append(targets, target{raw: r.Path, piece: len(pieces) - 1, access: accessRead, glob: r.Glob})
+				targets = append(targets, target{raw: r.Path, piece: len(pieces) - 1, access: accessRead, glob: r.Glob, unknown: r.Unknown})
 			}
 			for _, wr := range c.Writes {
-				targets = append(targets, target{raw: wr.Path, piece: len(pieces) - 1, access: accessWrite, glob: wr.Glob})
+				targets = append(targets, target{raw: wr.Path, piece: len(pieces) - 1, access: accessWrite, glob: wr.Glob, unknown: wr.Unknown})
 			}
 		}
 	}
@@ -390,6 +398,13 @@ parts:
 	if d.Verdict != policy.Deny {
 		d.Obligations = acc.obl
 	}
+	if d.Verdict == policy.Allow && w.shell {
+		// The analysis proposes, the sandbox enforces: a line that goes ahead without asking
+		// runs confined to what its analysis claims (Trace.Confinement), whichever layer
+		// allowed it. A wrong classification then fails in the sandbox instead of doing harm.
+		d.Obligations |= policy.Sandbox
+		w.tr.confine(pieces, targets)
+	}
 	w.tr.decided(d.Layer, d.Reason)
 }
 
@@ -486,20 +501,6 @@ func (e *env) analyze(st *state, line, dir string) (*shell.Analysis, error) {
 	an, err := shell.Analyze(line, &shell.Options{Dir: dir, Home: e.home, TempDir: e.tmp, Registries: st.registries})
 	st.shellCache.store(line, cachedAnalysis{dir: dir, an: an, err: err})
 	return an, err
-}
-
-// workDir returns the directory a command with working directory workdir runs in: the first
-// root, workdir when it is absolute, or workdir below the first root. It is joined, not
-// cleaned: a ".." in it must be applied after symbolic links, which resolution does for every
-// path the analysis reports below it.
-func (st *state) workDir(workdir string) string {
-	switch {
-	case workdir == "":
-		return st.ws.primary
-	case strings.HasPrefix(workdir, "/"):
-		return workdir
-	}
-	return strings.TrimSuffix(st.ws.primary, "/") + "/" + workdir
 }
 
 // inertEnv reports whether every assignment of env is inert (shell.InertAssignment).

@@ -37,9 +37,11 @@
 //  3. Boundaries: two protection classes, one source for gate and sandbox (internal/fspath).
 //     Secrets (profile ProtectedPaths: .env, .env.local, .env.*, .ssh, id_rsa, id_ed25519, the
 //     user's credential stores such as ~/.aws) are neither read nor written; write-protected
-//     paths (WriteProtectedPaths: .git, shell rc files, .envrc, .mcp.json, editor and agent
+//     paths (WriteProtectedPaths: shell rc files, .envrc, .mcp.json, editor and agent
 //     configuration, .reins, and the user configuration directory reins loads profiles from)
-//     are never written. The seeds' six names hold whatever the profile says. Matched on the
+//     are never written. The seeds' six names hold whatever the profile says, and the seeds'
+//     .git is denied outright, reads included (its config can hold tokens); git's own commands
+//     name no path under it and are decided by the analysis. Matched on the
 //     path components of every target and of every path a shell command reads or writes, after
 //     symlink-safe resolution; targets that cannot be resolved, or that the kernel and a lexical
 //     join read differently, are denied. In every mode, the most autonomous included.
@@ -118,6 +120,16 @@
 // resolved (a loop, a NUL byte, more than 40 links, a permission error) is denied. Trusted paths
 // of the profile count as workspace.
 //
+// For the same reason a target is denied as ambiguous when the process that opens it decides
+// where it leads: a path through a /proc link to a process's state (/proc/self/cwd,
+// /proc/<pid>/root, /dev/fd/N, /dev/stdin, however spelled or linked to), and a declared target
+// (or working directory) starting with ~user or a $ expansion other than $HOME (~ and $HOME are
+// the home directory, as a shell expands them; a $ later in a path is literal). Every root is
+// checked on use to still be the directory the gate found; one moved away or replaced by a link
+// (a committed symlink checked out by git) is not a starting point, and its targets are decided
+// by what they lead to now. Protection is by name and by identity: a hard link to a protected
+// file has that file's protection, and making one (ln without -s, cp -l) writes its source.
+//
 // # Fail-closed semantics
 //
 // The zero Verdict is Deny. An action whose risk is unknown is treated as destructive; a command line the gate
@@ -128,18 +140,21 @@
 //
 // A Gate is immutable and safe for concurrent use; Decide takes no lock. An allowed Decide
 // without a trace allocates nothing (with a Trace on the caller's stack, nothing for actions of
-// up to 16 parts). Its only I/O is the lstat(2) of each target path component needed for
-// symlink-safe resolution and, for git commands, the stat of the repository configuration files
-// it caches; see the benchmarks for what that costs.
+// up to 16 parts). Its only I/O, per target, is a root check, the resolution (one openat2 for a
+// clean path on Linux, an lstat per component otherwise) and one lstat for identity; the
+// identity index is built (bounded by fspath.MaxIndexEntries) the first time a target has
+// several links, and rebuilt when one changed. For git commands it stats the repository
+// configuration files it caches. See the benchmarks for what that costs.
 //
 // # Platforms
 //
 // The decision order is the same everywhere. Path confinement and protected-path matching follow
 // the host's rules: drive letters, UNC volumes and "\\" on Windows, and case-insensitive names
 // on Windows and macOS, where two spellings of one file must not escape a protection. On Linux a
-// target is resolved with one openat2 call (RESOLVE_BENEATH, RESOLVE_NO_SYMLINKS,
-// RESOLVE_NO_MAGICLINKS) relative to the held workspace root; elsewhere, or when a symbolic link
-// lies on the path, it is resolved component by component with the same result.
+// target is resolved with one openat2 call on the whole path (RESOLVE_NO_SYMLINKS,
+// RESOLVE_NO_MAGICLINKS); elsewhere, or when a symbolic link lies on the path, it is resolved
+// component by component with the same result. /proc links are recognised on Linux only;
+// Windows has no identity index.
 //
 // # Security model and limitations
 //

@@ -162,6 +162,19 @@ type Trace struct {
 	parts     [16]tracedPart
 	nparts    int
 	moreParts []tracedPart
+	writes    [8]tracedWrite
+	nwrites   int
+	more      []tracedWrite
+	network   bool
+	unknown   bool
+	confined  bool
+}
+
+// tracedWrite is a path an allowed shell line writes, as resolved: inside root at path, or the
+// absolute path when root is "".
+type tracedWrite struct {
+	root, path string
+	glob       bool
 }
 
 // tracedPart is one part as Decide decided it.
@@ -172,6 +185,95 @@ type tracedPart struct {
 	layer   policy.Layer
 	ruleID  string
 	cell    policy.Cell
+}
+
+// Confinement is what a shell line the gate allowed without asking may do, as its analysis
+// claims: the sandbox policy the run enforces for it (the Sandbox obligation).
+type Confinement struct {
+	// Writable lists the absolute, resolved paths the line writes (files or directories; a
+	// file may not exist yet). For a write through a pattern, the directory the pattern expands
+	// in. Empty for a read-only line.
+	Writable []string
+	// Network reports that the line reaches the network, at hosts the profile allowed.
+	Network bool
+	// Unknown reports that the line reads or writes files it does not name, found at run time
+	// (xargs' input, find -exec's matches): the analysis stood for them with their directory, so
+	// only a sandbox that masks secrets makes the claim true.
+	Unknown bool
+}
+
+// Confinement returns the sandbox policy of the decision Decide traced into t: ok is false
+// unless that decision allowed a shell line without asking (and so carries the Sandbox
+// obligation for it).
+func (t *Trace) Confinement() (c Confinement, ok bool) {
+	if t == nil || !t.confined {
+		return Confinement{}, false
+	}
+	c.Network, c.Unknown = t.network, t.unknown
+	seen := map[string]bool{}
+	for i := 0; i < t.nwrites+len(t.more); i++ {
+		w := t.writes[:t.nwrites]
+		var x tracedWrite
+		if i < t.nwrites {
+			x = w[i]
+		} else {
+			x = t.more[i-t.nwrites]
+		}
+		p := x.path
+		if x.root != "" {
+			p = strings.TrimSuffix(x.root, "/") + "/" + x.path
+			if x.path == "." {
+				p = x.root
+			}
+		}
+		if x.glob {
+			p = globDir(p)
+		}
+		if !seen[p] {
+			seen[p] = true
+			c.Writable = append(c.Writable, p)
+		}
+	}
+	return c, true
+}
+
+// globDir returns the deepest directory of p that holds no pattern character.
+func globDir(p string) string {
+	i := strings.IndexAny(p, "*?[{")
+	if i < 0 {
+		return p
+	}
+	if j := strings.LastIndexByte(p[:i], '/'); j > 0 {
+		return p[:j]
+	}
+	return "/"
+}
+
+// confine records what an allowed shell line writes and whether it reaches the network.
+func (t *Trace) confine(pieces []piece, targets []target) {
+	if t == nil {
+		return
+	}
+	t.confined = true
+	for i := range pieces {
+		if pieces[i].levels.Has(risk.Network) {
+			t.network = true
+		}
+	}
+	for i := range targets {
+		x := &targets[i]
+		t.unknown = t.unknown || x.unknown
+		if !(x.access == accessWrite || x.access == accessAny && writes(pieces[x.piece].levels)) {
+			continue
+		}
+		w := tracedWrite{root: x.root, path: x.path, glob: x.glob}
+		if t.nwrites < len(t.writes) {
+			t.writes[t.nwrites] = w
+			t.nwrites++
+		} else {
+			t.more = append(t.more, w)
+		}
+	}
 }
 
 func (t *Trace) partAt(i int) *tracedPart {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/reins-go/reins/internal/fspath"
@@ -65,6 +66,7 @@ type state struct {
 	registries map[string][]string
 	hash       string // the profile's content hash, for audit records
 	limits     profile.Limits
+	lists      fspath.Lists // the two protection classes as enforced (Protections)
 	shellCache analysisCache
 }
 
@@ -135,7 +137,17 @@ func (e *env) compile(p profile.Profile) (*state, error) {
 	}
 	return &state{prof: c, name: c.Name(), band: c.Band(), mode: c.Mode(), rules: c.Rules(),
 		external: c.ExternalWrites(), ws: ws, prot: prot, registries: c.Registries(), hash: c.Profile().Hash(),
-		limits: c.Limits(), execCkpt: c.ExecCheckpoints() == profile.ExecCheckpointsOn}, nil
+		limits: c.Limits(), execCkpt: c.ExecCheckpoints() == profile.ExecCheckpointsOn, lists: lists}, nil
+}
+
+// Protections returns the two protection classes this gate enforces: the profile's lists, the
+// seeds' names whatever the profile says (.git among the secrets), and the user configuration
+// directory (write-protected). It is the one list a host hands to every other layer, so they
+// protect exactly what the gate does: the checkpointer (checkpoint.Options.Protected, whose
+// Protection has the same two fields) never stores them, and the sandbox
+// (sandbox.FsNetPolicy.DeniedPaths, both classes) masks them. It returns new slices.
+func (g *Gate) Protections() (readWrite, write []string) {
+	return slices.Clone(g.st.lists.ReadWrite), slices.Clone(g.st.lists.Write)
 }
 
 // Profile returns the gate's compiled profile.

@@ -212,3 +212,31 @@ func TestRepositoryTrustConcurrent(t *testing.T) {
 		assert.NotEqual(t, policy.Allow, shellCheck(t, g, l).Verdict, l)
 	}
 }
+
+// TestConfigFilesTrust: a program whose classification depends on configuration files it reads
+// from the workspace (the analysis names them: shell.Command.Config, ConfigFiles) is decided as
+// the analysis says while none exists, and is exec and never auto-approved once one appears
+// (a committed .cargo/config.toml can name a compiler wrapper); the cached answer follows the
+// files.
+func TestConfigFilesTrust(t *testing.T) {
+	t.Parallel()
+	ws, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	g, err := gate.New(profile.Dev.Profile(), &gate.Options{Workspace: []string{ws}, ConfigDir: filepath.Join(t.TempDir(), "reins")})
+	require.NoError(t, err)
+	line := "cargo tree --offline"
+	before := shellCheck(t, g, line)
+	require.NotEqual(t, gate.CheckOpaqueCommand, before.RuleID, "no configuration file: %s", before)
+	require.False(t, before.Risk.Has(risk.Exec) && before.RuleID == gate.CheckOpaqueCommand)
+
+	require.NoError(t, os.MkdirAll(filepath.Join(ws, ".cargo"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(ws, ".cargo", "config.toml"), []byte("[build]\nrustc-wrapper = \"./evil\"\n"), 0o644))
+	after := shellCheck(t, g, line)
+	assert.NotEqual(t, policy.Allow, after.Verdict, "a committed cargo configuration decides what cargo runs: %s", after)
+	assert.True(t, after.Risk.Has(risk.Exec), "%s", after)
+	exp := g.Explain(nil, policy.Action{Tool: "bash", Operation: policy.OpShell, Command: line})
+	assert.Contains(t, exp.String(), "config.toml")
+
+	require.NoError(t, os.Remove(filepath.Join(ws, ".cargo", "config.toml")))
+	assert.Equal(t, before.Verdict, shellCheck(t, g, line).Verdict, "the answer follows the files")
+}

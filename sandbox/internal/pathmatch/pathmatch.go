@@ -10,7 +10,9 @@ package pathmatch
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"os/user"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -44,16 +46,16 @@ type Matcher struct {
 }
 
 // New compiles the default denied paths plus extra. Entries starting
-// with ~ or $HOME are expanded against the user's home directory; an
-// entry that cannot be honoured (no home directory, a pattern other than
-// * and ? in a name, "..") is an error, never dropped.
+// with ~ or $HOME are expanded against the user's home directory
+// ([HomeDir]); an entry that cannot be honoured (no home directory, a
+// pattern other than * and ? in a name, "..") is an error, never dropped.
 func New(extra []string) (Matcher, error) {
 	var m Matcher
 	var relRaw, absRaw []string
 	var relCls, absCls []fspath.Class
 	defaults := DefaultDenied()
 	write := fspath.Defaults().Write
-	home, _ := os.UserHomeDir()
+	home := HomeDir()
 	for i, e := range append(defaults, extra...) {
 		name := fmt.Sprintf("FsNetPolicy.DeniedPaths[%d] %q", i-len(defaults), e)
 		if i < len(defaults) {
@@ -98,6 +100,31 @@ func New(extra []string) (Matcher, error) {
 	m.Raw = append(relRaw, absRaw...)
 	m.Cls = append(relCls, absCls...)
 	return m, nil
+}
+
+// HomeDir returns the user's home directory: $HOME when it is an
+// absolute path, else the home directory of the account this process
+// runs as (os/user), else "" (then entries that start with ~ cannot be
+// honoured).
+func HomeDir() string {
+	return homeFrom(os.Getenv("HOME"), func() (string, error) {
+		u, err := user.Current()
+		if err != nil {
+			return "", err
+		}
+		return u.HomeDir, nil
+	})
+}
+
+// homeFrom is HomeDir given $HOME and the account lookup.
+func homeFrom(env string, account func() (string, error)) string {
+	if filepath.IsAbs(env) {
+		return filepath.Clean(env)
+	}
+	if h, err := account(); err == nil && filepath.IsAbs(h) {
+		return filepath.Clean(h)
+	}
+	return ""
 }
 
 // SplitComponents splits a clean path into its non-empty, non-"."
@@ -355,17 +382,30 @@ func Workdir(root string, m Matcher, dir string) (string, *Refusal) {
 // entries that exist are found too. It does not descend into a matched
 // directory.
 func FindProtected(m Matcher, dirs []string) (masks, readOnly []string, err error) {
-	return findProtected(m, dirs, true)
+	return findProtected(m, dirs, true, 0)
 }
 
 // WalkProtected is FindProtected without the absolute denied entries
 // that lie outside dirs: what a command that can write only in dirs may
 // have created there.
 func WalkProtected(m Matcher, dirs []string) (masks, readOnly []string, err error) {
-	return findProtected(m, dirs, false)
+	return findProtected(m, dirs, false, 0)
 }
 
-func findProtected(m Matcher, dirs []string, absolute bool) (masks, readOnly []string, err error) {
+// ErrScanTooLarge is returned by [WalkProtectedBounded] when the
+// directories hold more entries than its limit.
+var ErrScanTooLarge = errors.New("too many entries to scan for protected paths")
+
+// WalkProtectedBounded is WalkProtected that visits at most limit
+// entries; past them it fails with [ErrScanTooLarge]. A directory this
+// process may not read is skipped: a command that runs as this process's
+// user, with no more rights, cannot read it either.
+func WalkProtectedBounded(m Matcher, dirs []string, limit int) (masks, readOnly []string, err error) {
+	return findProtected(m, dirs, false, limit)
+}
+
+func findProtected(m Matcher, dirs []string, absolute bool, limit int) (masks, readOnly []string, err error) {
+	visited := 0
 	seen := map[string]bool{}
 	add := func(p string, ro bool) error {
 		r, err := ResolvePath(p, nil)
@@ -388,8 +428,14 @@ func findProtected(m Matcher, dirs []string, absolute bool) (masks, readOnly []s
 	}
 	for _, w := range dirs {
 		err := filepath.WalkDir(w, func(p string, d os.DirEntry, err error) error {
+			if err != nil && limit > 0 && errors.Is(err, fs.ErrPermission) {
+				return filepath.SkipDir
+			}
 			if err != nil {
 				return fmt.Errorf("sandbox: scanning %s for denied paths: %w", w, err)
+			}
+			if visited++; limit > 0 && visited > limit {
+				return fmt.Errorf("sandbox: scanning %s: %w (more than %d)", w, ErrScanTooLarge, limit)
 			}
 			if p == w {
 				return nil

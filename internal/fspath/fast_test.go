@@ -75,9 +75,10 @@ func TestFastResolveMatchesWalk(t *testing.T) {
 	}
 }
 
-// TestFastResolveIsTaken: on Linux, clean targets without links are decided by openat2 alone
-// (existing, or only the last component missing) from three components on; the others are
-// walked.
+// TestFastResolveIsTaken: on Linux, clean targets without links are decided without a walk:
+// the root itself and one component by a stat of the root and of the target, more components by
+// one openat2 call on the whole path (existing, or only the last component missing); the others
+// are walked.
 func TestFastResolveIsTaken(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("openat2 is Linux only: every target is walked here")
@@ -85,23 +86,25 @@ func TestFastResolveIsTaken(t *testing.T) {
 	w, dir, _ := heldFixture(t)
 	defer SetFastResolve(SetFastResolve(true))
 	var buf [MaxPathLen + 2]byte
-	if !w.fast(&buf, dir, "src/pkg/main.go") {
+	ri := w.rootIndex(dir)
+	require.GreaterOrEqual(t, ri, 0)
+	if !w.fast(&buf, dir, "src/pkg/main.go", ri) {
 		if os.Getenv("REINS_TEST_STRICT") == "1" {
 			t.Fatal("openat2 is unavailable (old kernel or seccomp)")
 		}
 		t.Skip("openat2 is unavailable (old kernel or seccomp): every target is walked")
 	}
 	for rest, want := range map[string]bool{
-		"src/pkg/main.go": true, "src/pkg/new.go": true, "new.txt": false, "src/pkg": false, "deep/a/b/c/d/e/f/g/h.txt": true,
+		"src/pkg/main.go": true, "src/pkg/new.go": true, "new.txt": true, "src/pkg": true, "deep/a/b/c/d/e/f/g/h.txt": true,
+		"file.txt": true, "src": true, "": true,
 		"src/missing/x": false, "deep/a/b/dangling": false, "deep/a/b/flink": false, "src/pkg/main.go/x": false, "deep/a/b/c/missing/e": false, "deep/a/b/c/d/e/f/g/back/x": false, "link/pkg/main.go": false, "flink": false, "dangling": false,
 		"src/pkg/up/pkg": false, "file.txt/x": false, "src/../file.txt": false, "./src": false,
-		"src//pkg": false, "src/pkg/": false, "": false,
+		"src//pkg": false, "src/pkg/": false, "link": false, "out": false,
 	} {
-		assert.Equal(t, want, w.fast(&buf, dir, rest), "rest %q", rest)
+		assert.Equal(t, want, w.fast(&buf, dir, rest, ri), "rest %q", rest)
 	}
-	assert.False(t, w.fast(&buf, "/", "etc/ssl/certs"), "a base that is not a held root is walked")
 	SetFastResolve(false)
-	assert.False(t, w.fast(&buf, dir, "src/pkg/main.go"), "SetFastResolve(false) forces the walk")
+	assert.False(t, w.fast(&buf, dir, "src/pkg/main.go", ri), "SetFastResolve(false) forces the walk")
 }
 
 // FuzzFastResolve: the fast path and the walk agree on any target.
