@@ -126,7 +126,7 @@ func (s *server) newStore(tb testing.TB, prefix, id string, tune func(*etcdstore
 // newFleet returns the operator's handle on prefix.
 func (s *server) newFleet(tb testing.TB, prefix string, tune func(*etcdstore.FleetOptions)) *etcdstore.Fleet {
 	tb.Helper()
-	o := &etcdstore.FleetOptions{Prefix: prefix, By: "operator"}
+	o := &etcdstore.FleetOptions{Prefix: prefix, By: "operator", Timeout: 30 * time.Second}
 	if tune != nil {
 		tune(o)
 	}

@@ -21,12 +21,16 @@ import (
 	"github.com/reins-go/reins/policy"
 )
 
-// fleetOf starts n runs under one prefix, each with its own client, store and reins.Run.
+// fleetOf starts n runs under one prefix, each with its own client, store and reins.Run. Their
+// calls may take up to 30 s: the tests that use it check what the fleet shares, not how an
+// overloaded machine (50 runs and the cluster on two cores, under the race detector) meets the
+// default timeout.
 func fleetOf(t *testing.T, srv *server, prefix string, n int, tune func(*reins.Options)) []*reins.Run {
 	t.Helper()
 	runs := make([]*reins.Run, n)
 	for i := range runs {
-		runs[i] = newRun(t, srv.newStore(t, prefix, fmt.Sprintf("run-%02d", i), nil), tune)
+		st := srv.newStore(t, prefix, fmt.Sprintf("run-%02d", i), func(o *etcdstore.Options) { o.Timeout = 30 * time.Second })
+		runs[i] = newRun(t, st, tune)
 	}
 	return runs
 }
@@ -79,11 +83,21 @@ func TestFleetHalt(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, h.Reason, h2.Reason)
 
-	st, err := f.Status(ctx)
-	require.NoError(t, err)
+	// Each store writes its member key in the background, on its first heartbeat: wait for all.
+	var st *etcdstore.Status
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		st, err = f.Status(ctx)
+		require.NoError(t, err)
+		if len(st.Runs) == 50 || time.Now().After(deadline) {
+			break
+		}
+	}
 	require.NotNil(t, st.Halt)
 	assert.Contains(t, st.Halt.Reason, "incident 42")
 	assert.Len(t, st.Runs, 50)
+	for _, r := range st.Runs {
+		assert.True(t, r.Live, r.ID)
+	}
 
 	require.NoError(t, f.Reset(ctx, "incident closed"))
 	for i, d := range verdicts() {

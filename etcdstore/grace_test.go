@@ -35,7 +35,7 @@ func TestGracePeriod(t *testing.T) {
 	p := newProxy(t, srv.client.Host)
 	clock := reinstest.NewClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
 	st, err := etcdstore.New(clientVia(t, p), &etcdstore.Options{Prefix: srv.prefix(), RunID: "a",
-		Timeout: 300 * time.Millisecond, Grace: time.Minute, Clock: clock})
+		Timeout: time.Second, Grace: time.Minute, Clock: clock})
 	require.NoError(t, err)
 	t.Cleanup(func() { st.Close() })
 	log := audit.NewMemory(0)
@@ -79,7 +79,7 @@ func TestNoGraceDeniesAtOnce(t *testing.T) {
 	srv := startEtcd(t)
 	ctx := context.Background()
 	p := newProxy(t, srv.client.Host)
-	st, err := etcdstore.New(clientVia(t, p), &etcdstore.Options{Prefix: srv.prefix(), RunID: "a", Timeout: 300 * time.Millisecond})
+	st, err := etcdstore.New(clientVia(t, p), &etcdstore.Options{Prefix: srv.prefix(), RunID: "a", Timeout: time.Second})
 	require.NoError(t, err)
 	t.Cleanup(func() { st.Close() })
 	r := newRun(t, st, nil)
