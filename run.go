@@ -61,6 +61,9 @@ type Options struct {
 	// Logger receives diagnostics the run cannot return (a record that could not be written
 	// after the fact). Default: discard; the run never writes to the global logger.
 	Logger *slog.Logger
+	// Anchor, when not nil, makes the run write its audit log's chain head to a store off the
+	// machine periodically and at Close (see AnchorOptions, audit.VerifyAnchored).
+	Anchor *AnchorOptions
 
 	// Approver answers CONFIRM decisions. Nil means nobody can be asked: see Headless.
 	Approver Approver
@@ -140,6 +143,7 @@ type Run struct {
 
 	stopWatch context.CancelFunc
 	watchDone chan struct{}
+	anc       *anchoring // nil unless Options.Anchor is set
 }
 
 // active is the profile in force: its gate and its limit on operations in flight.
@@ -205,7 +209,11 @@ func New(ctx context.Context, p profile.Profile, opts *Options) (*Run, error) {
 	}
 	r.act.Store(newActive(g))
 	r.start = r.clock.Now()
+	r.hearStore()
 	if err := r.declareMeters(ctx); err != nil {
+		return nil, err
+	}
+	if err := r.startAnchoring(); err != nil {
 		return nil, err
 	}
 	if w, ok := r.store.(Watcher); ok {
@@ -234,14 +242,16 @@ func newActive(g *gate.Gate) *active {
 }
 
 // Close stops watching a shared store (when the store is a Watcher) and waits for the watch to
-// end. It does not close the store, the audit sink or any backend: they are the host's. Close is
-// safe to call more than once.
+// end; with Options.Anchor it stops anchoring and anchors the log's head once more, returning
+// that anchor's error. It does not close the store, the audit sink or any backend: they are the
+// host's. Close is safe to call more than once.
 func (r *Run) Close() error {
+	err := r.stopAnchoring()
 	if r.stopWatch != nil {
 		r.stopWatch()
 		<-r.watchDone
 	}
-	return nil
+	return err
 }
 
 // watched is the watch callback of a shared store: a halt latched elsewhere cancels the

@@ -56,6 +56,10 @@ const (
 	// KindSandboxWaived records that a decision's Sandbox obligation was not enforced, and why
 	// (the host trusts the analysis: RuleMatched "obligation:sandbox-trusted").
 	KindSandboxWaived Kind = "sandbox_waived"
+	// KindRunState records a run-state store starting or ending a grace period in which it
+	// serves its last known state because its backend cannot be reached (RuleMatched
+	// "run-state:stale" or "run-state:current"; Reason says why and since when).
+	KindRunState Kind = "run_state"
 )
 
 // DecidedBy says who or what made a decision, coarser than Layer and stable across gate
