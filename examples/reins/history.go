@@ -5,7 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/reins-go/reins/audit"
@@ -13,12 +15,19 @@ import (
 	"github.com/reins-go/reins/policy"
 )
 
-var timelineCmd = &command{name: "timeline", synopsis: "list the workspace's checkpoints, newest first", run: timeline}
+var timelineCmd = &command{name: "timeline", synopsis: "list the workspace's checkpoints, newest first (N is the first column)", run: timeline}
 
-var rewindCmd = &command{name: "rewind", args: "<id>|<n>|--last", synopsis: "restore a checkpoint (n: the n-th newest); undoable",
-	flags: func(fs *flag.FlagSet) { fs.Bool("last", false, "restore the newest checkpoint") }, run: rewind}
+// A checkpoint is named the same way everywhere: its id (or a unique prefix of it), its number N
+// in the timeline (1 is the newest), or --last.
+const checkpointArgs = "<N>|<id>|--last"
 
-var diffCmd = &command{name: "diff", args: "<id>", synopsis: "what changed in the workspace since a checkpoint", run: diff}
+func lastFlag(fs *flag.FlagSet) { fs.Bool("last", false, "the newest checkpoint (N = 1)") }
+
+var rewindCmd = &command{name: "rewind", args: checkpointArgs, synopsis: "restore a checkpoint (N: the N-th newest, as 'reins timeline' numbers them); undoable",
+	flags: lastFlag, run: rewind}
+
+var diffCmd = &command{name: "diff", args: checkpointArgs, synopsis: "what changed in the workspace since a checkpoint",
+	flags: lastFlag, run: diff}
 
 var auditCmd = &command{name: "audit", args: "<tail|query|verify> FILE", synopsis: "read and verify an audit log", sub: []*command{
 	{name: "tail", args: "FILE", synopsis: "the last records of a log",
@@ -41,24 +50,24 @@ type checkpointView struct {
 	Time    time.Time `json:"time"`
 	Label   string    `json:"label"`
 	Reason  string    `json:"reason,omitempty"`
-	Changed int       `json:"files_changed"`
+	Changed *int      `json:"files_changed,omitempty"`
 }
 
 func timeline(c *cli, fs *flag.FlagSet) (int, error) {
-	if err := exactArgs(fs, 0, "no arguments"); err != nil {
-		return exitError, err
+	if err := exactArgs(fs, 0, "no arguments", ""); err != nil {
+		return 0, err
 	}
 	cp, err := c.checkpointer()
 	if err != nil {
-		return exitError, err
+		return 0, err
 	}
 	list, err := cp.List(c.ctx)
 	if err != nil {
-		return exitError, err
+		return 0, err
 	}
 	views := make([]checkpointView, 0, len(list))
 	for _, x := range list {
-		views = append(views, checkpointView{ID: x.ID, Time: x.Time, Label: x.Label, Reason: x.Reason, Changed: x.FilesChanged})
+		views = append(views, checkpointView{ID: x.ID, Time: x.Time, Label: x.Label, Reason: x.Reason, Changed: &x.FilesChanged})
 	}
 	return exitOK, c.emit(views, func(w io.Writer) {
 		if len(views) == 0 {
@@ -67,46 +76,105 @@ func timeline(c *cli, fs *flag.FlagSet) (int, error) {
 		}
 		fmt.Fprintln(w, "N\tID\tTIME\tFILES\tLABEL")
 		for i, v := range views {
-			fmt.Fprintf(w, "%d\t%s\t%s\t%d\t%s\n", i+1, v.ID, v.Time.Local().Format("2006-01-02 15:04:05"), v.Changed, v.Label)
+			fmt.Fprintf(w, "%d\t%s\t%s\t%d\t%s\n", i+1, v.ID, v.Time.Local().Format("2006-01-02 15:04:05"), *v.Changed, v.Label)
 		}
 	})
 }
 
-func rewind(c *cli, fs *flag.FlagSet) (int, error) {
-	last := fs.Lookup("last").Value.String() == "true"
-	if last && fs.NArg() != 0 || !last && fs.NArg() != 1 {
-		return exitError, usagef("rewind wants a checkpoint id, a number (1 is the newest) or --last (see 'reins timeline')")
+// checkpointRef is a checkpoint as the command line names it: its position N in the timeline
+// (1 is the newest) or its id.
+type checkpointRef struct {
+	n  int // 0 when named by id
+	cp checkpoint.Checkpoint
+}
+
+func (r checkpointRef) String() string {
+	if r.n > 0 {
+		return fmt.Sprintf("checkpoint %d (%s)", r.n, r.cp.ID)
 	}
+	return "checkpoint " + r.cp.ID
+}
+
+// resolveCheckpoint reads the one argument (or --last) that names a checkpoint, the same way for
+// every verb: N, an id, a unique prefix of an id, or --last.
+func resolveCheckpoint(c *cli, fs *flag.FlagSet, cp *checkpoint.Checkpointer) (checkpointRef, error) {
+	last := fs.Lookup("last").Value.(flag.Getter).Get().(bool)
+	if last && fs.NArg() != 0 || !last && fs.NArg() != 1 {
+		return checkpointRef{}, usagef("want one checkpoint: its number N (1 is the newest), its id, or --last (see 'reins timeline')")
+	}
+	list, err := cp.List(c.ctx)
+	if err != nil {
+		return checkpointRef{}, err
+	}
+	arg := fs.Arg(0)
+	if last {
+		arg = "1"
+	}
+	if n, err := strconv.Atoi(arg); err == nil {
+		switch {
+		case n < 1:
+			return checkpointRef{}, usagef("checkpoint %d: numbers start at 1, the newest checkpoint (see 'reins timeline')", n)
+		case len(list) == 0:
+			return checkpointRef{}, notFoundf("there is no checkpoint %d: the workspace has no checkpoints yet", n)
+		case n > len(list):
+			return checkpointRef{}, notFoundf("there is no checkpoint %d: the workspace has %s, 1 (the newest) to %d (see 'reins timeline')",
+				n, plural(len(list), "checkpoint"), len(list))
+		}
+		return checkpointRef{n: n, cp: list[n-1]}, nil
+	}
+	var found []checkpointRef
+	for i, x := range list {
+		if x.ID == arg {
+			return checkpointRef{cp: x}, nil
+		}
+		if len(arg) >= 4 && strings.HasPrefix(x.ID, arg) {
+			found = append(found, checkpointRef{n: i + 1, cp: x})
+		}
+	}
+	switch len(found) {
+	case 0:
+		return checkpointRef{}, notFoundf("no checkpoint %q: name one by its number N or its id (see 'reins timeline')", arg)
+	case 1:
+		return checkpointRef{cp: found[0].cp}, nil
+	}
+	return checkpointRef{}, usagef("%q is the start of %d checkpoint ids: give more of it, or the number N (see 'reins timeline')", arg, len(found))
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+func rewind(c *cli, fs *flag.FlagSet) (int, error) {
 	cp, err := c.checkpointer()
 	if err != nil {
-		return exitError, err
+		return 0, err
 	}
-	var res checkpoint.RewindResult
-	switch n, nerr := strconv.Atoi(fs.Arg(0)); {
-	case last:
-		res, err = cp.RewindN(c.ctx, 1)
-	case nerr == nil:
-		if n < 1 {
-			return exitError, usagef("rewind %d: numbers start at 1, the newest checkpoint", n)
-		}
-		res, err = cp.RewindN(c.ctx, n)
-	default:
-		res, err = cp.Rewind(c.ctx, fs.Arg(0))
+	ref, err := resolveCheckpoint(c, fs, cp)
+	if err != nil {
+		return 0, err
+	}
+	// By id: the checkpoint N named when it was resolved, even if one is taken meanwhile.
+	res, err := cp.Rewind(c.ctx, ref.cp.ID)
+	if errors.Is(err, checkpoint.ErrNotFound) {
+		return 0, notFoundf("%s is gone (pruned meanwhile?): see 'reins timeline'", ref)
 	}
 	if err != nil {
-		return exitError, fmt.Errorf("%w (see 'reins timeline' for the checkpoints)", err)
+		return 0, err
 	}
 	type view struct {
 		Restored checkpointView `json:"restored"`
 		Undo     string         `json:"undo"`
 		Changes  []changeView   `json:"changes"`
 	}
-	v := view{Restored: checkpointView{ID: res.Restored.ID, Time: res.Restored.Time, Label: res.Restored.Label},
+	v := view{Restored: checkpointView{ID: res.Restored.ID, Time: res.Restored.Time, Label: res.Restored.Label, Reason: res.Restored.Reason},
 		Undo: res.Undo.ID, Changes: changeViews(res.Changes)}
 	return exitOK, c.emit(v, func(w io.Writer) {
-		fmt.Fprintf(w, "restored %s (%s): %d files changed\n", v.Restored.ID, v.Restored.Label, len(v.Changes))
+		fmt.Fprintf(w, "restored %s, %q: %s changed\n", ref, v.Restored.Label, plural(len(v.Changes), "file"))
 		printChanges(w, v.Changes)
-		fmt.Fprintf(w, "undo with: reins rewind %s\n", v.Undo)
+		fmt.Fprintf(w, "undo with: reins rewind %s (now checkpoint 1)\n", v.Undo)
 	})
 }
 
@@ -132,53 +200,73 @@ func printChanges(w io.Writer, changes []changeView) {
 }
 
 func diff(c *cli, fs *flag.FlagSet) (int, error) {
-	if err := exactArgs(fs, 1, "a checkpoint id (see 'reins timeline')"); err != nil {
-		return exitError, err
-	}
 	cp, err := c.checkpointer()
 	if err != nil {
-		return exitError, err
+		return 0, err
 	}
-	changes, err := cp.Diff(c.ctx, fs.Arg(0))
+	ref, err := resolveCheckpoint(c, fs, cp)
 	if err != nil {
-		return exitError, fmt.Errorf("%w (see 'reins timeline' for the checkpoints)", err)
+		return 0, err
+	}
+	changes, err := cp.Diff(c.ctx, ref.cp.ID)
+	if errors.Is(err, checkpoint.ErrNotFound) {
+		return 0, notFoundf("%s is gone (pruned meanwhile?): see 'reins timeline'", ref)
+	}
+	if err != nil {
+		return 0, err
 	}
 	views := changeViews(changes)
 	return exitOK, c.emit(views, func(w io.Writer) {
 		if len(views) == 0 {
-			fmt.Fprintln(w, "no changes since", fs.Arg(0))
+			fmt.Fprintf(w, "no changes since %s\n", ref)
 			return
 		}
 		printChanges(w, views)
 	})
 }
 
-// recordView is an audit record in a table row.
+// recordRow prints an audit record as a table row.
 func recordRow(w io.Writer, r audit.Record) {
 	what := r.Command
 	if what == "" && len(r.Targets) > 0 {
-		what = r.Targets[0]
+		what = strings.Join(r.Targets, " ")
 	}
 	if what == "" {
 		what = r.Host
 	}
-	fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Seq, r.Time.Local().Format("2006-01-02 15:04:05"), r.Kind, r.Decision, r.Tool, what, r.Reason)
+	outcome := string(r.Outcome)
+	if outcome == "" {
+		outcome = "-"
+	}
+	fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Seq, r.Time.Local().Format("2006-01-02 15:04:05"), r.Kind, r.Decision, outcome,
+		r.Tool, what, r.Reason)
 }
 
-const recordHeader = "SEQ\tTIME\tKIND\tDECISION\tTOOL\tTARGET\tREASON"
+// recordHeader heads the rows of recordRow. DECISION is the record's verdict; OUTCOME how the
+// action ended, on outcome records (succeeded, failed, rolled_back, denied, parked).
+const recordHeader = "SEQ\tTIME\tKIND\tDECISION\tOUTCOME\tTOOL\tTARGET\tREASON"
+
+// logFile is the one argument of the audit verbs: a log that must exist.
+func logFile(fs *flag.FlagSet) (string, error) {
+	if err := exactArgs(fs, 1, "the log file", ""); err != nil {
+		return "", err
+	}
+	return fs.Arg(0), existingFile(fs.Arg(0), "audit log")
+}
 
 func auditTail(c *cli, fs *flag.FlagSet) (int, error) {
-	if err := exactArgs(fs, 1, "the log file"); err != nil {
-		return exitError, err
-	}
-	n, _ := strconv.Atoi(fs.Lookup("n").Value.String())
+	n := fs.Lookup("n").Value.(flag.Getter).Get().(int)
 	if n < 1 {
-		return exitError, usagef("audit tail -n wants a positive number")
+		return 0, usagef("-n wants a positive number")
+	}
+	path, err := logFile(fs)
+	if err != nil {
+		return 0, err
 	}
 	var ring []audit.Record
-	for r, err := range audit.Scan(fs.Arg(0), nil) {
+	for r, err := range audit.Scan(path, nil) {
 		if err != nil {
-			return exitError, err
+			return 0, err
 		}
 		if len(ring) == n {
 			ring = append(ring[:0], ring[1:]...)
@@ -202,22 +290,29 @@ func (c *cli) emitRecords(recs []audit.Record) error {
 
 func queryFlags(fs *flag.FlagSet) {
 	fs.String("decision", "", "only this `verdict` (ALLOW, DENY, CONFIRM)")
+	fs.String("outcome", "", "only this `outcome` (succeeded, failed, rolled_back, denied, parked)")
 	fs.String("tool", "", "only this `tool`")
-	fs.String("kind", "", "only this record `kind` (decision, outcome, halt, checkpoint_created, ...)")
+	fs.String("kind", "", "only this record `kind` (decision, approval, outcome, halt, checkpoint_created, ...)")
 	fs.Duration("since", 0, "only records younger than this `duration` (e.g. 1h)")
 }
 
+var outcomes = []audit.Outcome{audit.OutcomeSucceeded, audit.OutcomeFailed, audit.OutcomeRolledBack, audit.OutcomeDenied, audit.OutcomeParked}
+
 func auditQuery(c *cli, fs *flag.FlagSet) (int, error) {
-	if err := exactArgs(fs, 1, "the log file"); err != nil {
-		return exitError, err
-	}
 	var f audit.Filter
 	if s := fs.Lookup("decision").Value.String(); s != "" {
 		v, err := policy.ParseVerdict(s)
 		if err != nil {
-			return exitError, usagef("audit query -decision: %v (want ALLOW, DENY or CONFIRM)", err)
+			return 0, usagef("-decision: %v (want ALLOW, DENY or CONFIRM)", err)
 		}
 		f.Decisions = []policy.Verdict{v}
+	}
+	var outcome audit.Outcome
+	if s := fs.Lookup("outcome").Value.String(); s != "" {
+		if !slices.Contains(outcomes, audit.Outcome(s)) {
+			return 0, usagef("-outcome %q: want one of %s", s, strings.Join(strs(outcomes), ", "))
+		}
+		outcome = audit.Outcome(s)
 	}
 	if s := fs.Lookup("tool").Value.String(); s != "" {
 		f.Tools = []string{s}
@@ -228,21 +323,28 @@ func auditQuery(c *cli, fs *flag.FlagSet) (int, error) {
 	if d := fs.Lookup("since").Value.(flag.Getter).Get().(time.Duration); d > 0 {
 		f.Since = time.Now().Add(-d)
 	}
+	path, err := logFile(fs)
+	if err != nil {
+		return 0, err
+	}
 	var recs []audit.Record
-	for r, err := range audit.Scan(fs.Arg(0), &f) {
+	for r, err := range audit.Scan(path, &f) {
 		if err != nil {
-			return exitError, err
+			return 0, err
 		}
-		recs = append(recs, r)
+		if outcome == "" || r.Outcome == outcome {
+			recs = append(recs, r)
+		}
 	}
 	return exitOK, c.emitRecords(recs)
 }
 
 func auditVerify(c *cli, fs *flag.FlagSet) (int, error) {
-	if err := exactArgs(fs, 1, "the log file"); err != nil {
-		return exitError, err
+	path, err := logFile(fs)
+	if err != nil {
+		return 0, err
 	}
-	res, err := audit.Verify(fs.Arg(0))
+	res, err := audit.Verify(path)
 	type view struct {
 		OK      bool     `json:"ok"`
 		Records int      `json:"records"`
@@ -258,6 +360,12 @@ func auditVerify(c *cli, fs *flag.FlagSet) (int, error) {
 	if res.Torn != nil && err == nil {
 		v.Error = "the last line is torn (a crash interrupted a write); reopening the log truncates it: " + res.Torn.Error()
 	}
+	if err != nil {
+		var le *audit.LineError
+		if !errors.As(err, &le) && v.Records == 0 {
+			return 0, err // not a log that fails to verify: a file that cannot be read
+		}
+	}
 	if perr := c.emit(v, func(w io.Writer) {
 		if v.OK {
 			fmt.Fprintf(w, "ok: %d records in %d files verify; head seq %d %s\n", v.Records, len(v.Files), v.Seq, v.Head)
@@ -265,14 +373,10 @@ func auditVerify(c *cli, fs *flag.FlagSet) (int, error) {
 			fmt.Fprintf(w, "FAILED after %d good records: %s\n", v.Records, v.Error)
 		}
 	}); perr != nil {
-		return exitError, perr
+		return 0, perr
 	}
 	if err != nil {
-		var le *audit.LineError
-		if errors.As(err, &le) || v.Records > 0 {
-			return exitDeny, nil
-		}
-		return exitError, err
+		return exitDeny, nil
 	}
 	return exitOK, nil
 }

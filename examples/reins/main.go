@@ -1,13 +1,20 @@
 // Command reins is a command-line front end to the library, with the verbs of the
-// specifications it grew from: decide or explain an action, list, show and switch profiles, list
-// the active permissions, read and verify an audit log, and list, diff or rewind checkpoints. It
-// shows how a host wires the packages together; every verb is a few calls of the public API.
+// specifications it grew from: decide or explain an action, list, show and switch profiles,
+// trust a project's profile file, list the active permissions, read and verify an audit log,
+// and list, diff or rewind checkpoints. It shows how a host wires the packages together; every
+// verb is a few calls of the public API.
 //
 //	reins [-C dir] [--json] <command> [arguments]
 //
 // Run `reins help` for the commands and `reins help <command>` (or `<command> --help`) for one.
-// Exit codes: 0 success (and ALLOW for check and explain), 1 DENY or a failed verification,
-// 2 CONFIRM, 3 an error (with what to do about it on standard error).
+//
+// Every verb reports an error the same way: one line on standard error, `reins: <verb>: what
+// went wrong (what to do)`, or under --json one JSON object on standard error with the verb,
+// the kind of error, the message and the exit code. The exit codes are one table (exitCodes),
+// printed by `reins --help`, and every verb uses it: the same kind of error has the same code.
+//
+// Adding a verb is one entry in the command table (root) and a file of its own; a verb with
+// subcommands (profile, audit) is a command whose sub lists them.
 package main
 
 import (
@@ -17,19 +24,37 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/reins-go/reins/sandbox"
 )
 
-// Exit codes.
+// Exit codes: one table for every verb.
 const (
-	exitOK      = 0
-	exitDeny    = 1 // a DENY, or a verification that failed
-	exitConfirm = 2
-	exitError   = 3
+	exitOK       = 0 // success; check and explain: ALLOW
+	exitDeny     = 1 // check and explain: DENY; a refusal (a loosening not confirmed); a log that does not verify
+	exitConfirm  = 2 // check and explain: CONFIRM
+	exitError    = 3 // something failed: a file that cannot be read or parsed, git, a backend
+	exitUsage    = 4 // the command line is wrong
+	exitNotFound = 5 // what the command line names does not exist
+	// sandbox.ExitUnavailable (127): sandbox run's backend cannot run here; otherwise sandbox run
+	// exits with the command's own status.
 )
+
+// exitCodes is the table `reins --help` prints.
+var exitCodes = [][2]string{
+	{"0", "ok; check and explain: ALLOW"},
+	{"1", "denied: check and explain: DENY; a refusal (a loosening not confirmed); audit verify: the log does not verify"},
+	{"2", "check and explain: CONFIRM (a human would be asked)"},
+	{"3", "error: something failed (a file that cannot be read or parsed, git, a backend)"},
+	{"4", "usage: the command line is wrong (see the command's --help)"},
+	{"5", "not found: the checkpoint, grant, profile, file or workspace named does not exist"},
+	{"127", "sandbox run: the backend cannot run here (otherwise sandbox run exits with the command's status)"},
+}
 
 func main() {
 	c := &cli{ctx: context.Background(), stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}
@@ -52,75 +77,171 @@ type command struct {
 	synopsis string // one line
 	sub      []*command
 	flags    func(fs *flag.FlagSet) // the leaf's own flags
-	run      func(c *cli, fs *flag.FlagSet) (int, error)
+	// run runs the leaf. A non-nil error decides the exit code by its kind (see fail); otherwise
+	// the code returned is the exit code.
+	run func(c *cli, fs *flag.FlagSet) (int, error)
 }
 
-// usageError is a mistake in the command line; the message says what to run instead.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
-func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
-
+// root is the command table. A verb is one entry here (the fleet verbs of a shared run-state
+// store and the managed tier's views will be more of them).
 var root = &command{name: "reins", synopsis: "govern what an AI coding agent may do", sub: []*command{
-	profileCmd, permissionsCmd, checkCmd, explainCmd,
+	profileCmd, permissionsCmd, trustCmd, checkCmd, explainCmd,
 	timelineCmd, rewindCmd, diffCmd, auditCmd, replayCmd, grantsCmd, sandboxCmd,
 	{name: "help", args: "[command...]", synopsis: "show help for a command"},
 }}
 
-// main runs the command line and returns the exit code; errors go to stderr with a hint.
+// errKind is the kind of an error, which decides its exit code.
+type errKind int
+
+const (
+	kindError errKind = iota
+	kindUsage
+	kindNotFound
+	kindDenied
+	kindUnavailable // a sandbox backend that cannot run here
+)
+
+func (k errKind) String() string {
+	return [...]string{"error", "usage", "not_found", "denied", "unavailable"}[k]
+}
+
+func (k errKind) code() int {
+	return [...]int{exitError, exitUsage, exitNotFound, exitDeny, sandbox.ExitUnavailable}[k]
+}
+
+// cliError is an error of a known kind; what it says includes what to do about it.
+type cliError struct {
+	kind errKind
+	err  error
+}
+
+func (e *cliError) Error() string { return e.err.Error() }
+func (e *cliError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error {
+	return &cliError{kindUsage, fmt.Errorf(format, args...)}
+}
+
+func notFoundf(format string, args ...any) error {
+	return &cliError{kindNotFound, fmt.Errorf(format, args...)}
+}
+
+func deniedf(format string, args ...any) error {
+	return &cliError{kindDenied, fmt.Errorf(format, args...)}
+}
+
+// kindOf returns the kind of err: a cliError's, not found for a missing file, error otherwise.
+func kindOf(err error) errKind {
+	var ce *cliError
+	switch {
+	case errors.As(err, &ce):
+		return ce.kind
+	case errors.Is(err, fs.ErrNotExist):
+		return kindNotFound
+	}
+	return kindError
+}
+
+// main runs the command line and returns the exit code.
 func (c *cli) main(args []string) int {
-	code, err := c.dispatch(root, args, nil)
+	c.json = c.json || jsonRequested(args)
+	verb, code, err := c.dispatch(root, args, nil)
 	if err != nil {
-		fmt.Fprintln(c.stderr, "reins:", err)
-		var ue *usageError
-		if errors.As(err, &ue) {
-			return exitError
-		}
-		if code == exitOK {
-			code = exitError
-		}
+		return c.fail(verb, err)
 	}
 	return code
 }
 
-// dispatch walks args down the tree from cmd; path is the words that led here.
-func (c *cli) dispatch(cmd *command, args, path []string) (int, error) {
+// jsonRequested reports whether --json is among the flags (before "--"), so that an error found
+// before it is parsed is reported as JSON too.
+func jsonRequested(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "--json", "-json", "--json=true", "-json=true":
+			return true
+		}
+	}
+	return false
+}
+
+// fail reports err for verb on standard error, in the one format every verb uses, and returns its
+// exit code.
+func (c *cli) fail(verb []string, err error) int {
+	kind := kindOf(err)
+	msg := strings.TrimPrefix(err.Error(), "reins: ")
+	name := strings.Join(verb, " ")
+	if c.json {
+		b, _ := json.Marshal(struct {
+			Verb     string `json:"verb"`
+			Kind     string `json:"error"`
+			Message  string `json:"message"`
+			ExitCode int    `json:"exit_code"`
+		}{name, kind.String(), msg, kind.code()})
+		fmt.Fprintf(c.stderr, "%s\n", b)
+		return kind.code()
+	}
+	if name == "" {
+		fmt.Fprintf(c.stderr, "reins: %s\n", msg)
+	} else {
+		fmt.Fprintf(c.stderr, "reins: %s: %s\n", name, msg)
+	}
+	return kind.code()
+}
+
+// dispatch walks args down the tree from cmd; path is the words that led here. It returns the
+// verb (the path below the root) that the error, if any, belongs to.
+func (c *cli) dispatch(cmd *command, args, path []string) ([]string, int, error) {
 	path = append(path, cmd.name)
+	verb := path[1:]
 	fs := flag.NewFlagSet(strings.Join(path, " "), flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&c.dir, "C", c.dirOrDot(), "the workspace `directory`")
-	fs.BoolVar(&c.json, "json", c.json, "print JSON instead of a table")
+	fs.BoolVar(&c.json, "json", c.json, "print JSON (errors too, on standard error)")
 	if cmd.flags != nil {
 		cmd.flags(fs)
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			c.help(cmd, path, fs)
-			return exitOK, nil
+			return verb, exitOK, nil
 		}
-		return exitError, usagef("%v (see '%s --help')", err, strings.Join(path, " "))
+		return verb, 0, usagef("%v (see '%s --help')", err, strings.Join(path, " "))
 	}
 	rest := fs.Args()
 	if cmd.run != nil {
-		return cmd.run(c, fs)
+		code, err := cmd.run(c, fs)
+		return verb, code, err
 	}
 	if len(rest) == 0 {
-		c.help(cmd, path, fs)
 		if len(path) == 1 {
-			return exitOK, nil
+			c.help(cmd, path, fs)
+			return verb, exitOK, nil
 		}
-		return exitError, usagef("%s needs a subcommand", strings.Join(path, " "))
+		return verb, 0, usagef("a subcommand is needed: %s (see '%s --help')", subNames(cmd), strings.Join(path, " "))
 	}
 	if cmd == root && rest[0] == "help" {
-		return c.helpFor(rest[1:])
+		code, err := c.helpFor(rest[1:])
+		return []string{"help"}, code, err
 	}
 	for _, s := range cmd.sub {
 		if s.name == rest[0] {
 			return c.dispatch(s, rest[1:], path)
 		}
 	}
-	return exitError, usagef("unknown command %q (see '%s --help')", strings.Join(append(path, rest[0]), " "), strings.Join(path, " "))
+	if len(path) == 1 {
+		return []string{rest[0]}, 0, usagef("unknown command (see 'reins --help')")
+	}
+	return verb, 0, usagef("unknown subcommand %q: want %s (see '%s --help')", rest[0], subNames(cmd), strings.Join(path, " "))
+}
+
+func subNames(cmd *command) string {
+	names := make([]string, len(cmd.sub))
+	for i, s := range cmd.sub {
+		names[i] = s.name
+	}
+	return strings.Join(names, ", ")
 }
 
 func (c *cli) dirOrDot() string {
@@ -141,13 +262,13 @@ func (c *cli) helpFor(words []string) (int, error) {
 			}
 		}
 		if next == nil {
-			return exitError, usagef("no command %q (see 'reins help')", strings.Join(append(path, w), " "))
+			return 0, usagef("no command %q (see 'reins --help')", strings.Join(append(path[1:], w), " "))
 		}
 		cmd, path = next, append(path, w)
 	}
 	fs := flag.NewFlagSet("", flag.ContinueOnError)
 	fs.String("C", ".", "the workspace `directory`")
-	fs.Bool("json", false, "print JSON instead of a table")
+	fs.Bool("json", false, "print JSON (errors too, on standard error)")
 	if cmd.flags != nil {
 		cmd.flags(fs)
 	}
@@ -174,9 +295,18 @@ func (c *cli) help(cmd *command, path []string, fs *flag.FlagSet) {
 	fmt.Fprintln(w, "\nflags:")
 	fs.SetOutput(w)
 	fs.PrintDefaults()
-	if len(path) == 1 {
-		fmt.Fprintln(w, "\nexit codes: 0 ok or ALLOW, 1 DENY or a failed verification, 2 CONFIRM, 3 error")
+	if len(path) > 1 {
+		fmt.Fprintln(w, "\nexit codes: see 'reins --help'")
+		return
 	}
+	fmt.Fprintln(w, "\nerrors: one line on standard error, \"reins: <verb>: ...\"; under --json one JSON object")
+	fmt.Fprintln(w, "there: {\"verb\", \"error\" (the kind below), \"message\", \"exit_code\"}")
+	fmt.Fprintln(w, "\nexit codes (every command):")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, e := range exitCodes {
+		fmt.Fprintf(tw, "  %s\t%s\n", e[0], e[1])
+	}
+	tw.Flush()
 }
 
 // workspace returns the absolute workspace directory, which must exist.
@@ -186,7 +316,7 @@ func (c *cli) workspace() (string, error) {
 		return "", err
 	}
 	if st, err := os.Stat(ws); err != nil || !st.IsDir() {
-		return "", fmt.Errorf("workspace %s is not a directory (pass the project with -C dir)", ws)
+		return "", notFoundf("workspace %s is not a directory (pass the project with -C dir)", ws)
 	}
 	return ws, nil
 }
@@ -203,10 +333,74 @@ func (c *cli) emit(v any, table func(w io.Writer)) error {
 	return tw.Flush()
 }
 
-// exactArgs checks the number of positional arguments of a leaf.
-func exactArgs(fs *flag.FlagSet, n int, what string) error {
-	if fs.NArg() != n {
-		return usagef("%s wants %s (see '%s --help')", fs.Name(), what, fs.Name())
+// exactArgs checks the number of positional arguments of a leaf: it wants what, and the error
+// points to see (the leaf's help when "").
+func exactArgs(fs *flag.FlagSet, n int, what, see string) error {
+	if fs.NArg() == n {
+		return nil
+	}
+	if see == "" {
+		see = fs.Name() + " --help"
+	}
+	got := plural(fs.NArg(), "argument")
+	if fs.NArg() > 0 {
+		got += " (" + strings.Join(fs.Args(), " ") + ")"
+	}
+	return usagef("want %s, got %s (see '%s')", what, got, see)
+}
+
+// existingFile checks that path (an argument naming a file to read) exists: missing, it is not
+// found (exit 5), and the message names it.
+func existingFile(path, what string) error {
+	st, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return notFoundf("no %s %s", what, path)
+	case err != nil:
+		return err
+	case st.IsDir():
+		return usagef("%s is a directory, not %s", path, what)
 	}
 	return nil
+}
+
+// confirm asks a yes/no question on standard error and reads the answer from standard input;
+// anything but y or yes (or no answer) is no. Under --json nothing is asked (standard error holds
+// only the JSON error): the answer is no, and the verb's --yes confirms instead.
+func (c *cli) confirm(question string) bool {
+	if c.json {
+		return false
+	}
+	fmt.Fprintf(c.stderr, "%s [y/N] ", question)
+	line, _ := readLine(c.stdin)
+	if f, ok := c.stdin.(*os.File); !ok || !isTerminal(f) {
+		fmt.Fprintln(c.stderr) // a terminal echoes the answer's newline; end the line otherwise
+	}
+	answer := strings.TrimSpace(strings.ToLower(line))
+	return answer == "y" || answer == "yes"
+}
+
+// readLine reads one line, at most 1 KiB, from r, byte by byte so that nothing after it is
+// consumed.
+func readLine(r io.Reader) (string, error) {
+	var b []byte
+	one := make([]byte, 1)
+	for len(b) < 1024 {
+		n, err := r.Read(one)
+		if n == 1 {
+			if one[0] == '\n' {
+				break
+			}
+			b = append(b, one[0])
+		}
+		if err != nil {
+			return string(b), err
+		}
+	}
+	return string(b), nil
+}
+
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -37,9 +36,18 @@ func (c *cli) load() (*loader.Loaded, string, error) {
 	}
 	l, err := loader.Load(c.ctx, &loader.Options{ProjectDir: ws})
 	if err != nil {
-		return nil, "", fmt.Errorf("%w (fix or remove the file named above)", err)
+		return nil, "", fmt.Errorf("%w (fix or remove the file it names)", err)
 	}
 	return l, ws, nil
+}
+
+// rebase returns the loaded files applied to the built-in profile name; an unknown name is not
+// found.
+func rebase(l *loader.Loaded, name string) (*loader.Loaded, error) {
+	if _, err := profile.Builtin(name); err != nil {
+		return nil, notFoundf("no profile %q: want one of %s (see 'reins profile list')", name, strings.Join(profile.Names(), ", "))
+	}
+	return l.Rebase(name)
 }
 
 // profileView is a profile in JSON, with the profile files' field names.
@@ -69,12 +77,12 @@ func viewOf(p profile.Profile, active bool) profileView {
 }
 
 func profileList(c *cli, fs *flag.FlagSet) (int, error) {
-	if err := exactArgs(fs, 0, "no arguments"); err != nil {
-		return exitError, err
+	if err := exactArgs(fs, 0, "no arguments", ""); err != nil {
+		return 0, err
 	}
 	l, _, err := c.load()
 	if err != nil {
-		return exitError, err
+		return 0, err
 	}
 	var views []profileView
 	for _, p := range profile.All() {
@@ -95,12 +103,12 @@ func profileList(c *cli, fs *flag.FlagSet) (int, error) {
 }
 
 func profileCurrent(c *cli, fs *flag.FlagSet) (int, error) {
-	if err := exactArgs(fs, 0, "no arguments"); err != nil {
-		return exitError, err
+	if err := exactArgs(fs, 0, "no arguments", ""); err != nil {
+		return 0, err
 	}
 	l, _, err := c.load()
 	if err != nil {
-		return exitError, err
+		return 0, err
 	}
 	if c.json {
 		return exitOK, c.emit(viewOf(l.Profile, true), nil)
@@ -110,16 +118,16 @@ func profileCurrent(c *cli, fs *flag.FlagSet) (int, error) {
 }
 
 func profileShow(c *cli, fs *flag.FlagSet) (int, error) {
-	if err := exactArgs(fs, 1, "a profile name (see 'reins profile list')"); err != nil {
-		return exitError, err
+	if err := exactArgs(fs, 1, "a profile name", "reins profile list"); err != nil {
+		return 0, err
 	}
 	l, _, err := c.load()
 	if err != nil {
-		return exitError, err
+		return 0, err
 	}
-	p, err := l.Rebase(fs.Arg(0))
+	p, err := rebase(l, fs.Arg(0))
 	if err != nil {
-		return exitError, fmt.Errorf("%w (see 'reins profile list')", err)
+		return 0, err
 	}
 	if c.json {
 		return exitOK, c.emit(viewOf(p.Profile, p.Profile.Name == l.Profile.Name), nil)
@@ -129,91 +137,149 @@ func profileShow(c *cli, fs *flag.FlagSet) (int, error) {
 }
 
 func profileSet(c *cli, fs *flag.FlagSet) (int, error) {
-	if err := exactArgs(fs, 1, "a profile name (see 'reins profile list')"); err != nil {
-		return exitError, err
+	if err := exactArgs(fs, 1, "a profile name", "reins profile list"); err != nil {
+		return 0, err
 	}
 	name := fs.Arg(0)
 	l, _, err := c.load()
 	if err != nil {
-		return exitError, err
+		return 0, err
 	}
-	next, err := l.Rebase(name)
+	next, err := rebase(l, name)
 	if err != nil {
-		return exitError, fmt.Errorf("%w (see 'reins profile list')", err)
+		return 0, err
 	}
 	// The spec's switching rules: tightening always, loosening only when confirmed.
-	if ok, why := profile.AtLeastAsRestrictive(next.Profile, l.Profile); !ok && !fs.Lookup("yes").Value.(flag.Getter).Get().(bool) {
-		fmt.Fprintf(c.stdout, "%s is looser than %s (%s). Switch? [y/N] ", name, l.Profile.Name, why)
-		line, _ := bufio.NewReader(c.stdin).ReadString('\n')
-		if answer := strings.TrimSpace(strings.ToLower(line)); answer != "y" && answer != "yes" {
-			return exitError, errors.New("profile set: not confirmed; the active profile is unchanged (pass --yes to confirm without a prompt)")
-		}
+	if ok, why := profile.AtLeastAsRestrictive(next.Profile, l.Profile); !ok && !fs.Lookup("yes").Value.(flag.Getter).Get().(bool) &&
+		!c.confirm(fmt.Sprintf("%s is looser than %s (%s). Switch?", next.Profile.Name, l.Profile.Name, why)) {
+		return 0, deniedf("not confirmed; the active profile is unchanged (pass --yes to confirm without a prompt)")
 	}
-	if err := setUserProfile(name); err != nil {
-		return exitError, err
+	name = next.Profile.Name
+	if err := editUserFile(c, func(doc map[string]any) error { doc["active_profile"] = name; return nil }); err != nil {
+		return 0, err
 	}
 	return exitOK, c.emit(map[string]string{"active_profile": name}, func(w io.Writer) {
 		fmt.Fprintf(w, "active profile: %s\n", name)
 	})
 }
 
-// setUserProfile writes active_profile into the user profile file, keeping its other settings.
-func setUserProfile(name string) error {
-	dir, err := os.UserConfigDir()
+// userFile returns the path of the user profile file, as the loader finds it.
+func userFile() (string, error) {
+	ld, err := loader.New(nil)
 	if err != nil {
-		return fmt.Errorf("no user configuration directory (set $XDG_CONFIG_HOME or $HOME): %w", err)
+		return "", err
 	}
-	path := filepath.Join(dir, "reins", "profile.json")
-	doc := map[string]any{}
-	switch b, err := os.ReadFile(path); {
-	case err == nil:
-		if err := json.Unmarshal(b, &doc); err != nil {
-			return fmt.Errorf("%s: %w (fix the file or remove it)", path, err)
-		}
-	case !errors.Is(err, os.ErrNotExist):
+	path, _ := ld.Paths()
+	if path == "" {
+		return "", errors.New("no user configuration directory (set $XDG_CONFIG_HOME or $HOME)")
+	}
+	return path, nil
+}
+
+// editUserFile changes the user profile file with edit, keeping its other settings, and loads
+// the result: a change the loader refuses is undone and reported. The file is replaced
+// atomically, with mode 0600 in a directory made with mode 0700.
+func editUserFile(c *cli, edit func(doc map[string]any) error) error {
+	path, err := userFile()
+	if err != nil {
 		return err
 	}
-	doc["active_profile"] = name
+	doc := map[string]any{}
+	old, err := os.ReadFile(path)
+	switch {
+	case err == nil:
+		if err := json.Unmarshal(old, &doc); err != nil {
+			return fmt.Errorf("%s: %w (fix the file or remove it)", path, err)
+		}
+	case errors.Is(err, os.ErrNotExist):
+		old = nil
+	default:
+		return err
+	}
+	if err := edit(doc); err != nil {
+		return err
+	}
 	b, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return err
 	}
+	if err := writeFileAtomic(path, append(b, '\n')); err != nil {
+		return err
+	}
+	if _, _, err := c.load(); err != nil {
+		// Put back what was there: the edit made a file the loader refuses.
+		if old == nil {
+			_ = os.Remove(path)
+		} else {
+			_ = writeFileAtomic(path, old)
+		}
+		return fmt.Errorf("%s: the change was refused and undone: %w", path, err)
+	}
+	return nil
+}
+
+func writeFileAtomic(path string, b []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil {
+	f, err := os.CreateTemp(filepath.Dir(path), ".profile-*.tmp")
+	if err != nil {
 		return err
 	}
-	return os.Rename(tmp, path)
+	defer os.Remove(f.Name())
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Chmod(0o600); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
 }
 
-// permissionsView is what the active profile lets an agent do.
+// permissionsView is what the active profile lets an agent do, and where each rule came from.
 type permissionsView struct {
 	Profile        string            `json:"active_profile"`
 	PermissionMode string            `json:"permission_mode"`
 	Band           string            `json:"band"`
 	Matrix         map[string]string `json:"matrix"`
 	Rules          []policy.Rule     `json:"rules"`
+	// RuleSources says, per rule id, which layer set the rule (built-in, user file, project file,
+	// host, and any layer the loader adds above them) and where.
+	RuleSources    map[string]string `json:"rule_sources"`
 	DeniedPaths    []string          `json:"denied_paths"`
 	ShellAllowlist []string          `json:"shell_allowlist,omitempty"`
 	ShellBlocklist []string          `json:"shell_blocklist,omitempty"`
 }
 
 func permissionsList(c *cli, fs *flag.FlagSet) (int, error) {
-	if err := exactArgs(fs, 0, "no arguments"); err != nil {
-		return exitError, err
+	if err := exactArgs(fs, 0, "no arguments", ""); err != nil {
+		return 0, err
 	}
 	l, _, err := c.load()
 	if err != nil {
-		return exitError, err
+		return 0, err
 	}
 	p := l.Profile
 	v := permissionsView{Profile: p.Name, PermissionMode: fmt.Sprint(p.Mode), Matrix: map[string]string{},
-		Rules: p.Rules, DeniedPaths: p.ProtectedPaths, ShellAllowlist: p.ShellAllowlist, ShellBlocklist: p.ShellBlocklist}
+		Rules: p.Rules, RuleSources: map[string]string{}, DeniedPaths: p.ProtectedPaths, ShellAllowlist: p.ShellAllowlist, ShellBlocklist: p.ShellBlocklist}
+	origin := map[string]string{} // the layer alone, for the table
+	for _, r := range p.Rules {
+		if src, ok := l.Provenance.Of("rules", r.ID); ok {
+			v.RuleSources[r.ID], origin[r.ID] = src.String(), src.Origin.String()
+		}
+	}
 	b, err := policy.BandOf(p.Autonomy)
 	if err != nil {
-		return exitError, err
+		return 0, err
 	}
 	v.Band = b.String()
 	for _, lvl := range risk.Levels() {
@@ -228,9 +294,13 @@ func permissionsList(c *cli, fs *flag.FlagSet) (int, error) {
 		for _, lvl := range risk.Levels() {
 			fmt.Fprintf(w, "%s\t%s\n", lvl, v.Matrix[lvl.String()])
 		}
-		fmt.Fprintln(w, "\nPRIORITY\tRULE\tVERDICT\tWHEN")
+		fmt.Fprintln(w, "\nPRIORITY\tRULE\tVERDICT\tFROM\tWHEN")
 		for _, r := range v.Rules {
-			fmt.Fprintf(w, "%d\t%s\t%s\t%s\n", r.Priority, r.ID, r.Action, when(r.Condition))
+			from := origin[r.ID]
+			if from == "" {
+				from = "-"
+			}
+			fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\n", r.Priority, r.ID, r.Action, from, when(r.Condition))
 		}
 	})
 }
