@@ -304,7 +304,7 @@ func run(ctx context.Context, dir string, out io.Writer) error {
 		}
 	}
 	s.say("\nTry the CLI on what this run kept: go run ./examples/reins -C DIR/project timeline, then")
-	s.say("diff N, rewind N (undoable), and audit tail DIR/audit.jsonl. Standard error has them spelled out.")
+	s.say("diff N, rewind N (undoable), and audit tail DIR/audit.jsonl (standard error spells them out).")
 	return nil
 }
 

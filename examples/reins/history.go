@@ -234,12 +234,20 @@ func recordRow(w io.Writer, r audit.Record) {
 	if what == "" {
 		what = r.Host
 	}
+	if what == "" && r.RequestedProfile != "" {
+		what = "-> " + r.RequestedProfile
+	}
 	outcome := string(r.Outcome)
 	if outcome == "" {
 		outcome = "-"
 	}
+	// A record that gives no reason (a decision a grant made) says at least what decided it.
+	reason := r.Reason
+	if reason == "" && r.RuleMatched != "" {
+		reason = "by " + r.RuleMatched
+	}
 	fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Seq, r.Time.Local().Format("2006-01-02 15:04:05"), r.Kind, r.Decision, outcome,
-		r.Tool, what, r.Reason)
+		r.Tool, what, reason)
 }
 
 // recordHeader heads the rows of recordRow. DECISION is the record's verdict; OUTCOME how the

@@ -67,6 +67,7 @@ type cli struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	dir            string // -C: the workspace
+	managed        string // -managed: the managed profile file ("": the loader's default)
 	json           bool   // --json: machine-readable output
 }
 
@@ -199,6 +200,7 @@ func (c *cli) dispatch(cmd *command, args, path []string) ([]string, int, error)
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&c.dir, "C", c.dirOrDot(), "the workspace `directory`")
 	fs.BoolVar(&c.json, "json", c.json, "print JSON (errors too, on standard error)")
+	fs.StringVar(&c.managed, "managed", c.managed, managedUsage)
 	if cmd.flags != nil {
 		cmd.flags(fs)
 	}
@@ -269,6 +271,7 @@ func (c *cli) helpFor(words []string) (int, error) {
 	fs := flag.NewFlagSet("", flag.ContinueOnError)
 	fs.String("C", ".", "the workspace `directory`")
 	fs.Bool("json", false, "print JSON (errors too, on standard error)")
+	fs.String("managed", "", managedUsage)
 	if cmd.flags != nil {
 		cmd.flags(fs)
 	}

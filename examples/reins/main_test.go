@@ -681,3 +681,73 @@ func TestSandboxBackendsDescribed(t *testing.T) {
 		assert.Regexp(t, `(?m)^\s+`+regexp.QuoteMeta(name)+`: \S`, out, name)
 	}
 }
+
+// TestManagedTierProvenance: under a managed file (-managed), profile show, profile current and
+// permissions list say, in the table and in JSON, which settings the managed tier set (its
+// rule, its protected path) and which it capped (the dial and the mode the user's profile had
+// set higher), and what the tier is.
+func TestManagedTierProvenance(t *testing.T) {
+	e := newEnv(t)
+	dir := filepath.Join(t.TempDir(), "managed")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	managed := filepath.Join(dir, "managed-profile.json")
+	require.NoError(t, os.WriteFile(managed, []byte(`{"managed": {"max_band": "supervised", "max_permission_mode": "read-only"},
+ "custom_rules": [{"id": "org-deny-push", "priority": 1, "action": "DENY", "condition": {"operation_type": ["shell"], "command_pattern": "git push*"}}],
+ "denied_paths": ["secrets"]}`), 0o644))
+	code, out, stderr := e.run("", "profile", "set", "--yes", "PROFILE-DEV")
+	require.Equal(t, 0, code, out+stderr)
+	cappedMode := `managed tier ` + managed + `:1 /managed/max_permission_mode (capped at read-only: default before`
+	cappedBand := `managed tier ` + managed + `:1 /managed/max_band (capped at the supervised band: 0.5 before`
+	rule := `managed tier ` + managed + `:2 /custom_rules/0`
+	path := `managed tier ` + managed + `:3 /denied_paths/0`
+
+	code, out, stderr = e.run("", "-managed", managed, "permissions", "list")
+	require.Equal(t, 0, code, stderr)
+	assert.Regexp(t, `(?m)^managed tier\s+file `+regexp.QuoteMeta(managed)+`\s+autonomy band at most supervised; permission mode at most read-only$`, out)
+	assert.Regexp(t, `(?m)^permission mode\s+read-only\s+`+regexp.QuoteMeta(cappedMode), out)
+	assert.Regexp(t, `(?m)^autonomy band\s+supervised\s+`+regexp.QuoteMeta(cappedBand), out)
+	assert.Regexp(t, `(?m)^  secrets\s+`+regexp.QuoteMeta(path)+`$`, out)
+	assert.Regexp(t, `(?m)^-?\d+\s+org-deny-push\s+DENY\s+managed tier\s`, out)
+
+	code, out, stderr = e.run("", "-managed", managed, "--json", "permissions", "list")
+	require.Equal(t, 0, code, stderr)
+	var perms permissionsView
+	require.NoError(t, json.Unmarshal([]byte(out), &perms))
+	require.NotNil(t, perms.Managed)
+	assert.Equal(t, "file "+managed, perms.Managed.Source)
+	assert.Equal(t, "read-only", perms.PermissionMode)
+	assert.Equal(t, "supervised", perms.Band)
+	assert.Contains(t, perms.Sources["permission_mode"], cappedMode)
+	assert.Contains(t, perms.Sources["autonomy"], cappedBand)
+	assert.Equal(t, path, perms.Sources[`denied_paths["secrets"]`])
+	assert.Equal(t, rule, perms.RuleSources["org-deny-push"])
+
+	for _, args := range [][]string{{"profile", "show", "PROFILE-FULL-AUTO"}, {"profile", "current"}} {
+		code, out, stderr = e.run("", append([]string{"-managed", managed}, args...)...)
+		require.Equal(t, 0, code, stderr)
+		assert.Contains(t, out, "managed tier\n  source        file "+managed, args)
+		assert.Contains(t, out, "permission_mode: "+cappedMode, args)
+		assert.Contains(t, out, `rules["org-deny-push"]: `+rule, args)
+		assert.Contains(t, out, `denied_paths["secrets"]: `+path, args)
+
+		code, out, stderr = e.run("", append([]string{"-managed", managed, "--json"}, args...)...)
+		require.Equal(t, 0, code, stderr)
+		var v profileView
+		require.NoError(t, json.Unmarshal([]byte(out), &v))
+		require.NotNil(t, v.Managed, args)
+		assert.Equal(t, "autonomy band at most supervised; permission mode at most read-only", v.Managed.Caps)
+		assert.Equal(t, "read-only", v.PermissionMode, args)
+		assert.Contains(t, v.Sources["permission_mode"], "managed tier "+managed, args)
+		assert.Contains(t, v.Sources["autonomy"], "(capped at the supervised band", args)
+		assert.Equal(t, rule, v.Sources[`rules["org-deny-push"]`], args)
+	}
+
+	// Without the managed file, nothing says managed.
+	code, out, _ = e.run("", "-managed", filepath.Join(dir, "missing.json"), "--json", "permissions", "list")
+	require.Equal(t, 0, code)
+	perms = permissionsView{}
+	require.NoError(t, json.Unmarshal([]byte(out), &perms))
+	assert.Nil(t, perms.Managed)
+	assert.Equal(t, "default", perms.PermissionMode)
+	assert.NotContains(t, out, "managed tier")
+}

@@ -28,13 +28,24 @@ var permissionsCmd = &command{name: "permissions", args: "list", synopsis: "what
 	{name: "list", synopsis: "the permission mode, autonomy band, matrix, rules and protected paths in force", run: permissionsList},
 }}
 
+// managedUsage describes the -managed flag.
+var managedUsage = "the managed profile `file`, the organisation's tier no user or project file can loosen (default " +
+	managedDefault() + "; a missing file is no managed tier)"
+
+func managedDefault() string {
+	if loader.ManagedDir() == "" {
+		return "none on this system"
+	}
+	return filepath.Join(loader.ManagedDir(), loader.DefaultManagedFile)
+}
+
 // load reads the user and project profile files for the workspace.
 func (c *cli) load() (*loader.Loaded, string, error) {
 	ws, err := c.workspace()
 	if err != nil {
 		return nil, "", err
 	}
-	l, err := loader.Load(c.ctx, &loader.Options{ProjectDir: ws})
+	l, err := loader.Load(c.ctx, &loader.Options{ProjectDir: ws, ManagedFile: c.managed})
 	if err != nil {
 		return nil, "", fmt.Errorf("%w (fix or remove the file it names)", err)
 	}
@@ -64,6 +75,56 @@ type profileView struct {
 	ShellAllowlist []string      `json:"shell_allowlist,omitempty"`
 	ShellBlocklist []string      `json:"shell_blocklist,omitempty"`
 	AllowedTools   []string      `json:"allowed_tools,omitempty"`
+	// Managed is the managed tier the profile is under, if any.
+	Managed *managedView `json:"managed,omitempty"`
+	// Sources says where each setting the files, the host or the managed tier set came from
+	// (built-in settings are left out, unless the managed tier capped them), keyed by the
+	// setting's name in the file format: "autonomy", "rules[\"org-deny-push\"]". A setting the
+	// managed tier set or capped names the managed tier.
+	Sources map[string]string `json:"sources,omitempty"`
+}
+
+// managedView is the managed tier in JSON.
+type managedView struct {
+	Source string `json:"source"`
+	Caps   string `json:"caps"`
+	// Bundle is the signed policy bundle's version; 0 for a managed file.
+	Bundle uint64 `json:"bundle_version,omitempty"`
+	// Refused says why the bundle was refused (every action is then denied).
+	Refused string `json:"refused,omitempty"`
+}
+
+// managedOf returns the managed tier of l's profile, or nil.
+func managedOf(l *loader.Loaded) *managedView {
+	m := l.Profile.Managed
+	if m == nil {
+		return nil
+	}
+	v := &managedView{Source: m.Source, Caps: m.Caps(), Bundle: m.Bundle}
+	if l.BundleRefused != nil {
+		v.Refused = l.BundleRefused.Error()
+	}
+	return v
+}
+
+// sourcesOf returns where each setting of l that is not the built-in profile's as it is came
+// from: what a file, the host or the managed tier set, or the managed tier capped.
+func sourcesOf(l *loader.Loaded) map[string]string {
+	out := map[string]string{}
+	for s, src := range l.Provenance.All() {
+		if src.Origin == loader.OriginBuiltin && src.Note == "" {
+			continue
+		}
+		out[s.String()] = src.String()
+	}
+	return out
+}
+
+// loadedView is l's profile in JSON, with its managed tier and where its settings came from.
+func loadedView(l *loader.Loaded, active bool) profileView {
+	v := viewOf(l.Profile, active)
+	v.Managed, v.Sources = managedOf(l), sourcesOf(l)
+	return v
 }
 
 func viewOf(p profile.Profile, active bool) profileView {
@@ -111,7 +172,7 @@ func profileCurrent(c *cli, fs *flag.FlagSet) (int, error) {
 		return 0, err
 	}
 	if c.json {
-		return exitOK, c.emit(viewOf(l.Profile, true), nil)
+		return exitOK, c.emit(loadedView(l, true), nil)
 	}
 	_, err = io.WriteString(c.stdout, l.Describe())
 	return exitOK, err
@@ -130,7 +191,7 @@ func profileShow(c *cli, fs *flag.FlagSet) (int, error) {
 		return 0, err
 	}
 	if c.json {
-		return exitOK, c.emit(viewOf(p.Profile, p.Profile.Name == l.Profile.Name), nil)
+		return exitOK, c.emit(loadedView(p, p.Profile.Name == l.Profile.Name), nil)
 	}
 	_, err = io.WriteString(c.stdout, p.Describe())
 	return exitOK, err
@@ -254,7 +315,13 @@ type permissionsView struct {
 	Rules          []policy.Rule     `json:"rules"`
 	// RuleSources says, per rule id, which layer set the rule (built-in, user file, project file,
 	// host, and any layer the loader adds above them) and where.
-	RuleSources    map[string]string `json:"rule_sources"`
+	RuleSources map[string]string `json:"rule_sources"`
+	// Managed is the managed tier the profile is under, if any.
+	Managed *managedView `json:"managed,omitempty"`
+	// Sources says where every setting a file, the host or the managed tier set came from, or
+	// that the managed tier capped it (profileView.Sources): the permission mode and the
+	// autonomy dial, each protected path, each rule.
+	Sources        map[string]string `json:"sources"`
 	DeniedPaths    []string          `json:"denied_paths"`
 	ShellAllowlist []string          `json:"shell_allowlist,omitempty"`
 	ShellBlocklist []string          `json:"shell_blocklist,omitempty"`
@@ -270,7 +337,17 @@ func permissionsList(c *cli, fs *flag.FlagSet) (int, error) {
 	}
 	p := l.Profile
 	v := permissionsView{Profile: p.Name, PermissionMode: fmt.Sprint(p.Mode), Matrix: map[string]string{},
-		Rules: p.Rules, RuleSources: map[string]string{}, DeniedPaths: p.ProtectedPaths, ShellAllowlist: p.ShellAllowlist, ShellBlocklist: p.ShellBlocklist}
+		Rules: p.Rules, RuleSources: map[string]string{}, Managed: managedOf(l), Sources: sourcesOf(l),
+		DeniedPaths: p.ProtectedPaths, ShellAllowlist: p.ShellAllowlist, ShellBlocklist: p.ShellBlocklist}
+	// from says where a setting came from when a file, the host or the managed tier set it (or
+	// the managed tier capped it), for the table; "" for the built-in profile's.
+	from := func(field, key string) string {
+		src, ok := l.Provenance.Of(field, key)
+		if !ok || src.Origin == loader.OriginBuiltin && src.Note == "" {
+			return ""
+		}
+		return src.String()
+	}
 	origin := map[string]string{} // the layer alone, for the table
 	for _, r := range p.Rules {
 		if src, ok := l.Provenance.Of("rules", r.ID); ok {
@@ -287,9 +364,20 @@ func permissionsList(c *cli, fs *flag.FlagSet) (int, error) {
 	}
 	return exitOK, c.emit(v, func(w io.Writer) {
 		fmt.Fprintf(w, "profile\t%s\n", v.Profile)
-		fmt.Fprintf(w, "permission mode\t%s\n", v.PermissionMode)
-		fmt.Fprintf(w, "autonomy band\t%s\n", v.Band)
+		if m := v.Managed; m != nil {
+			fmt.Fprintf(w, "managed tier\t%s\t%s\n", m.Source, m.Caps)
+			if m.Refused != "" {
+				fmt.Fprintf(w, "\t%s\t%s\n", "refused", m.Refused)
+			}
+		}
+		fmt.Fprintf(w, "permission mode\t%s\t%s\n", v.PermissionMode, from("permission_mode", ""))
+		fmt.Fprintf(w, "autonomy band\t%s\t%s\n", v.Band, from("autonomy", ""))
 		fmt.Fprintf(w, "protected paths\t%s\n", strings.Join(v.DeniedPaths, " "))
+		for _, d := range v.DeniedPaths {
+			if src := from("denied_paths", d); src != "" {
+				fmt.Fprintf(w, "  %s\t\t%s\n", d, src)
+			}
+		}
 		fmt.Fprintln(w, "\nRISK\tWITHOUT A MATCHING RULE")
 		for _, lvl := range risk.Levels() {
 			fmt.Fprintf(w, "%s\t%s\n", lvl, v.Matrix[lvl.String()])
