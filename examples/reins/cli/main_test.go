@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -68,7 +68,7 @@ func TestHelpAtEveryLevel(t *testing.T) {
 	for _, args := range [][]string{{"--help"}, {"-h"}, {"help"}, {}} {
 		code, out, _ := e.run("", args...)
 		assert.Equal(t, 0, code, "%v", args)
-		for _, verb := range []string{"profile", "permissions", "trust", "check", "explain", "timeline", "rewind", "diff", "audit", "replay", "grants", "sandbox"} {
+		for _, verb := range []string{"profile", "permissions", "trust", "check", "explain", "timeline", "rewind", "diff", "audit", "replay", "grants", "sandbox", "fleet"} {
 			assert.Regexp(t, `(?m)^  `+verb+` .*\S`, out, "%v lists %s with a synopsis", args, verb)
 		}
 		// One exit-code table, with a row for every kind of error the verbs return.
