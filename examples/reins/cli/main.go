@@ -323,7 +323,7 @@ func (c *cli) help(cmd *command, path []string, fs *flag.FlagSet) {
 		}
 		tw.Flush()
 	default:
-		fmt.Fprintf(w, " [flags] %s\n", cmd.args)
+		fmt.Fprintln(w, strings.TrimRight(" [flags] "+cmd.args, " "))
 	}
 	fmt.Fprintln(w, "\nflags:")
 	fs.SetOutput(w)
