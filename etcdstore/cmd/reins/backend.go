@@ -138,7 +138,9 @@ func (f fleet) Status(ctx context.Context) (*cli.FleetStatus, error) {
 	return out, nil
 }
 
-func (f fleet) Halt(ctx context.Context, reason string) (gate.Halt, error) { return f.f.Halt(ctx, reason) }
+func (f fleet) Halt(ctx context.Context, reason string) (gate.Halt, error) {
+	return f.f.Halt(ctx, reason)
+}
 
 func (f fleet) EmergencyStop(ctx context.Context, reason string) (gate.Halt, error) {
 	return f.f.EmergencyStop(ctx, reason)
@@ -158,4 +160,6 @@ func (f fleet) Grants(ctx context.Context) ([]cli.FleetGrant, error) {
 	return out, nil
 }
 
-func (f fleet) Revoke(ctx context.Context, id, reason string) error { return f.f.Revoke(ctx, id, reason) }
+func (f fleet) Revoke(ctx context.Context, id, reason string) error {
+	return f.f.Revoke(ctx, id, reason)
+}
