@@ -268,7 +268,8 @@ func TestExplainCommands(t *testing.T) {
 	}
 
 	// Reached commands: each row has its verdict and its layer and rule.
-	_, out, _ = e.run("y\n", "profile", "set", "PROFILE-DEV")
+	code, out, _ = e.run("y\n", "profile", "set", "PROFILE-DEV")
+	require.Equal(t, 0, code, out)
 	line := "ls && rm -rf build && git push --force origin main"
 	code, out, _ = e.run("", "explain", "--", line)
 	assert.Equal(t, exitDeny, code, out)
