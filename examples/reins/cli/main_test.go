@@ -743,6 +743,13 @@ func TestManagedTierProvenance(t *testing.T) {
 		assert.Equal(t, rule, v.Sources[`rules["org-deny-push"]`], args)
 	}
 
+	// A switch past the caps is written, and says what the managed tier makes of it.
+	code, out, stderr = e.run("", "-managed", managed, "profile", "set", "--yes", "PROFILE-FULL-AUTO")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, out, "active profile: PROFILE-FULL-AUTO\n")
+	assert.Contains(t, out, "permission_mode: managed tier "+managed+":1 /managed/max_permission_mode (capped at read-only")
+	assert.Contains(t, out, "autonomy: managed tier "+managed+":1 /managed/max_band (capped at the supervised band: 1 before")
+
 	// Without the managed file, nothing says managed.
 	code, out, _ = e.run("", "-managed", filepath.Join(dir, "missing.json"), "--json", "permissions", "list")
 	require.Equal(t, 0, code)

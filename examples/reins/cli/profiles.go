@@ -6,8 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/reins-go/reins/policy"
@@ -219,8 +221,24 @@ func profileSet(c *cli, fs *flag.FlagSet) (int, error) {
 	if err := editUserFile(c, func(doc map[string]any) error { doc["active_profile"] = name; return nil }); err != nil {
 		return 0, err
 	}
-	return exitOK, c.emit(map[string]string{"active_profile": name}, func(w io.Writer) {
+	// Under a managed tier the profile set may be capped: say what the effective settings are.
+	capped := map[string]string{}
+	if now, _, err := c.load(); err == nil {
+		for _, field := range []string{"autonomy", "permission_mode"} {
+			if src, ok := now.Provenance.Of(field, ""); ok && src.Origin == loader.OriginManaged {
+				capped[field] = src.String()
+			}
+		}
+	}
+	v := struct {
+		Active string            `json:"active_profile"`
+		Capped map[string]string `json:"managed,omitempty"`
+	}{name, capped}
+	return exitOK, c.emit(v, func(w io.Writer) {
 		fmt.Fprintf(w, "active profile: %s\n", name)
+		for _, field := range slices.Sorted(maps.Keys(capped)) {
+			fmt.Fprintf(w, "%s: %s\n", field, capped[field])
+		}
 	})
 }
 
