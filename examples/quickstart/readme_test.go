@@ -71,6 +71,6 @@ func TestReadmeShowsTheOutput(t *testing.T) {
 	require.GreaterOrEqual(t, end, 0)
 
 	var out strings.Builder
-	require.NoError(t, run(context.Background(), &out))
+	require.NoError(t, run(context.Background(), t.TempDir(), &out))
 	assert.Equal(t, body[:end], out.String(), "update README.md with the output of go run ./examples/quickstart")
 }

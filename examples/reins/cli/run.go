@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"flag"
@@ -24,19 +24,22 @@ var grantsCmd = &command{name: "grants", args: "<list|revoke>", synopsis: "the s
 func replay(c *cli, fs *flag.FlagSet) (int, error) {
 	name := fs.Lookup("profile").Value.String()
 	if name == "" || fs.NArg() != 1 {
-		return exitError, usagef("replay wants --profile NAME and the log file (see 'reins profile list')")
+		return 0, usagef("want --profile NAME and the log file (see 'reins profile list')")
+	}
+	if err := existingFile(fs.Arg(0), "audit log"); err != nil {
+		return 0, err
 	}
 	l, ws, err := c.load()
 	if err != nil {
-		return exitError, err
+		return 0, err
 	}
-	p, err := l.Rebase(name)
+	p, err := rebase(l, name)
 	if err != nil {
-		return exitError, fmt.Errorf("%w (see 'reins profile list')", err)
+		return 0, err
 	}
 	rep, err := reins.Replay(c.ctx, audit.Scan(fs.Arg(0), nil), p.Profile, &reins.ReplayOptions{Workspace: []string{ws}})
 	if err != nil {
-		return exitError, err
+		return 0, err
 	}
 	type changeView struct {
 		Seq    uint64 `json:"seq"`
@@ -79,16 +82,16 @@ func grantStore() (*reins.FileStore, error) {
 }
 
 func grantsList(c *cli, fs *flag.FlagSet) (int, error) {
-	if err := exactArgs(fs, 0, "no arguments"); err != nil {
-		return exitError, err
+	if err := exactArgs(fs, 0, "no arguments", ""); err != nil {
+		return 0, err
 	}
 	st, err := grantStore()
 	if err != nil {
-		return exitError, err
+		return 0, err
 	}
 	state, err := st.Load(c.ctx)
 	if err != nil {
-		return exitError, fmt.Errorf("%w (fix or remove %s)", err, st.Path())
+		return 0, fmt.Errorf("%w (fix or remove %s)", err, st.Path())
 	}
 	grants := state.Grants
 	type view struct {
@@ -125,12 +128,12 @@ func grantsList(c *cli, fs *flag.FlagSet) (int, error) {
 }
 
 func grantsRevoke(c *cli, fs *flag.FlagSet) (int, error) {
-	if err := exactArgs(fs, 1, "a grant id (see 'reins grants list')"); err != nil {
-		return exitError, err
+	if err := exactArgs(fs, 1, "a grant id", "reins grants list"); err != nil {
+		return 0, err
 	}
 	st, err := grantStore()
 	if err != nil {
-		return exitError, err
+		return 0, err
 	}
 	id := fs.Arg(0)
 	found := false
@@ -140,10 +143,10 @@ func grantsRevoke(c *cli, fs *flag.FlagSet) (int, error) {
 		found = len(s.Grants) < n
 		return nil
 	}); err != nil {
-		return exitError, err
+		return 0, err
 	}
 	if !found {
-		return exitError, fmt.Errorf("no saved grant %q (see 'reins grants list')", id)
+		return 0, notFoundf("no saved grant %q (see 'reins grants list')", id)
 	}
 	return exitOK, c.emit(map[string]string{"revoked": id}, func(w io.Writer) { fmt.Fprintf(w, "revoked %s\n", id) })
 }
