@@ -201,7 +201,7 @@ func TestGuardToolErrorThatIsADenialStaysTheToolsError(t *testing.T) {
 // denied, recorded as a decision of the input layer, and the tool never runs.
 func TestGuardDeniesInputItCannotRead(t *testing.T) {
 	for name, input := range map[string]string{
-		"a number for the path":   `{"path":42,"content":"x"}`,
+		"a number for the path":    `{"path":42,"content":"x"}`,
 		"the path in another case": `{"path":"notes.txt","PATH":".env"}`,
 		"the path given twice":     `{"path":"notes.txt","path":".env"}`,
 		"not an object":            `[".env"]`,
@@ -270,7 +270,9 @@ func TestGuardPanicsOnASpecThatReadsNothing(t *testing.T) {
 	assert.PanicsWithValue(t, `reins: Guard: tool spec "write_file" names field "file", which reins_test.writeArgs does not have`, func() {
 		reins.Guard(f.r, reins.ToolSpec{Tool: "write_file", Operation: policy.OpWrite, Writes: []string{"file"}}, noop, nil)
 	})
-	assert.Panics(t, func() { reins.Guard(f.r, reins.ToolSpec{Tool: "x", Operation: policy.OpRead, Reads: []string{reins.WholeInput}}, noop, nil) })
+	assert.Panics(t, func() {
+		reins.Guard(f.r, reins.ToolSpec{Tool: "x", Operation: policy.OpRead, Reads: []string{reins.WholeInput}}, noop, nil)
+	})
 	assert.Panics(t, func() { reins.Guard(f.r, reins.ToolSpec{Tool: "x", Operation: policy.OpRead, Command: "c"}, noop, nil) })
 	assert.Panics(t, func() { reins.Guard[writeArgs, string](nil, writeSpec, noop, nil) })
 	assert.Panics(t, func() {
