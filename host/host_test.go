@@ -212,3 +212,156 @@ func TestNewFailsClosed(t *testing.T) {
 	_, err = host.New(context.Background(), ws, profile.Dev, &host.Options{Logger: quiet, NoSandbox: true, Profile: &p})
 	require.Error(t, err)
 }
+
+// records reads the audit log at path.
+func records(t *testing.T, path string) []audit.Record {
+	t.Helper()
+	var out []audit.Record
+	for r, err := range audit.Scan(path, nil) {
+		require.NoError(t, err)
+		out = append(out, r)
+	}
+	return out
+}
+
+// TestNewWiresTheHostsApproverAndNotifier: the host's approver answers a CONFIRM (its answer is
+// recorded with who and the scope), and the host's notifier, not the default, carries the
+// Notify obligation.
+func TestNewWiresTheHostsApproverAndNotifier(t *testing.T) {
+	ctx := context.Background()
+	ws := gitWorkspace(t, map[string]string{"old.txt": "old\n"})
+	var mu sync.Mutex
+	var asked []reins.Request
+	var notices []reins.Notice
+	run, err := host.New(ctx, ws, profile.Dev, &host.Options{Logger: quiet, NoSandbox: true, ConfigDir: filepath.Join(t.TempDir(), "reins"),
+		Approver: reins.ApproverFunc(func(_ context.Context, req reins.Request) (reins.Answer, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			asked = append(asked, req)
+			return reins.Answer{Verdict: policy.Allow, By: "alice", Note: "tidy up"}, nil
+		}),
+		Notifier: reins.NotifierFunc(func(_ context.Context, n reins.Notice) error {
+			mu.Lock()
+			defer mu.Unlock()
+			notices = append(notices, n)
+			return nil
+		})})
+	require.NoError(t, err)
+	del := reins.Guard(run, reins.ToolSpec{Tool: "delete_file", Operation: policy.OpDelete, Writes: []string{reins.WholeInput}},
+		func(_ context.Context, path string) (string, error) {
+			return "deleted " + path, os.Remove(filepath.Join(ws, path))
+		}, reins.Denial.Message)
+	write := reins.Guard(run, reins.ToolSpec{Tool: "write_file", Operation: policy.OpWrite, Writes: []string{reins.WholeInput}},
+		func(_ context.Context, path string) (string, error) {
+			return "wrote " + path, os.WriteFile(filepath.Join(ws, path), []byte("x"), 0o644)
+		}, reins.Denial.Message)
+
+	out, err := del(ctx, "old.txt")
+	require.NoError(t, err)
+	assert.Equal(t, "deleted old.txt", out)
+	require.Len(t, asked, 1, "a delete is a CONFIRM under PROFILE-DEV")
+	assert.Equal(t, []string{"old.txt"}, asked[0].Action.Targets)
+	assert.NoFileExists(t, filepath.Join(ws, "old.txt"))
+	_, err = write(ctx, "notes.txt")
+	require.NoError(t, err)
+	require.NotEmpty(t, notices, "the host's notifier gets the Notify obligation")
+	assert.Equal(t, "write_file", notices[len(notices)-1].Action.Tool)
+	require.NoError(t, run.Close())
+
+	var approval *audit.Record
+	for _, r := range records(t, run.AuditPath) {
+		if r.Kind == audit.KindApproval {
+			approval = &r
+		}
+	}
+	require.NotNil(t, approval, "the approval is in the audit log")
+	assert.Equal(t, "alice", approval.Approver)
+	assert.Equal(t, "once", approval.ApprovalScope)
+	assert.Equal(t, policy.Allow, approval.Decision)
+	assert.True(t, approval.UserOverride)
+	assert.Contains(t, approval.Reason, "tidy up")
+}
+
+// TestNewHeadlessParks: without an approver, Headless park queues a CONFIRM for review and the
+// model is told so; nothing runs.
+func TestNewHeadlessParks(t *testing.T) {
+	ctx := context.Background()
+	ws := gitWorkspace(t, map[string]string{"old.txt": "old\n"})
+	run, err := host.New(ctx, ws, profile.Dev, &host.Options{Logger: quiet, NoSandbox: true, Headless: reins.HeadlessPark,
+		ConfigDir: filepath.Join(t.TempDir(), "reins")})
+	require.NoError(t, err)
+	defer run.Close()
+	ran := false
+	del := reins.Guard(run, reins.ToolSpec{Tool: "delete_file", Operation: policy.OpDelete, Writes: []string{reins.WholeInput}},
+		func(context.Context, string) (string, error) { ran = true; return "", nil }, reins.Denial.Message)
+	out, err := del(ctx, "old.txt")
+	require.NoError(t, err)
+	assert.False(t, ran)
+	parked, err := run.Parked(ctx)
+	require.NoError(t, err)
+	require.Len(t, parked, 1)
+	assert.Contains(t, out, "waits for a human's review (parked as "+parked[0].ID+")")
+}
+
+// TestNewPlainDirectory: a workspace that is not a git repository gets its checkpoints in a
+// shadow repository under ShadowRoot; a failing write is rolled back there, and the rollback
+// leaves the audit log in the workspace whole.
+func TestNewPlainDirectory(t *testing.T) {
+	testenv.RequireTool(t, "git", "checkpoints are git snapshots (apt-get install git)")
+	ctx := context.Background()
+	ws := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("before\n"), 0o644))
+	shadow := t.TempDir()
+	run, err := host.New(ctx, ws, profile.Dev, &host.Options{Logger: quiet, NoSandbox: true, ShadowRoot: shadow,
+		ConfigDir: filepath.Join(t.TempDir(), "reins")})
+	require.NoError(t, err)
+	write := reins.Guard(run, reins.ToolSpec{Tool: "write_file", Operation: policy.OpWrite, Writes: []string{reins.WholeInput}},
+		func(_ context.Context, path string) (string, error) {
+			_ = os.WriteFile(filepath.Join(ws, path), []byte("half-written"), 0o644)
+			return "", os.ErrDeadlineExceeded
+		}, reins.Denial.Message)
+	_, err = write(ctx, "notes.txt")
+	var ae *reins.ActionError
+	require.ErrorAs(t, err, &ae, "the tool's failure is its error, not a denial")
+	require.ErrorIs(t, err, os.ErrDeadlineExceeded)
+	b, err := os.ReadFile(filepath.Join(ws, "notes.txt"))
+	require.NoError(t, err)
+	assert.Equal(t, "before\n", string(b), "rolled back")
+	assert.NoDirExists(t, filepath.Join(ws, ".git"), "New does not make the directory a repository")
+	entries, err := os.ReadDir(shadow)
+	require.NoError(t, err)
+	assert.NotEmpty(t, entries, "the checkpoints are in the shadow root")
+	require.NoError(t, run.Close())
+	kinds := map[audit.Kind]int{}
+	for _, r := range records(t, run.AuditPath) {
+		kinds[r.Kind]++
+	}
+	assert.Equal(t, 1, kinds[audit.KindCheckpointCreated])
+	assert.Equal(t, 1, kinds[audit.KindCheckpointRestored])
+	res, err := audit.Verify(run.AuditPath)
+	require.NoError(t, err, "the rollback left the audit log alone")
+	assert.Nil(t, res.Torn)
+}
+
+// TestNewShellTool: a shell tool through GuardCommand on a run New wired: a line the gate allows
+// runs in the hardened sandbox without a question, after a checkpoint of what it may write, and
+// its output is the tool's; a line that writes outside the workspace is refused with a message
+// for the model.
+func TestNewShellTool(t *testing.T) {
+	ctx := context.Background()
+	ws := gitWorkspace(t, map[string]string{"main.go": "package main\n"})
+	run, err := host.New(ctx, ws, profile.Dev, &host.Options{Logger: quiet, ConfigDir: filepath.Join(t.TempDir(), "reins")})
+	require.NoError(t, err)
+	defer run.Close()
+	if !run.Sandboxed {
+		testenv.Missing(t, "the hardened sandbox is not available here: %v", run.SandboxErr)
+	}
+	bash := reins.GuardCommand[string](run, reins.ToolSpec{Tool: "bash", Command: reins.WholeInput}, reins.CommandOutput, reins.Denial.Message)
+	out, err := bash(ctx, "wc -l main.go")
+	require.NoError(t, err)
+	assert.Equal(t, "1 main.go\n", out)
+	out, err = bash(ctx, "echo hi > ../outside.txt")
+	require.NoError(t, err)
+	assert.Contains(t, out, "reins denied this call of bash")
+	assert.NoFileExists(t, filepath.Join(filepath.Dir(ws), "outside.txt"))
+}
