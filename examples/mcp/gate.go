@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -29,36 +30,29 @@ import (
 //
 // A refusal is the tool's result, with isError set, the reason and the ways forward, as the MCP
 // specification asks for tool errors: the model reads it and can change course. A CONFIRM is
-// put to the client's user by elicitation, as an input request of the tool's result
-// (multi round-trip requests, which the SDK turns into a plain elicitation for clients on
-// protocol versions before 2026-07-28): the run parks the call (reins.Run.Park), the answer
-// resolves it (reins.Run.Resolve, recorded with who answered and the scope), and the retried
-// call runs under the one-use grant the approval made. A client that cannot elicit gets the
-// refusal.
+// put to the client's user by elicitation, as an input request of the tool's result (multi
+// round-trip requests, which the SDK turns into a plain elicitation for clients on protocol
+// versions before 2026-07-28); the retried call carries the answer, which the run's approver
+// ([Approver]) gives the run, so it is recorded as any approval is, with who answered and the
+// scope (this call, or the same call again for the session). The first pass is recorded too:
+// its approval record says that the question went to the client. A client that cannot elicit
+// gets the refusal.
 //
 // Gating happens in the tool handlers, so a call of a tool the server does not have is
 // answered "unknown tool" by the SDK before reins, or anybody, is asked anything.
 //
-// The run should have no Approver and Headless reins.HeadlessPark: then every CONFIRM reaches
-// the client's user. With an Approver, the run asks that approver instead.
+// The run must be made with Options.Approver set to [Approver]() and Options.Notifier to
+// [Notifier] (host.Options has both).
 type Gate struct {
 	run    *reins.Run
 	server string
-	log    *slog.Logger
 
 	mu      sync.Mutex
-	pending map[string]question // by request state
-	order   []string            // request states, oldest first
+	pending map[string]string // the call (tool and input) a question asked about, by request state
+	order   []string          // request states, oldest first
 }
 
-// question is a CONFIRM put to a client: the parked call and the call's identity (tool and
-// input), which its retry must repeat for the answer to count.
-type question struct {
-	parked string
-	call   string
-}
-
-// maxPending bounds the questions waiting for an answer; the oldest is refused past it.
+// maxPending bounds the questions waiting for an answer; the oldest is forgotten past it.
 const maxPending = 256
 
 // approvalInput is the id of the input request that asks for an approval.
@@ -66,18 +60,15 @@ const approvalInput = "reins_approval"
 
 // NewGate returns a Gate over run for the server named server (tool calls reach the gate as
 // "mcp__<server>__<tool>", the naming agents use, so a rule can match a server's tools with
-// one glob). log receives what cannot be returned (a notice outside a tool call); nil discards.
-func NewGate(run *reins.Run, server string, log *slog.Logger) *Gate {
+// one glob).
+func NewGate(run *reins.Run, server string) *Gate {
 	if run == nil {
 		panic("mcp: NewGate: nil run")
 	}
 	if server == "" {
 		server = "server"
 	}
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	return &Gate{run: run, server: server, log: log, pending: map[string]question{}}
+	return &Gate{run: run, server: server, pending: map[string]string{}}
 }
 
 // AddTool adds tool t to server s, with fn behind the gate: spec says what a call does (its
@@ -123,24 +114,23 @@ func commandResult(res sandbox.Result) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: reins.CommandOutput(res)}}, IsError: res.ExitCode != 0}
 }
 
-// serve answers one call: an answer to a question asked before is resolved first, then the
-// call goes through the run; a parked call becomes a question, a refusal an error result.
+// serve answers one call: the call goes through the run (with the answer its retry carries,
+// when it answers a question this Gate asked about this very call); a question the run's
+// approver had to put becomes an input request, a refusal an error result.
 func serve[In any](g *Gate, ctx context.Context, req *mcp.CallToolRequest, spec reins.ToolSpec, in In,
 	call func(context.Context, In) (*mcp.CallToolResult, error)) (*mcp.CallToolResult, any, error) {
 	id, err := json.Marshal(in)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reins: the input of %s cannot be encoded: %w", spec.Tool, err)
 	}
-	callID := spec.Tool + "\x00" + string(id)
-	if state := req.Params.RequestState; state != "" {
-		if res := g.answer(ctx, req, state, callID, spec.Tool); res != nil {
-			return res, nil, nil
-		}
+	st := &callState{session: req.Session, call: spec.Tool + "\x00" + string(id)}
+	if state := req.Params.RequestState; state != "" && g.take(state, st.call) {
+		ans := answerOf(req)
+		st.answer = &ans
 	}
-	box := &notices{session: req.Session}
-	out, err := call(context.WithValue(ctx, noticeKey{}, box), in)
-	if pe, ok := errors.AsType[*reins.ParkedError](err); ok {
-		return g.ask(ctx, req, pe, callID, spec.Tool), nil, nil
+	out, err := call(context.WithValue(ctx, callKey{}, st), in)
+	if q := st.question(); q != nil {
+		return g.ask(q, st.call), nil, nil
 	}
 	if d, ok := reins.DenialOf(spec.Tool, err); ok {
 		return errorResult(d.Message()), nil, nil
@@ -157,7 +147,7 @@ func serve[In any](g *Gate, ctx context.Context, req *mcp.CallToolRequest, spec 
 	if out == nil {
 		out = &mcp.CallToolResult{}
 	}
-	box.show(out)
+	st.show(out)
 	return out, nil, nil
 }
 
@@ -165,37 +155,24 @@ func errorResult(text string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, IsError: true}
 }
 
-// ask turns a parked call into a question for the client's user: an input request that
-// elicits the approval, and a request state, unguessable, that the retry carries back.
-func (g *Gate) ask(ctx context.Context, req *mcp.CallToolRequest, pe *reins.ParkedError, callID, tool string) *mcp.CallToolResult {
-	a, ok := g.parkedAction(ctx, pe.ID)
-	if !ok {
-		return errorResult(fmt.Sprintf("reins did not run this call of %s: it needs a human's approval, and the question was lost.", tool))
-	}
-	if !canElicit(req.Session) {
-		g.refuse(ctx, pe.ID, "the client cannot ask its user: it declared no elicitation capability")
-		return errorResult(fmt.Sprintf("reins did not run this call of %s: it needs a human's approval (%s), and this client cannot ask its user (no elicitation).",
-			tool, strings.TrimSuffix(pe.Decision.Reason, ".")))
-	}
+// ask turns the question the approver had to put into an input request that elicits the
+// answer, and a request state, unguessable, that the retry carries back. Past maxPending
+// questions waiting, the oldest is forgotten: its retry is decided, and asked, afresh.
+func (g *Gate) ask(q *reins.Request, call string) *mcp.CallToolResult {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	state := "reins-" + hex.EncodeToString(b[:])
 	g.mu.Lock()
-	var evicted string
 	if len(g.order) >= maxPending {
-		evicted = g.pending[g.order[0]].parked
 		delete(g.pending, g.order[0])
 		g.order = g.order[1:]
 	}
-	g.pending[state] = question{parked: pe.ID, call: callID}
+	g.pending[state] = call
 	g.order = append(g.order, state)
 	g.mu.Unlock()
-	if evicted != "" {
-		g.refuse(ctx, evicted, fmt.Sprintf("more than %d questions waited for an answer", maxPending))
-	}
 	return &mcp.CallToolResult{
 		InputRequests: mcp.InputRequestMap{approvalInput: &mcp.ElicitParams{
-			Message: prompt(a, pe.Decision),
+			Message: prompt(q.Action, q.Decision),
 			RequestedSchema: map[string]any{
 				"type": "object",
 				"properties": map[string]any{
@@ -210,89 +187,118 @@ func (g *Gate) ask(ctx context.Context, req *mcp.CallToolRequest, pe *reins.Park
 	}
 }
 
-// answer takes the user's answer that a retried call carries: it resolves the parked call
-// (recorded with who answered and the scope). It returns the result for a refusal, and nil
-// when the call is to go ahead: approved (the grant the approval made lets the retry through),
-// or not an answer to a question of this server (an unknown or spent state, another call),
-// which goes through the gate as a new call.
-func (g *Gate) answer(ctx context.Context, req *mcp.CallToolRequest, state, callID, tool string) *mcp.CallToolResult {
+// take spends a request state: it reports whether state names a question this Gate asked
+// about call. A state that is unknown, spent, or was given for another call answers nothing
+// (and is spent all the same).
+func (g *Gate) take(state, call string) bool {
 	g.mu.Lock()
-	q, ok := g.pending[state]
-	if ok {
-		delete(g.pending, state)
-		if i := indexOf(g.order, state); i >= 0 {
-			g.order = append(g.order[:i], g.order[i+1:]...)
-		}
-	}
-	g.mu.Unlock()
+	defer g.mu.Unlock()
+	asked, ok := g.pending[state]
 	if !ok {
-		return nil
+		return false
 	}
-	if q.call != callID {
-		g.refuse(ctx, q.parked, "the retried call was not the call asked about")
-		return nil
+	delete(g.pending, state)
+	if i := slices.Index(g.order, state); i >= 0 {
+		g.order = slices.Delete(g.order, i, i+1)
 	}
-	who := whoAnswers(req.Session)
+	return asked == call
+}
+
+// answerOf reads the user's answer from a retried call: yes with a scope, or no saying how.
+func answerOf(req *mcp.CallToolRequest) reins.Answer {
+	ans := reins.Answer{Verdict: policy.Deny, By: whoAnswers(req.Session)}
 	er, ok := req.Params.InputResponses[approvalInput].(*mcp.ElicitResult)
-	if !ok {
-		g.refuse(ctx, q.parked, "the retried call carried no answer")
-		return errorResult(fmt.Sprintf("reins did not run this call of %s: it needs a human's approval, and no answer came back.", tool))
-	}
-	ans := reins.Answer{Verdict: policy.Deny, By: who}
-	switch er.Action {
-	case "accept":
-		if yes, _ := er.Content["approve"].(bool); yes {
-			ans.Verdict = policy.Allow
-			if s, _ := er.Content["scope"].(string); s == "session" {
-				ans.Scope = reins.ForSession
-			}
-		} else {
+	switch {
+	case !ok:
+		ans.By, ans.Note = "reins", "the retried call carried no answer"
+	case er.Action == "accept":
+		if yes, _ := er.Content["approve"].(bool); !yes {
 			ans.Note = "answered no"
+			break
 		}
-	case "decline":
+		ans.Verdict = policy.Allow
+		if s, _ := er.Content["scope"].(string); s == "session" {
+			ans.Scope = reins.ForSession
+		}
+	case er.Action == "decline":
 		ans.Note = "declined"
 	default:
 		ans.Note = "dismissed the question"
 	}
-	ap, err := g.run.Resolve(ctx, q.parked, ans)
-	switch {
-	case errors.Is(err, reins.ErrNotParked):
-		return nil // resolved elsewhere: decide the call afresh
-	case err != nil:
-		return errorResult(fmt.Sprintf("reins did not run this call of %s: the answer could not be recorded: %v.", tool, err))
-	case !ap.Approved:
-		return errorResult(fmt.Sprintf("reins did not run this call of %s: %s %s it.", tool, who, ans.Note))
-	}
-	return nil
+	return ans
 }
 
-// refuse resolves a parked call as refused by reins itself, saying why.
-func (g *Gate) refuse(ctx context.Context, parked, why string) {
-	if _, err := g.run.Resolve(ctx, parked, reins.Answer{Verdict: policy.Deny, By: "reins", Note: why}); err != nil && !errors.Is(err, reins.ErrNotParked) {
-		g.log.Error("reins: a parked call could not be resolved", "parked", parked, "err", err)
+// callKey is the context key of the call being served.
+type callKey struct{}
+
+// callState is what the run's approver and notifier know of the call being served: the
+// session, the answer the call carries, the question to put, the notices to show.
+type callState struct {
+	session *mcp.ServerSession
+	call    string
+	answer  *reins.Answer
+
+	mu      sync.Mutex
+	asked   *reins.Request
+	notices []string
+}
+
+func (st *callState) question() *reins.Request {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.asked
+}
+
+// show adds the notices to the tool's result, after its content.
+func (st *callState) show(res *mcp.CallToolResult) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for _, m := range st.notices {
+		res.Content = append(res.Content, &mcp.TextContent{Text: "reins notice: " + m})
 	}
 }
 
-func (g *Gate) parkedAction(ctx context.Context, id string) (policy.Action, bool) {
-	parked, err := g.run.Parked(ctx)
-	if err != nil {
-		return policy.Action{}, false
-	}
-	for _, p := range parked {
-		if p.ID == id {
-			return p.Action, true
+// errAsked is the approver's answer on a call's first pass: the question goes to the client's
+// user, and the call is decided again when the answer comes back.
+type errAsked struct{ who string }
+
+func (e errAsked) Error() string {
+	return "the question was put to " + e.who + " by elicitation; the call is decided again when the answer comes back"
+}
+
+// Approver returns the approver to give the run (reins.Options.Approver): it answers a CONFIRM
+// of a call a Gate serves with the answer the call carries, when it answers a question about
+// this very call; otherwise it has the Gate ask the client's user and refuses this pass (the
+// refusal's record says so). A client that cannot elicit is refused, and so is a CONFIRM
+// outside a call a Gate serves. Asked to keep a grant for the session (reins.Request's
+// Proposal), it says yes only when the user chose the session scope.
+func Approver() reins.Approver {
+	return reins.ApproverFunc(func(ctx context.Context, req reins.Request) (reins.Answer, error) {
+		st, ok := ctx.Value(callKey{}).(*callState)
+		if !ok {
+			return reins.Answer{}, errors.New("no MCP tool call to ask through")
 		}
-	}
-	return policy.Action{}, false
-}
-
-func indexOf(list []string, s string) int {
-	for i, x := range list {
-		if x == s {
-			return i
+		if st.answer != nil {
+			if req.Proposal != nil {
+				keep := reins.Answer{Verdict: policy.Deny, By: st.answer.By}
+				if st.answer.Verdict == policy.Allow && st.answer.Scope == reins.ForSession {
+					keep.Verdict = policy.Allow
+				}
+				return keep, nil
+			}
+			return *st.answer, nil
 		}
-	}
-	return -1
+		if !canElicit(st.session) {
+			return reins.Answer{}, errors.New("this client cannot ask its user: it declared no elicitation capability")
+		}
+		st.mu.Lock()
+		if st.asked == nil {
+			q := req
+			st.asked = &q
+		}
+		st.mu.Unlock()
+		return reins.Answer{}, errAsked{who: whoAnswers(st.session)}
+	})
 }
 
 // canElicit reports whether the client can put a question to its user. A session without
@@ -395,44 +401,26 @@ func clip(s string) string {
 	return strings.ToValidUTF8(s[:maxShownText], "") + "…"
 }
 
-// noticeKey is the context key of the notices of the call being served.
-type noticeKey struct{}
-
-// notices collects what the Notify obligation tells the user during one call.
-type notices struct {
-	session *mcp.ServerSession
-	mu      sync.Mutex
-	list    []string
-}
-
-// show adds the notices to the tool's result, after its content.
-func (n *notices) show(res *mcp.CallToolResult) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	for _, m := range n.list {
-		res.Content = append(res.Content, &mcp.TextContent{Text: "reins notice: " + m})
-	}
-}
-
 // Notifier returns the notifier to give the run (reins.Options.Notifier): a notice during a
-// tool call is added to the call's result, which the client shows, and sent to the client as a
-// log message (level notice) too, for a client that set a log level; a notice outside a call (a
-// budget's) goes to the Gate's logger. It never fails a call: the result carries the notice.
+// call a Gate serves is added to the call's result, which the client shows, and sent to the
+// client as a log message (level notice) too, for a client that set a log level; a notice
+// outside such a call (a budget's) goes to log. It never fails a call: the result carries the
+// notice.
 func Notifier(log *slog.Logger) reins.Notifier {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return reins.NotifierFunc(func(ctx context.Context, n reins.Notice) error {
-		box, ok := ctx.Value(noticeKey{}).(*notices)
+		st, ok := ctx.Value(callKey{}).(*callState)
 		if !ok {
 			log.InfoContext(ctx, "reins: "+n.Message, "kind", n.Kind.String())
 			return nil
 		}
-		box.mu.Lock()
-		box.list = append(box.list, n.Message)
-		box.mu.Unlock()
-		if box.session != nil {
-			_ = box.session.Log(ctx, &mcp.LoggingMessageParams{Level: "notice", Logger: "reins", Data: n.Message})
+		st.mu.Lock()
+		st.notices = append(st.notices, n.Message)
+		st.mu.Unlock()
+		if st.session != nil {
+			_ = st.session.Log(ctx, &mcp.LoggingMessageParams{Level: "notice", Logger: "reins", Data: n.Message})
 		}
 		return nil
 	})

@@ -19,7 +19,7 @@
 //     decision asks for is added to the tool's result.
 //   - CONFIRM: the client's user is asked by elicitation, naming the action and its targets;
 //     the answer, yes or no, is recorded with who gave it and its scope (this call, or the same
-//     call for the session). A client that cannot elicit gets a refusal.
+//     call again for the session). A client that cannot elicit gets a refusal.
 //   - DENY, or a refusal: the tool's result, with isError set, says why and what could go
 //     ahead instead, so the model can change course.
 //
@@ -42,7 +42,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/reins-go/reins"
 	"github.com/reins-go/reins/host"
 	"github.com/reins-go/reins/profile"
 )
@@ -83,7 +82,7 @@ func run(ctx context.Context, args []string, t mcp.Transport, stderr io.Writer) 
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	run, err := host.New(ctx, *ws, profile.Dev, &host.Options{Profile: &p, AuditPath: *auditPath, Logger: log,
-		Headless: reins.HeadlessPark, Notifier: Notifier(log)})
+		Approver: Approver(), Notifier: Notifier(log)})
 	if err != nil {
 		fmt.Fprintf(stderr, "mcp: %v\n", err)
 		return 1
@@ -92,7 +91,7 @@ func run(ctx context.Context, args []string, t mcp.Transport, stderr io.Writer) 
 	if !run.Sandboxed {
 		log.Warn("mcp: shell lines the gate would allow are asked about instead", "why", run.SandboxErr)
 	}
-	server := NewServer(NewGate(run.Run, "files", log), run.Workspace)
+	server := NewServer(NewGate(run.Run, "files"), run.Workspace)
 	if err := server.Run(ctx, t); err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintf(stderr, "mcp: %v\n", err)
 		return 1
