@@ -26,7 +26,7 @@ import (
 // call through the run (reins.Guard, reins.GuardCommand), so the gate decides on what the call
 // does (its ToolSpec), and the run carries out the decision's obligations: a checkpoint before
 // the tool runs (rolled back when it fails), a shell line in the run's sandbox, confined to what
-// the analysis claims, and a notification, which the tool's result shows (see [Gate.Notifier]).
+// the analysis claims, and a notification, which the tool's result shows (see [Notifier]).
 //
 // A refusal is the tool's result, with isError set, the reason and the ways forward, as the MCP
 // specification asks for tool errors: the model reads it and can change course. A CONFIRM is
@@ -402,10 +402,10 @@ func clip(s string) string {
 }
 
 // Notifier returns the notifier to give the run (reins.Options.Notifier): a notice during a
-// call a Gate serves is added to the call's result, which the client shows, and sent to the
-// client as a log message (level notice) too, for a client that set a log level; a notice
-// outside such a call (a budget's) goes to log. It never fails a call: the result carries the
-// notice.
+// call a Gate serves is added to the call's result, which the client shows (not as an MCP log
+// message: clients drop those until they set a level, and the protocol deprecates them from
+// 2026-07-28 on); a notice outside such a call (a budget's) goes to log. It never fails a
+// call: the result carries the notice.
 func Notifier(log *slog.Logger) reins.Notifier {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -419,9 +419,6 @@ func Notifier(log *slog.Logger) reins.Notifier {
 		st.mu.Lock()
 		st.notices = append(st.notices, n.Message)
 		st.mu.Unlock()
-		if st.session != nil {
-			_ = st.session.Log(ctx, &mcp.LoggingMessageParams{Level: "notice", Logger: "reins", Data: n.Message})
-		}
 		return nil
 	})
 }

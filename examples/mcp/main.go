@@ -16,7 +16,7 @@
 //   - ALLOW: the tool runs, after a checkpoint where the decision asks for one (rolled back
 //     when the tool fails); a shell line runs in the hardened sandbox, confined to what the
 //     analysis claims (without that sandbox, such a line is asked about instead); a notice the
-//     decision asks for is added to the tool's result.
+//     decision asks for is added to the tool's result, which the client shows.
 //   - CONFIRM: the client's user is asked by elicitation, naming the action and its targets;
 //     the answer, yes or no, is recorded with who gave it and its scope (this call, or the same
 //     call again for the session). A client that cannot elicit gets a refusal.
