@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -48,7 +49,7 @@ type Gate struct {
 	server string
 
 	mu      sync.Mutex
-	pending map[string]string // the call (tool and input) a question asked about, by request state
+	pending map[string]string // the call a question asked about (a hash of tool and input), by request state
 	order   []string          // request states, oldest first
 }
 
@@ -123,7 +124,8 @@ func serve[In any](g *Gate, ctx context.Context, req *mcp.CallToolRequest, spec 
 	if err != nil {
 		return nil, nil, fmt.Errorf("reins: the input of %s cannot be encoded: %w", spec.Tool, err)
 	}
-	st := &callState{session: req.Session, call: spec.Tool + "\x00" + string(id)}
+	sum := sha256.Sum256(append([]byte(spec.Tool+"\x00"), id...))
+	st := &callState{session: req.Session, call: hex.EncodeToString(sum[:])}
 	if state := req.Params.RequestState; state != "" && g.take(state, st.call) {
 		ans := answerOf(req)
 		st.answer = &ans
