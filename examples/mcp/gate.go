@@ -127,8 +127,9 @@ func serve[In any](g *Gate, ctx context.Context, req *mcp.CallToolRequest, spec 
 	sum := sha256.Sum256(append([]byte(spec.Tool+"\x00"), id...))
 	st := &callState{session: req.Session, call: hex.EncodeToString(sum[:])}
 	if state := req.Params.RequestState; state != "" && g.take(state, st.call) {
-		ans := answerOf(req)
-		st.answer = &ans
+		if ans, ok := answerOf(req); ok {
+			st.answer = &ans
+		}
 	}
 	out, err := call(context.WithValue(ctx, callKey{}, st), in)
 	if q := st.question(); q != nil {
@@ -206,13 +207,14 @@ func (g *Gate) take(state, call string) bool {
 	return asked == call
 }
 
-// answerOf reads the user's answer from a retried call: yes with a scope, or no saying how.
-func answerOf(req *mcp.CallToolRequest) reins.Answer {
+// answerOf reads the user's answer from a retried call: yes with a scope, or no saying how;
+// false when the call carries none (it is then asked again).
+func answerOf(req *mcp.CallToolRequest) (reins.Answer, bool) {
 	ans := reins.Answer{Verdict: policy.Deny, By: whoAnswers(req.Session)}
 	er, ok := req.Params.InputResponses[approvalInput].(*mcp.ElicitResult)
 	switch {
-	case !ok:
-		ans.By, ans.Note = "reins", "the retried call carried no answer"
+	case !ok || er == nil:
+		return ans, false
 	case er.Action == "accept":
 		if yes, _ := er.Content["approve"].(bool); !yes {
 			ans.Note = "answered no"
@@ -227,7 +229,7 @@ func answerOf(req *mcp.CallToolRequest) reins.Answer {
 	default:
 		ans.Note = "dismissed the question"
 	}
-	return ans
+	return ans, true
 }
 
 // callKey is the context key of the call being served.
@@ -333,7 +335,7 @@ func whoAnswers(ss *mcp.ServerSession) string {
 		return -1
 	}, name)
 	if len(name) > 64 {
-		name = name[:64]
+		name = strings.ToValidUTF8(name[:64], "")
 	}
 	if name == "" {
 		return "the user of the MCP client"

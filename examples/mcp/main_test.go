@@ -366,6 +366,17 @@ func TestAnswerBindsToTheCall(t *testing.T) {
 	assert.False(t, res.IsError, textOf(res))
 	assert.NoFileExists(t, filepath.Join(ws, "old.txt"))
 	assert.FileExists(t, filepath.Join(ws, "keep.txt"))
+
+	// A retry that carries no answer is asked again.
+	res, err = call(cs, "delete_file", map[string]any{"path": "keep.txt"})
+	require.NoError(t, err)
+	require.True(t, res.NeedsInput())
+	res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "delete_file", Arguments: map[string]any{"path": "keep.txt"},
+		RequestState: res.RequestState})
+	require.NoError(t, err)
+	assert.True(t, res.NeedsInput())
+	assert.FileExists(t, filepath.Join(ws, "keep.txt"))
+
 	var allowed []string
 	for _, r := range ofKind(records(t, cs, logPath), audit.KindApproval) {
 		if r.Decision == policy.Allow {
