@@ -44,7 +44,7 @@ func TestCheckAllowDoesNotAllocate(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			o := tc.opts
 			o.Workspace, o.Audit, o.ConfigDir = []string{ws}, audit.Discard, filepath.Join(t.TempDir(), "reins")
-			r, err := reins.New(ctx, profile.MustBuiltin(profile.PermissionTrusted), &o)
+			r, err := reins.New(ctx, profile.Trusted.Profile(), &o)
 			require.NoError(t, err)
 			defer r.Close()
 			if o.Grants != nil {

@@ -67,7 +67,7 @@ func anchoredRun(t *testing.T, to reins.Anchorer) (*reins.Run, *fakeClock, *audi
 	require.NoError(t, err)
 	t.Cleanup(func() { log.Close(context.Background()) })
 	clock := newFakeClock()
-	r, err := reins.New(context.Background(), profile.MustBuiltin("trusted"), &reins.Options{
+	r, err := reins.New(context.Background(), profile.Trusted.Profile(), &reins.Options{
 		Workspace: []string{workspace(t)}, ConfigDir: filepath.Join(t.TempDir(), "reins"),
 		Audit: log, Clock: clock, Anchor: &reins.AnchorOptions{To: to, Every: time.Minute}})
 	require.NoError(t, err)
@@ -188,7 +188,7 @@ func TestAnchoring_Options(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			o := tt.o
 			o.Workspace, o.ConfigDir = []string{workspace(t)}, filepath.Join(t.TempDir(), "reins")
-			_, err := reins.New(context.Background(), profile.MustBuiltin("trusted"), &o)
+			_, err := reins.New(context.Background(), profile.Trusted.Profile(), &o)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.want)
 		})
@@ -210,7 +210,7 @@ func (s *reportingStore) ReportTo(f func(reins.StoreEvent)) { s.f = f }
 // A store's grace period is recorded: its start, and its end (current again, or failing).
 func TestStoreEventsAreRecorded(t *testing.T) {
 	st := &reportingStore{}
-	f := newPlain(t, profile.MustBuiltin("trusted"), func(o *reins.Options) { o.Store = st })
+	f := newPlain(t, profile.Trusted.Profile(), func(o *reins.Options) { o.Store = st })
 	require.NotNil(t, st.f, "New subscribes the run to its store's events")
 	since := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	st.f(reins.StoreEvent{Stale: true, Since: since, Reason: "serving the state read at 09:00: unreachable"})

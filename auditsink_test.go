@@ -31,7 +31,7 @@ var auditReadAction = policy.Action{Tool: "read_file", Operation: policy.OpRead,
 
 func newAuditRun(t *testing.T, sink audit.Sink) *reins.Run {
 	t.Helper()
-	r, err := reins.New(context.Background(), profile.MustBuiltin(profile.ProfileDev), &reins.Options{Workspace: []string{t.TempDir()}, Audit: sink})
+	r, err := reins.New(context.Background(), profile.Dev.Profile(), &reins.Options{Workspace: []string{t.TempDir()}, Audit: sink})
 	require.NoError(t, err)
 	return r
 }
@@ -102,7 +102,7 @@ func TestDeniesWhenTheSinkFails(t *testing.T) {
 	got := scanAuditLog(t, path)
 	require.Len(t, got, 1)
 	assert.Equal(t, d.DecisionID, got[0].DecisionID)
-	assert.Equal(t, profile.ProfileDev, got[0].Profile)
+	assert.Equal(t, profile.Dev.Name(), got[0].Profile)
 	assert.Equal(t, "main.go", got[0].Target)
 	assert.Equal(t, policy.Allow, got[0].Decision)
 	assert.Equal(t, audit.KindDecision, got[0].Kind)
@@ -128,7 +128,7 @@ func auditFsizeChild() error {
 	if err != nil {
 		return err
 	}
-	r, err := reins.New(context.Background(), profile.MustBuiltin(profile.ProfileDev), &reins.Options{Workspace: []string{os.Getenv("REINS_AUDIT_WS")}, Audit: s})
+	r, err := reins.New(context.Background(), profile.Dev.Profile(), &reins.Options{Workspace: []string{os.Getenv("REINS_AUDIT_WS")}, Audit: s})
 	if err != nil {
 		return err
 	}

@@ -24,7 +24,7 @@ import (
 // with the machine).
 func BenchmarkDo(b *testing.B) {
 	ctx := context.Background()
-	r, err := reins.New(ctx, profile.MustBuiltin(profile.PermissionTrusted), &reins.Options{Workspace: []string{workspace(b)}, Audit: audit.Discard})
+	r, err := reins.New(ctx, profile.Trusted.Profile(), &reins.Options{Workspace: []string{workspace(b)}, Audit: audit.Discard})
 	require.NoError(b, err)
 	defer r.Close()
 	a := policy.Action{Tool: "read_file", Operation: policy.OpRead, Targets: []string{"main.go"}}
@@ -66,7 +66,7 @@ func BenchmarkExecCheckpoint(b *testing.B) {
 	sb, err := sandbox.NewLocal(sandbox.LocalConfig{Root: ws})
 	require.NoError(b, err)
 	for _, exec := range []profile.ExecCheckpoints{profile.ExecCheckpointsOff, profile.ExecCheckpointsOn} {
-		p := profile.MustBuiltin(profile.PermissionAutonomous)
+		p := profile.Autonomous.Profile()
 		p.ExecCheckpoints = exec
 		r, err := reins.New(ctx, p, &reins.Options{Workspace: []string{ws}, Audit: audit.Discard, Checkpointer: cp, Sandbox: sb})
 		require.NoError(b, err)

@@ -23,7 +23,7 @@ func TestGrantExpiresOnTheRunsClock(t *testing.T) {
 	ctx := context.Background()
 	clock := newFakeClock()
 	ap := &script{answers: []reins.Answer{{Verdict: policy.Allow, Scope: reins.ForSession, By: "alice", Expires: time.Hour}}}
-	f := newPlain(t, builtin(profile.PermissionTrusted), func(o *reins.Options) {
+	f := newPlain(t, builtin(profile.Trusted.Name()), func(o *reins.Options) {
 		o.Approver, o.Clock, o.Checkpointer = ap, clock, &nopCheckpointer{}
 	})
 	rm := shellAction("rm -rf build")

@@ -22,7 +22,7 @@ import (
 func TestApprovalScopes(t *testing.T) {
 	ctx := context.Background()
 	ap := &script{}
-	f := newFixture(t, profile.PermissionTrusted, func(o *reins.Options) { o.Approver = ap })
+	f := newFixture(t, profile.Trusted.Name(), func(o *reins.Options) { o.Approver = ap })
 	rm := shellAction("rm -rf build")
 
 	// Once: asked each time.
@@ -90,7 +90,7 @@ func TestAlwaysGrantIsReviewedSavedAndReloaded(t *testing.T) {
 		{Verdict: policy.Allow, Scope: reins.Always, By: "carol", MaxUses: 5},
 		{Verdict: policy.Allow, By: "carol"}, // confirms the proposal
 	}}
-	f := newFixture(t, profile.PermissionTrusted, func(o *reins.Options) { o.Approver = ap; o.Grants = store })
+	f := newFixture(t, profile.Trusted.Name(), func(o *reins.Options) { o.Approver = ap; o.Grants = store })
 	out, err := f.r.Do(ctx, shellAction("rm -rf build"), ok)
 	require.NoError(t, err)
 	assert.Equal(t, reins.Always, out.Approval.Scope)
@@ -115,7 +115,7 @@ func TestAlwaysGrantIsReviewedSavedAndReloaded(t *testing.T) {
 
 	// A new run under the same profile loads it: no question.
 	ap2 := &script{}
-	r2, err := reins.New(ctx, profile.MustBuiltin(profile.PermissionTrusted), &reins.Options{Workspace: []string{f.ws},
+	r2, err := reins.New(ctx, profile.Trusted.Profile(), &reins.Options{Workspace: []string{f.ws},
 		Approver: ap2, Grants: store, Checkpointer: f.cp, TrustAnalysis: true})
 	require.NoError(t, err)
 	_, err = r2.Do(ctx, shellAction("rm -rf build"), ok)
@@ -123,7 +123,7 @@ func TestAlwaysGrantIsReviewedSavedAndReloaded(t *testing.T) {
 	assert.Zero(t, ap2.count())
 
 	// Under a more restrictive profile it does not apply.
-	r3, err := reins.New(ctx, profile.MustBuiltin(profile.PermissionSupervised), &reins.Options{Workspace: []string{f.ws}, Grants: store})
+	r3, err := reins.New(ctx, profile.Supervised.Profile(), &reins.Options{Workspace: []string{f.ws}, Grants: store})
 	require.NoError(t, err)
 	d, err := r3.Check(ctx, shellAction("rm -rf build"))
 	require.NoError(t, err)
@@ -137,7 +137,7 @@ func TestAlwaysWithoutConfirmationStaysInTheSession(t *testing.T) {
 	ctx := context.Background()
 	store := reins.NewFileStore(filepath.Join(t.TempDir(), "grants.json"))
 	ap := &script{answers: []reins.Answer{{Verdict: policy.Allow, Scope: reins.Always}}} // proposal refused
-	f := newFixture(t, profile.PermissionTrusted, func(o *reins.Options) { o.Approver = ap; o.Grants = store })
+	f := newFixture(t, profile.Trusted.Name(), func(o *reins.Options) { o.Approver = ap; o.Grants = store })
 	out, err := f.r.Do(ctx, shellAction("rm -rf build"), ok)
 	require.NoError(t, err)
 	assert.Equal(t, reins.ForSession, out.Approval.Scope)
@@ -148,7 +148,7 @@ func TestAlwaysWithoutConfirmationStaysInTheSession(t *testing.T) {
 
 	// Without a grants store an always answer is kept for the run only, and says so.
 	ap = &script{answers: []reins.Answer{{Verdict: policy.Allow, Scope: reins.Always}, {Verdict: policy.Allow}}}
-	f = newFixture(t, profile.PermissionTrusted, func(o *reins.Options) { o.Approver = ap })
+	f = newFixture(t, profile.Trusted.Name(), func(o *reins.Options) { o.Approver = ap })
 	out, err = f.r.Do(ctx, shellAction("rm -rf build"), ok)
 	require.NoError(t, err)
 	assert.Equal(t, reins.ForSession, out.Approval.Scope)
@@ -166,7 +166,7 @@ func TestApprovalTimeoutIsADenial(t *testing.T) {
 		<-ctx.Done()
 		return reins.Answer{Verdict: policy.Allow}, ctx.Err()
 	})
-	f := newFixture(t, profile.PermissionTrusted, func(o *reins.Options) {
+	f := newFixture(t, profile.Trusted.Name(), func(o *reins.Options) {
 		o.Approver, o.ApprovalTimeout, o.Clock = block, 5*time.Minute, clock // under the profile's 10-minute operation timeout
 	})
 	type result struct {
@@ -223,7 +223,7 @@ func TestApproverPanicIsADenial(t *testing.T) {
 	panicky := reins.ApproverFunc(func(context.Context, reins.Request) (reins.Answer, error) {
 		panic("approver bug")
 	})
-	f := newFixture(t, profile.PermissionTrusted, func(o *reins.Options) { o.Approver = panicky })
+	f := newFixture(t, profile.Trusted.Name(), func(o *reins.Options) { o.Approver = panicky })
 	ran := false
 	out, err := f.r.Do(ctx, shellAction("rm -rf build"), func(context.Context, gate.Decision) error {
 		ran = true
@@ -259,7 +259,7 @@ func TestApproverPanicIsADenial(t *testing.T) {
 	// A panic while reviewing an always grant's proposal keeps the approval for this action only.
 	calls := 0
 	store := reins.NewFileStore(filepath.Join(t.TempDir(), "grants.json"))
-	f = newFixture(t, profile.PermissionTrusted, func(o *reins.Options) {
+	f = newFixture(t, profile.Trusted.Name(), func(o *reins.Options) {
 		o.Grants = store
 		o.Approver = reins.ApproverFunc(func(_ context.Context, req reins.Request) (reins.Answer, error) {
 			calls++
@@ -281,7 +281,7 @@ func TestApproverPanicIsADenial(t *testing.T) {
 
 func TestHeadlessDenyAndPark(t *testing.T) {
 	ctx := context.Background()
-	f := newFixture(t, profile.PermissionTrusted, nil)
+	f := newFixture(t, profile.Trusted.Name(), nil)
 	_, err := f.r.Do(ctx, shellAction("rm -rf build"), ok)
 	var de *gate.DeniedError
 	require.ErrorAs(t, err, &de)
@@ -289,7 +289,7 @@ func TestHeadlessDenyAndPark(t *testing.T) {
 	require.NotEmpty(t, de.Alternatives)
 	assert.Equal(t, gate.AltAsk, de.Alternatives[0].Kind)
 
-	p := newFixture(t, profile.PermissionTrusted, func(o *reins.Options) { o.Headless = reins.HeadlessPark })
+	p := newFixture(t, profile.Trusted.Name(), func(o *reins.Options) { o.Headless = reins.HeadlessPark })
 	rm := shellAction("rm -rf build")
 	out, err := p.r.Do(ctx, rm, ok)
 	var pe *reins.ParkedError
@@ -340,7 +340,7 @@ func TestHeadlessDenyAndPark(t *testing.T) {
 
 func TestDenialsAreFreshAndFailuresAreTheTools(t *testing.T) {
 	ctx := context.Background()
-	r, err := reins.New(ctx, profile.MustBuiltin(profile.ProfileDev), &reins.Options{Workspace: []string{gitWorkspace(t)}}) // no checkpointer, no notifier
+	r, err := reins.New(ctx, profile.Dev.Profile(), &reins.Options{Workspace: []string{gitWorkspace(t)}}) // no checkpointer, no notifier
 	require.NoError(t, err)
 	out, err := r.Do(ctx, writeAction("main.go"), ok)
 	var de *gate.DeniedError
@@ -351,7 +351,7 @@ func TestDenialsAreFreshAndFailuresAreTheTools(t *testing.T) {
 	assert.Equal(t, de.Decision, out.Decision)
 	assert.NotContains(t, de.Decision.String(), "allow-low-med-risk")
 
-	f := newFixture(t, profile.ProfileDev, nil)
+	f := newFixture(t, profile.Dev.Name(), nil)
 	boom := errors.New("disk full")
 	out, err = f.r.Do(ctx, writeAction("main.go"), func(context.Context, gate.Decision) error {
 		require.NoError(t, os.WriteFile(filepath.Join(f.ws, "main.go"), []byte("half"), 0o644))
@@ -374,7 +374,7 @@ func TestDenialsAreFreshAndFailuresAreTheTools(t *testing.T) {
 // false for the *ActionError Do returns, and ActionError.Err still holds the tool's error.
 func TestToolErrorNeverMatchesErrDenied(t *testing.T) {
 	ctx := context.Background()
-	f := newFixture(t, profile.PermissionAutonomous, func(o *reins.Options) { o.MaxConsecutiveFailures = 100 })
+	f := newFixture(t, profile.Autonomous.Name(), func(o *reins.Options) { o.MaxConsecutiveFailures = 100 })
 	inner := &gate.DeniedError{Decision: gate.Decision{Verdict: policy.Deny, Layer: policy.LayerRule, RuleID: "inner-deny", Reason: "the inner gate said no"}}
 	toolErr := errors.Join(errors.New("deploy failed"), inner)
 	wrapped := &wrapErr{msg: "tool: ", err: inner}
@@ -406,7 +406,7 @@ func TestToolErrorNeverMatchesErrDenied(t *testing.T) {
 func TestDoCommandCarriesOutTheSandboxObligation(t *testing.T) {
 	ctx := context.Background()
 	// No runner at all: denied.
-	f := newFixture(t, profile.PermissionTrusted, func(o *reins.Options) { o.Sandbox = nil })
+	f := newFixture(t, profile.Trusted.Name(), func(o *reins.Options) { o.Sandbox = nil })
 	_, _, err := f.r.DoCommand(ctx, shellAction("go test ./..."), sandbox.Command{})
 	var de *gate.DeniedError
 	require.ErrorAs(t, err, &de)
@@ -414,7 +414,7 @@ func TestDoCommandCarriesOutTheSandboxObligation(t *testing.T) {
 
 	// Violations latch the sandbox-escape hard stop.
 	r := &fakeRunner{res: sandbox.Result{ExitCode: 126, Violations: []sandbox.Violation{{Subject: "/etc/passwd", Detail: "write refused"}}}}
-	f = newFixture(t, profile.PermissionTrusted, func(o *reins.Options) { o.Sandbox = r })
+	f = newFixture(t, profile.Trusted.Name(), func(o *reins.Options) { o.Sandbox = r })
 	_, _, err = f.r.DoCommand(ctx, shellAction("go test ./..."), sandbox.Command{})
 	var ce *reins.CommandError
 	require.ErrorAs(t, err, &ce)
@@ -423,7 +423,7 @@ func TestDoCommandCarriesOutTheSandboxObligation(t *testing.T) {
 	assert.Equal(t, gate.CauseSandboxEscape, h.Cause)
 
 	// The local backend runs a real command.
-	f = newFixture(t, profile.PermissionAutonomous, nil)
+	f = newFixture(t, profile.Autonomous.Name(), nil)
 	out, res, err := f.r.DoCommand(ctx, policy.Action{Tool: "bash"}, sandbox.Command{Args: []string{"sh", "-c", "echo hello"}})
 	require.NoError(t, err)
 	assert.True(t, out.Ran)

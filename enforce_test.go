@@ -52,9 +52,9 @@ func TestAllowedLinesRunConfined(t *testing.T) {
 		network  bool
 		scoped   bool // a checkpoint of just the writes
 	}{
-		{"read-only", profile.ProfileDev, "grep -n TODO main.go", nil, false, false},
-		{"known writes", profile.PermissionAutonomous, "sort -o docs/out.txt docs/a.md", []string{"docs/out.txt"}, false, true},
-		{"the network", profile.PermissionAutonomous, "curl -s https://example.com", nil, true, false},
+		{"read-only", profile.Dev.Name(), "grep -n TODO main.go", nil, false, false},
+		{"known writes", profile.Autonomous.Name(), "sort -o docs/out.txt docs/a.md", []string{"docs/out.txt"}, false, true},
+		{"the network", profile.Autonomous.Name(), "curl -s https://example.com", nil, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sb := &enforcingRunner{}
@@ -98,7 +98,7 @@ func TestNoEnforcingSandboxAsks(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			local := &fakeRunner{}
 			ap := &script{answers: []reins.Answer{{Verdict: policy.Allow, By: "alice"}, {Verdict: policy.Allow, By: "alice"}}}
-			f := newFixture(t, profile.ProfileDev, func(o *reins.Options) {
+			f := newFixture(t, profile.Dev.Name(), func(o *reins.Options) {
 				o.Runner, o.Approver, o.TrustAnalysis = local, ap, false
 				o.Sandbox = nil
 				if name == "local as the sandbox" {
@@ -128,7 +128,7 @@ func TestNoEnforcingSandboxAsks(t *testing.T) {
 func TestTrustAnalysisIsRecorded(t *testing.T) {
 	ctx := context.Background()
 	local := &fakeRunner{}
-	f := newFixture(t, profile.ProfileDev, func(o *reins.Options) { o.Sandbox, o.Runner, o.TrustAnalysis = nil, local, true })
+	f := newFixture(t, profile.Dev.Name(), func(o *reins.Options) { o.Sandbox, o.Runner, o.TrustAnalysis = nil, local, true })
 	out, _, err := f.r.DoCommand(ctx, shellAction("grep -n TODO main.go"), sandbox.Command{})
 	require.NoError(t, err)
 	assert.Nil(t, out.Approval)

@@ -98,10 +98,10 @@ func ExampleRun_SwitchTo() {
 		return
 	}
 	defer r.Close()
-	if _, err := r.SwitchTo(ctx, profile.ProfileFullAuto); err != nil {
+	if _, err := r.SwitchTo(ctx, profile.FullAuto.Name()); err != nil {
 		fmt.Println("loosening without confirmation: refused")
 	}
-	sw, err := r.SwitchTo(ctx, profile.ProfileSafe)
+	sw, err := r.SwitchTo(ctx, profile.Safe.Name())
 	if err != nil {
 		fmt.Println("error:", err)
 		return

@@ -37,7 +37,7 @@ func FuzzNarrowestRules(f *testing.F) {
 	cfg := filepath.Join(f.TempDir(), "reins")
 	ctx := context.Background()
 	newRun := func(t testing.TB) *reins.Run {
-		r, err := reins.New(ctx, profile.MustBuiltin(profile.ApprovalAsk), &reins.Options{Workspace: []string{ws}, Audit: audit.Discard, ConfigDir: cfg})
+		r, err := reins.New(ctx, profile.AskApproval.Profile(), &reins.Options{Workspace: []string{ws}, Audit: audit.Discard, ConfigDir: cfg})
 		require.NoError(t, err)
 		return r
 	}

@@ -29,7 +29,7 @@ func TestGrantUseCountsAcrossRuns(t *testing.T) {
 	newRun := func(o reins.Options) *reins.Run {
 		o.Workspace, o.ConfigDir, o.Checkpointer = []string{ws}, filepath.Join(t.TempDir(), "reins"), &nopCheckpointer{}
 		o.TrustAnalysis = true // grants, not enforcement, are under test: no sandbox here
-		r, err := reins.New(ctx, builtin(profile.PermissionTrusted), &o)
+		r, err := reins.New(ctx, builtin(profile.Trusted.Name()), &o)
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = r.Close() })
 		return r
@@ -114,7 +114,7 @@ func TestGrantLastUseRace(t *testing.T) {
 				o := tc.opts(dir)
 				o.Workspace, o.Audit, o.Checkpointer = []string{ws}, audit.Discard, &nopCheckpointer{}
 				o.TrustAnalysis = true // use counts, not enforcement, are under test: no sandbox here
-				r, err := reins.New(ctx, builtin(profile.PermissionTrusted), &o)
+				r, err := reins.New(ctx, builtin(profile.Trusted.Name()), &o)
 				require.NoError(t, err)
 				defer r.Close()
 				runs = append(runs, r)
@@ -156,7 +156,7 @@ func TestEditedGrantFileIsRefused(t *testing.T) {
 	ctx := context.Background()
 	ws := workspace(t)
 	newRun := func(store reins.Store) *reins.Run {
-		r, err := reins.New(ctx, builtin(profile.PermissionTrusted), &reins.Options{Workspace: []string{ws}, Grants: store,
+		r, err := reins.New(ctx, builtin(profile.Trusted.Name()), &reins.Options{Workspace: []string{ws}, Grants: store,
 			ConfigDir: filepath.Join(t.TempDir(), "reins")})
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = r.Close() })
@@ -234,7 +234,7 @@ func TestEditedGrantFileIsRefused(t *testing.T) {
 // Grants a host adds itself are held to the same narrowness (AddGrant validates).
 func TestAddGrantRefusesBroadGrants(t *testing.T) {
 	ctx := context.Background()
-	f := newPlain(t, builtin(profile.PermissionTrusted), nil)
+	f := newPlain(t, builtin(profile.Trusted.Name()), nil)
 	for i, g := range broadGrants("go test ./...") {
 		_, err := f.r.AddGrant(ctx, g)
 		require.ErrorIs(t, err, reins.ErrBroadGrant, "grant %d: %+v", i, g.Rules[0].Condition)

@@ -21,7 +21,7 @@ import (
 func TestHardStopBudget(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	f := newPlain(t, builtin(profile.PermissionAutonomous), func(o *reins.Options) {
+	f := newPlain(t, builtin(profile.Autonomous.Name()), func(o *reins.Options) {
 		o.Meters = []reins.Meter{{Name: reins.MeterCost, Limit: 10}}
 	})
 	require.NoError(t, f.r.Use(ctx, reins.MeterCost, 6))
@@ -55,14 +55,14 @@ func TestHardStopBudget(t *testing.T) {
 	// (documented), so a negative one keeps it.
 	require.NoError(t, f.r.ResetMeter(ctx, reins.MeterCost, -5, "keep the limit"))
 	assert.Equal(t, 100.0, meterOf(t, f.r, reins.MeterCost).Limit)
-	_, err := reins.New(ctx, builtin(profile.PermissionAutonomous), &reins.Options{Workspace: []string{f.ws},
+	_, err := reins.New(ctx, builtin(profile.Autonomous.Name()), &reins.Options{Workspace: []string{f.ws},
 		Meters: []reins.Meter{{Name: reins.MeterCost, Limit: nan()}}})
 	assert.Error(t, err)
 }
 
 func TestHardStopSandboxEscape(t *testing.T) {
 	t.Parallel()
-	f := newPlain(t, builtin(profile.ProfileFullAuto), nil)
+	f := newPlain(t, builtin(profile.FullAuto.Name()), nil)
 	f.r.RecordViolation(context.Background(), "landlock denied write to /etc/passwd")
 	assertHalted(t, f, gate.CauseSandboxEscape)
 }
@@ -70,7 +70,7 @@ func TestHardStopSandboxEscape(t *testing.T) {
 func TestHardStopRepeatedToolFailure(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	f := newPlain(t, builtin(profile.PermissionAutonomous), nil)
+	f := newPlain(t, builtin(profile.Autonomous.Name()), nil)
 	boom := errors.New("exit status 1")
 	result := func(tool string, err error) {
 		require.NoError(t, f.r.RecordResult(ctx, policy.Action{Tool: tool}, gate.Decision{Verdict: policy.Allow}, err))
@@ -93,7 +93,7 @@ func TestHardStopRepeatedToolFailure(t *testing.T) {
 func TestRepeatedToolFailureDeescalates(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	f := newPlain(t, builtin(profile.PermissionAutonomous), func(o *reins.Options) { o.OnRepeatedFailure = reins.FailuresDeescalate })
+	f := newPlain(t, builtin(profile.Autonomous.Name()), func(o *reins.Options) { o.OnRepeatedFailure = reins.FailuresDeescalate })
 	boom := errors.New("exit status 1")
 	fail := func(times int) {
 		for range times {
@@ -126,7 +126,7 @@ func TestRepeatedToolFailureDeescalates(t *testing.T) {
 
 func TestHardStopExternalWrite(t *testing.T) {
 	t.Parallel()
-	f := newPlain(t, builtin(profile.PermissionAutonomous), nil)
+	f := newPlain(t, builtin(profile.Autonomous.Name()), nil)
 	outside := t.TempDir()
 	d := f.check(t, policy.Action{Tool: "write_file", Operation: policy.OpWrite, Targets: []string{outside + "/x"}})
 	assert.Equal(t, policy.Deny, d.Verdict)
@@ -139,7 +139,7 @@ func TestHardStopExternalWrite(t *testing.T) {
 
 func TestManualHalt(t *testing.T) {
 	t.Parallel()
-	f := newPlain(t, builtin(profile.PermissionAutonomous), nil)
+	f := newPlain(t, builtin(profile.Autonomous.Name()), nil)
 	f.r.Halt(context.Background(), "user pressed stop")
 	f.r.RecordViolation(context.Background(), "later cause") // the first cause wins
 	assert.False(t, f.r.Latch(context.Background(), gate.CauseSandboxEscape, "yet another cause"), "the first cause wins")
@@ -148,7 +148,7 @@ func TestManualHalt(t *testing.T) {
 
 func TestInvalidInputDenies(t *testing.T) {
 	t.Parallel()
-	f := newPlain(t, builtin(profile.ApprovalYolo), nil)
+	f := newPlain(t, builtin(profile.YoloApproval.Name()), nil)
 	d := f.check(t, policy.Action{Operation: policy.OpRead, Risk: risk.Set(1)})
 	assert.Equal(t, policy.Deny, d.Verdict)
 	assert.Equal(t, policy.LayerInput, d.Layer)
@@ -157,14 +157,14 @@ func TestInvalidInputDenies(t *testing.T) {
 	// An action with no operation and no declared risk is assumed destructive.
 	d = f.check(t, policy.Action{Tool: "mystery"})
 	assert.Equal(t, risk.Of(risk.Destructive), d.Risk)
-	sup := newPlain(t, builtin(profile.PermissionSupervised), nil)
+	sup := newPlain(t, builtin(profile.Supervised.Name()), nil)
 	assert.Equal(t, policy.Deny, sup.check(t, policy.Action{Tool: "mystery"}).Verdict)
 }
 
 func TestAuditFailureDenies(t *testing.T) {
 	t.Parallel()
 	failing := audit.SinkFunc(func(context.Context, audit.Record) error { return errors.New("disk full") })
-	r, err := reins.New(context.Background(), builtin(profile.ApprovalYolo), &reins.Options{Workspace: []string{workspace(t)}, Audit: failing})
+	r, err := reins.New(context.Background(), builtin(profile.YoloApproval.Name()), &reins.Options{Workspace: []string{workspace(t)}, Audit: failing})
 	require.NoError(t, err)
 	d, err := r.Check(context.Background(), readme)
 	require.Error(t, err)
@@ -180,7 +180,7 @@ func TestAuditFailureDenies(t *testing.T) {
 
 func TestCanceledContextDenies(t *testing.T) {
 	t.Parallel()
-	f := newPlain(t, builtin(profile.ApprovalYolo), nil)
+	f := newPlain(t, builtin(profile.YoloApproval.Name()), nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	d, err := f.r.Check(ctx, readme)
@@ -193,7 +193,7 @@ func TestUnreadableRunStateDenies(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	sink := audit.NewMemory(0)
-	r, err := reins.New(ctx, builtin(profile.ApprovalYolo), &reins.Options{Workspace: []string{workspace(t)}, Audit: sink, Store: brokenStore{}})
+	r, err := reins.New(ctx, builtin(profile.YoloApproval.Name()), &reins.Options{Workspace: []string{workspace(t)}, Audit: sink, Store: brokenStore{}})
 	require.NoError(t, err)
 	d, err := r.Check(ctx, readme)
 	require.ErrorIs(t, err, reins.ErrRunState)
@@ -210,15 +210,15 @@ func TestUnreadableRunStateDenies(t *testing.T) {
 
 func TestAuditRecordFields(t *testing.T) {
 	t.Parallel()
-	f := newPlain(t, builtin(profile.ProfileDev), nil)
+	f := newPlain(t, builtin(profile.Dev.Name()), nil)
 	corr := [16]byte{1, 2, 3}
 	d := f.check(t, policy.Action{Tool: "edit_file", Operation: "file_write", Targets: []string{"src/pkg/main.go"}, CorrelationID: corr})
 	recs := f.sink.Records()
 	require.Len(t, recs, 1)
 	r := recs[0]
 	assert.Equal(t, audit.KindDecision, r.Kind)
-	assert.Equal(t, profile.ProfileDev, r.Profile)
-	assert.Equal(t, builtin(profile.ProfileDev).Hash(), r.ProfileHash)
+	assert.Equal(t, profile.Dev.Name(), r.Profile)
+	assert.Equal(t, builtin(profile.Dev.Name()).Hash(), r.ProfileHash)
 	assert.Equal(t, "file_write", r.Operation)
 	assert.Equal(t, "src/pkg/main.go", r.Target)
 	assert.Equal(t, policy.Allow, r.Decision)
@@ -238,26 +238,26 @@ func TestAuditRecordFields(t *testing.T) {
 func TestNewOptionErrors(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	_, err := reins.New(ctx, builtin(profile.PermissionTrusted), &reins.Options{Workspace: []string{t.TempDir()}, MaxConsecutiveFailures: -1})
+	_, err := reins.New(ctx, builtin(profile.Trusted.Name()), &reins.Options{Workspace: []string{t.TempDir()}, MaxConsecutiveFailures: -1})
 	assert.Error(t, err)
-	_, err = reins.New(ctx, builtin(profile.PermissionTrusted), &reins.Options{Workspace: []string{t.TempDir()}, OnRepeatedFailure: 9})
+	_, err = reins.New(ctx, builtin(profile.Trusted.Name()), &reins.Options{Workspace: []string{t.TempDir()}, OnRepeatedFailure: 9})
 	assert.Error(t, err)
-	_, err = reins.New(ctx, builtin(profile.PermissionTrusted), &reins.Options{Workspace: []string{t.TempDir()}, Headless: 9})
+	_, err = reins.New(ctx, builtin(profile.Trusted.Name()), &reins.Options{Workspace: []string{t.TempDir()}, Headless: 9})
 	assert.Error(t, err)
-	_, err = reins.New(ctx, builtin(profile.PermissionTrusted), &reins.Options{Workspace: []string{t.TempDir()},
+	_, err = reins.New(ctx, builtin(profile.Trusted.Name()), &reins.Options{Workspace: []string{t.TempDir()},
 		Meters: []reins.Meter{{Name: reins.MeterCost, Limit: 1}, {Name: reins.MeterCost, Limit: 2}}})
 	assert.ErrorContains(t, err, "given twice")
-	bad := builtin(profile.PermissionTrusted)
+	bad := builtin(profile.Trusted.Name())
 	bad.ProtectedPaths = append(bad.ProtectedPaths, "[ab].pem")
 	_, err = reins.New(ctx, bad, &reins.Options{Workspace: []string{t.TempDir()}})
 	assert.ErrorContains(t, err, "literal paths")
-	bad = builtin(profile.PermissionTrusted)
+	bad = builtin(profile.Trusted.Name())
 	bad.Rules = []policy.Rule{{ID: "x", Condition: policy.Condition{CommandPattern: "("}}}
 	_, err = reins.New(ctx, bad, &reins.Options{Workspace: []string{t.TempDir()}})
 	assert.ErrorContains(t, err, `rule "x"`)
-	r, err := reins.New(ctx, builtin(profile.PermissionTrusted), nil)
+	r, err := reins.New(ctx, builtin(profile.Trusted.Name()), nil)
 	require.NoError(t, err, "nil options: the working directory is the workspace")
-	assert.Equal(t, profile.PermissionTrusted, r.Profile().Name())
+	assert.Equal(t, profile.Trusted.Name(), r.Profile().Name())
 	require.NoError(t, r.Close())
 }
 
@@ -267,7 +267,7 @@ func TestNewOptionErrors(t *testing.T) {
 func TestEmergencyStopBeforeTheCheckIsARecordedDeny(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	f := newPlain(t, builtin(profile.PermissionAutonomous), nil)
+	f := newPlain(t, builtin(profile.Autonomous.Name()), nil)
 	write := policy.Action{Tool: "write_file", Operation: policy.OpWrite, Targets: []string{"main.go"}}
 	for _, reset := range []bool{false, true} {
 		op, err := f.r.Begin(ctx)

@@ -101,7 +101,7 @@ func newFixture(t testing.TB, name string, tune func(*reins.Options)) *fixture {
 	if tune != nil {
 		tune(o)
 	}
-	f.r, err = reins.New(context.Background(), profile.MustBuiltin(name), o)
+	f.r, err = reins.New(context.Background(), builtin(name), o)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = f.r.Close() })
 	return f
@@ -153,7 +153,13 @@ func (f *fixture) grants(t testing.TB) []reins.Grant {
 // halted returns the run's latched halt.
 func (f *fixture) halted() (gate.Halt, bool) { return f.r.Halted(context.Background()) }
 
-func builtin(name string) profile.Profile { return profile.MustBuiltin(name) }
+func builtin(name string) profile.Profile {
+	p, err := profile.Builtin(name)
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
 
 func nan() float64 { var z float64; return z / z }
 
@@ -529,9 +535,9 @@ func propActions(outside string) []policy.Action {
 
 var writeLevels = risk.Of(risk.Mutating)
 
-var propProfiles = []string{profile.PermissionSupervised, profile.PermissionTrusted, profile.PermissionAutonomous, profile.PermissionReadOnly,
-	profile.PermissionPlan, profile.PermissionEmergencyStop, profile.ProfileSafe, profile.ProfileDev, profile.ProfileFullAuto,
-	profile.ApprovalAsk, profile.ApprovalSafe, profile.ApprovalAuto, profile.ApprovalYolo}
+var propProfiles = []string{profile.Supervised.Name(), profile.Trusted.Name(), profile.Autonomous.Name(), profile.ReadOnly.Name(),
+	profile.Plan.Name(), profile.EmergencyStop.Name(), profile.Safe.Name(), profile.Dev.Name(), profile.FullAuto.Name(),
+	profile.AskApproval.Name(), profile.SafeApproval.Name(), profile.AutoApproval.Name(), profile.YoloApproval.Name()}
 
 // broadGrants are grants a host or an edited file might hold, broader than any approval: every
 // one is refused (ErrBroadGrant). Changed: the session's AddGrant accepted such rules, and the
@@ -620,7 +626,7 @@ func newE2E(t *testing.T, tune func(*reins.Options)) *e2e {
 	if tune != nil {
 		tune(o)
 	}
-	e.r, err = reins.New(context.Background(), profile.MustBuiltin(profile.PermissionTrusted), o)
+	e.r, err = reins.New(context.Background(), profile.Trusted.Profile(), o)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = e.r.Close() })
 	return e

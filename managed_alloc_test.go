@@ -25,7 +25,7 @@ func TestCheckAllowUnderAManagedTierDoesNotAllocate(t *testing.T) {
 	m.Bundle = 3
 	o := &reins.Options{Workspace: []string{workspace(t)}, Audit: audit.Discard, ConfigDir: filepath.Join(t.TempDir(), "reins"),
 		Grants: reins.NewMemoryStore()}
-	r, err := reins.New(ctx, under(t, profile.MustBuiltin(profile.PermissionTrusted), m), o)
+	r, err := reins.New(ctx, under(t, profile.Trusted.Profile(), m), o)
 	require.NoError(t, err)
 	defer r.Close()
 	grantFor(t, r, policy.Action{Tool: "delete_file", Operation: policy.OpDelete, Targets: []string{"docs/x.md"}}, reins.ForSession)

@@ -86,12 +86,12 @@ func TestManagedCapHoldsThroughSwitching(t *testing.T) {
 	ctx := context.Background()
 	m := orgTier()
 	asked := 0
-	f := newPlain(t, under(t, builtin(profile.ProfileDev), m), func(o *reins.Options) {
+	f := newPlain(t, under(t, builtin(profile.Dev.Name()), m), func(o *reins.Options) {
 		o.ConfirmSwitch = func(context.Context, reins.SwitchRequest) (bool, error) { asked++; return true, nil }
 	})
 	assertUnder(t, f.r, m)
 
-	for _, name := range []string{profile.ProfileFullAuto, "yolo", profile.PermissionAutonomous, "auto"} {
+	for _, name := range []string{profile.FullAuto.Name(), "yolo", profile.Autonomous.Name(), "auto"} {
 		_, err := f.r.SwitchTo(ctx, name)
 		require.ErrorIs(t, err, reins.ErrSwitchRefused, name)
 		assert.ErrorContains(t, err, "caps the autonomy band at trusted", name)
@@ -102,13 +102,13 @@ func TestManagedCapHoldsThroughSwitching(t *testing.T) {
 	}
 	assert.Zero(t, asked, "a switch past the cap is refused before anyone is asked")
 
-	custom := builtin(profile.ProfileDev)
+	custom := builtin(profile.Dev.Name())
 	custom.Name, custom.Autonomy = "mine", 0.9
 	_, err := f.r.SwitchProfile(ctx, custom)
 	require.ErrorIs(t, err, reins.ErrSwitchRefused)
 	assertUnder(t, f.r, m)
 
-	for _, name := range []string{profile.PermissionSupervised, "trusted", profile.ProfileSafe, "yolo"} {
+	for _, name := range []string{profile.Supervised.Name(), "trusted", profile.Safe.Name(), "yolo"} {
 		if name == "yolo" {
 			continue
 		}
@@ -123,7 +123,7 @@ func TestManagedCapHoldsThroughSwitching(t *testing.T) {
 
 	other := orgTier()
 	other.MaxBand = bandPtr(policy.BandAutonomous)
-	_, err = f.r.SwitchProfile(ctx, under(t, builtin(profile.ProfileFullAuto), other))
+	_, err = f.r.SwitchProfile(ctx, under(t, builtin(profile.FullAuto.Name()), other))
 	require.ErrorIs(t, err, reins.ErrSwitchRefused)
 	assert.ErrorContains(t, err, "another managed tier")
 	assertUnder(t, f.r, m)
@@ -132,16 +132,16 @@ func TestManagedCapHoldsThroughSwitching(t *testing.T) {
 	// without a tier keeps the active one.
 	newer := orgTier()
 	newer.Bundle, newer.MaxBand = 8, bandPtr(policy.BandSupervised)
-	_, err = f.r.Reload(ctx, under(t, builtin(profile.ProfileDev), newer))
+	_, err = f.r.Reload(ctx, under(t, builtin(profile.Dev.Name()), newer))
 	require.NoError(t, err)
 	assertUnder(t, f.r, newer)
 	assert.Equal(t, policy.BandSupervised, f.r.Profile().Band())
 	older := orgTier()
 	older.Bundle = 7
-	_, err = f.r.Reload(ctx, under(t, builtin(profile.ProfileDev), older))
+	_, err = f.r.Reload(ctx, under(t, builtin(profile.Dev.Name()), older))
 	require.ErrorIs(t, err, reins.ErrSwitchRefused)
 	assert.ErrorContains(t, err, "older than the active one's 8, and the profile is looser")
-	_, err = f.r.Reload(ctx, builtin(profile.ProfileFullAuto))
+	_, err = f.r.Reload(ctx, builtin(profile.FullAuto.Name()))
 	require.ErrorIs(t, err, reins.ErrSwitchRefused, "reloaded without a tier, the active tier's cap still holds")
 	assertUnder(t, f.r, newer)
 }
@@ -153,16 +153,16 @@ func TestManagedModeCapHoldsThroughSwitching(t *testing.T) {
 	ctx := context.Background()
 	m := orgTier()
 	m.MaxMode = profile.ModeReadOnly
-	f := newPlain(t, under(t, builtin(profile.ProfileDev), m), func(o *reins.Options) {
+	f := newPlain(t, under(t, builtin(profile.Dev.Name()), m), func(o *reins.Options) {
 		o.ConfirmSwitch = func(context.Context, reins.SwitchRequest) (bool, error) { return true, nil }
 	})
 	assert.Equal(t, profile.ModeReadOnly, f.r.Profile().Mode())
-	for _, name := range []string{profile.ProfileDev, profile.PermissionSupervised, "ask"} {
+	for _, name := range []string{profile.Dev.Name(), profile.Supervised.Name(), "ask"} {
 		_, err := f.r.SwitchTo(ctx, name)
 		require.ErrorIs(t, err, reins.ErrSwitchRefused, name)
 		assert.ErrorContains(t, err, "caps the permission mode at read-only", name)
 	}
-	for _, name := range []string{profile.PermissionPlan, profile.PermissionReadOnly, profile.PermissionEmergencyStop} {
+	for _, name := range []string{profile.Plan.Name(), profile.ReadOnly.Name(), profile.EmergencyStop.Name()} {
 		_, err := f.r.SwitchTo(ctx, name)
 		require.NoError(t, err, name)
 		assertUnder(t, f.r, m)
@@ -187,7 +187,7 @@ func TestManagedCapHoldsThroughRandomSwitches(t *testing.T) {
 		m := orgTier()
 		m.MaxBand = bandPtr(policy.Band(rng.IntN(3)))
 		m.MaxMode = []profile.Mode{profile.ModeDefault, profile.ModeReadOnly, profile.ModePlan}[rng.IntN(3)]
-		f := newPlain(t, under(t, builtin(profile.ProfileSafe), m), func(o *reins.Options) {
+		f := newPlain(t, under(t, builtin(profile.Safe.Name()), m), func(o *reins.Options) {
 			o.ConfirmSwitch = func(context.Context, reins.SwitchRequest) (bool, error) { return true, nil }
 		})
 		for range 30 {
@@ -222,7 +222,7 @@ func TestManagedCapHoldsThroughDeescalation(t *testing.T) {
 	ctx := context.Background()
 	m := orgTier()
 	m.MaxBand = nil
-	f := newPlain(t, under(t, builtin(profile.PermissionAutonomous), m), func(o *reins.Options) { o.OnRepeatedFailure = reins.FailuresDeescalate })
+	f := newPlain(t, under(t, builtin(profile.Autonomous.Name()), m), func(o *reins.Options) { o.OnRepeatedFailure = reins.FailuresDeescalate })
 	for range 3 {
 		require.NoError(t, f.r.RecordResult(ctx, policy.Action{Tool: "bash"}, gate.Decision{Verdict: policy.Allow}, assert.AnError))
 	}
@@ -239,14 +239,14 @@ func TestManagedRulesOnlyMakesAndAppliesNoGrants(t *testing.T) {
 	grants := reins.NewFileStore(filepath.Join(t.TempDir(), "grants.json"))
 	a := policy.Action{Tool: "web_fetch", Operation: policy.OpNetwork, Host: "tracker.example"}
 	// A run without the tier keeps an always grant for a.
-	free := newPlain(t, builtin(profile.ApprovalAsk), func(o *reins.Options) { o.Grants = grants })
+	free := newPlain(t, builtin(profile.AskApproval.Name()), func(o *reins.Options) { o.Grants = grants })
 	_ = grantFor(t, free.r, a, reins.Always)
 	require.Equal(t, policy.Allow, free.check(t, a).Verdict, "the grant applies without the tier")
 
 	m := orgTier()
 	m.RulesOnly, m.Rules = true, m.Rules[:1] // no managed CONFIRM rule for network use: only managed rules only holds grants off
 	approver := &script{answers: []reins.Answer{{Verdict: policy.Allow, Scope: reins.Always}, {Verdict: policy.Allow, Scope: reins.ForSession}}}
-	f := newPlain(t, under(t, builtin(profile.ApprovalAsk), m), func(o *reins.Options) {
+	f := newPlain(t, under(t, builtin(profile.AskApproval.Name()), m), func(o *reins.Options) {
 		o.Grants, o.Approver = grants, approver
 	})
 	d := f.check(t, a)
@@ -305,7 +305,7 @@ func TestAuditRecordsNameTheBundleVersion(t *testing.T) {
 	ctx := context.Background()
 	m := orgTier()
 	m.Bundle = 12
-	f := newPlain(t, under(t, builtin(profile.ProfileDev), m), nil)
+	f := newPlain(t, under(t, builtin(profile.Dev.Name()), m), nil)
 	f.check(t, shellAction("ls"))
 	f.r.Halt(ctx, "test")
 	require.NoError(t, f.r.Reset(ctx, "test"))
@@ -317,12 +317,12 @@ func TestAuditRecordsNameTheBundleVersion(t *testing.T) {
 	}
 	newer := m.Clone()
 	newer.Bundle = 13
-	_, err := f.r.Reload(ctx, under(t, builtin(profile.ProfileDev), newer))
+	_, err := f.r.Reload(ctx, under(t, builtin(profile.Dev.Name()), newer))
 	require.NoError(t, err)
 	f.check(t, shellAction("ls"))
 	assert.Equal(t, uint64(13), lastRecord(f.sink).BundleVersion)
 
-	plain := newPlain(t, builtin(profile.ProfileDev), nil)
+	plain := newPlain(t, builtin(profile.Dev.Name()), nil)
 	plain.check(t, shellAction("ls"))
 	assert.Zero(t, lastRecord(plain.sink).BundleVersion)
 }
@@ -356,7 +356,7 @@ func TestRefusedBundleKeepsTheRunOrDeniesEverything(t *testing.T) {
 			bundleFile := filepath.Join(dir, "policy-bundle.json")
 			require.NoError(t, os.WriteFile(bundleFile, sign(5, tier, now.Add(24*time.Hour)), 0o644))
 			clock := now
-			l, err := loader.New(&loader.Options{NoUserFile: true, Default: profile.ProfileDev, Bundle: &loader.BundleOptions{
+			l, err := loader.New(&loader.Options{NoUserFile: true, Default: profile.Dev.Name(), Bundle: &loader.BundleOptions{
 				File: bundleFile, Keys: []ed25519.PublicKey{priv.Public().(ed25519.PublicKey)}, OnRefusal: refusal,
 				Versions: loader.NewFileVersionStore(filepath.Join(dir, "seen.json")), Now: func() time.Time { return clock }}})
 			require.NoError(t, err)
@@ -387,7 +387,7 @@ func TestRefusedBundleKeepsTheRunOrDeniesEverything(t *testing.T) {
 			d := f.check(t, shellAction("ls"))
 			assert.Equal(t, policy.Deny, d.Verdict, "%s: everything is denied", bad.name)
 			assert.Zero(t, lastRecord(f.sink).BundleVersion, "no verified bundle is in force")
-			_, err = f.r.SwitchTo(ctx, profile.ProfileDev)
+			_, err = f.r.SwitchTo(ctx, profile.Dev.Name())
 			require.ErrorIs(t, err, reins.ErrSwitchRefused, "nothing switches out of it")
 		}
 	}
@@ -401,7 +401,7 @@ func TestNoGrantAnswersAManagedConfirm(t *testing.T) {
 	ctx := context.Background()
 	approver := &script{answers: []reins.Answer{{Verdict: policy.Allow, Scope: reins.ForSession}, {Verdict: policy.Allow, Scope: reins.ForSession},
 		{Verdict: policy.Allow, Scope: reins.ForSession}}}
-	f := newPlain(t, under(t, builtin(profile.ApprovalAsk), orgTier()), func(o *reins.Options) { o.Approver = approver })
+	f := newPlain(t, under(t, builtin(profile.AskApproval.Name()), orgTier()), func(o *reins.Options) { o.Approver = approver })
 	net := policy.Action{Tool: "web_fetch", Operation: policy.OpNetwork, Host: "tracker.example"}
 	for range 2 {
 		out, err := f.r.Do(ctx, net, ok)
@@ -434,7 +434,7 @@ func BenchmarkCheckUnderManagedTier(b *testing.B) {
 	for _, bc := range []struct {
 		name string
 		p    profile.Profile
-	}{{"baseline=trusted", builtin(profile.PermissionTrusted)}, {"trusted+tier", under(b, builtin(profile.PermissionTrusted), m)}} {
+	}{{"baseline=trusted", builtin(profile.Trusted.Name())}, {"trusted+tier", under(b, builtin(profile.Trusted.Name()), m)}} {
 		r, err := reins.New(ctx, bc.p, &reins.Options{Workspace: []string{ws}, Audit: audit.Discard, ConfigDir: filepath.Join(b.TempDir(), "reins")})
 		require.NoError(b, err)
 		a := writeAction("main.go")

@@ -23,7 +23,7 @@ import (
 func TestGrantCoversOnlyTheLineAsApproved(t *testing.T) {
 	ctx := context.Background()
 	ap := &script{answers: []reins.Answer{{Verdict: policy.Allow, Scope: reins.ForSession, By: "alice"}}}
-	f := newPlain(t, builtin(profile.ApprovalAsk), func(o *reins.Options) { o.Approver = ap; o.Checkpointer = &nopCheckpointer{} })
+	f := newPlain(t, builtin(profile.AskApproval.Name()), func(o *reins.Options) { o.Approver = ap; o.Checkpointer = &nopCheckpointer{} })
 	line := "go test ./..."
 	out, err := f.r.Do(ctx, shellAction(line), ok)
 	require.NoError(t, err)
@@ -91,7 +91,7 @@ func TestProposalListsTheNearMisses(t *testing.T) {
 	ctx := context.Background()
 	store := reins.NewMemoryStore()
 	ap := &script{answers: []reins.Answer{{Verdict: policy.Allow, Scope: reins.Always, By: "carol"}, {Verdict: policy.Allow, By: "carol"}}}
-	f := newPlain(t, builtin(profile.ApprovalAsk), func(o *reins.Options) {
+	f := newPlain(t, builtin(profile.AskApproval.Name()), func(o *reins.Options) {
 		o.Approver, o.Grants, o.Checkpointer = ap, store, &nopCheckpointer{}
 	})
 	line := "go test ./..."
@@ -138,7 +138,7 @@ func TestDoCommandRunsOnlyWhatWasDecided(t *testing.T) {
 	ctx := context.Background()
 	run := &fakeRunner{}
 	ap := &script{}
-	f := newPlain(t, builtin(profile.ApprovalAsk), func(o *reins.Options) {
+	f := newPlain(t, builtin(profile.AskApproval.Name()), func(o *reins.Options) {
 		o.Approver, o.Sandbox, o.Runner, o.Checkpointer = ap, run, run, &nopCheckpointer{}
 	})
 	line := "go test ./..."
@@ -211,7 +211,7 @@ func TestDoCommandRunsOnlyWhatWasDecided(t *testing.T) {
 	assert.Equal(t, 1, gs[0].Used)
 
 	// sh -c runs as bash -c, whichever way the command is given.
-	f = newPlain(t, builtin(profile.ApprovalYolo), func(o *reins.Options) {
+	f = newPlain(t, builtin(profile.YoloApproval.Name()), func(o *reins.Options) {
 		o.Sandbox, o.Runner, o.Checkpointer = run, run, &nopCheckpointer{}
 	})
 	for _, tc := range []struct {
@@ -238,7 +238,7 @@ func TestDoCommandRunsOnlyWhatWasDecided(t *testing.T) {
 func TestUnsafeEnvironmentIsNeverAutoApproved(t *testing.T) {
 	ctx := context.Background()
 	line := "go test ./..."
-	for _, name := range []string{profile.ProfileDev, profile.ProfileFullAuto, profile.ApprovalAuto, profile.ApprovalYolo, profile.PermissionAutonomous} {
+	for _, name := range []string{profile.Dev.Name(), profile.FullAuto.Name(), profile.AutoApproval.Name(), profile.YoloApproval.Name(), profile.Autonomous.Name()} {
 		f := newPlain(t, builtin(name), nil)
 		require.Equal(t, policy.Allow, f.check(t, shellAction(line)).Verdict, name)
 		for _, env := range []string{"LD_PRELOAD=/tmp/x.so", "GOFLAGS=-toolexec=/tmp/x", "BASH_ENV=/tmp/x", "PATH=/tmp/bin"} {
@@ -250,7 +250,7 @@ func TestUnsafeEnvironmentIsNeverAutoApproved(t *testing.T) {
 	}
 
 	ap := &script{answers: []reins.Answer{{Verdict: policy.Allow, Scope: reins.ForSession, By: "alice"}}}
-	f := newPlain(t, builtin(profile.ApprovalAsk), func(o *reins.Options) { o.Approver = ap; o.Checkpointer = &nopCheckpointer{} })
+	f := newPlain(t, builtin(profile.AskApproval.Name()), func(o *reins.Options) { o.Approver = ap; o.Checkpointer = &nopCheckpointer{} })
 	a := shellAction(line)
 	a.Env = []string{"LD_PRELOAD=/tmp/x.so"}
 	out, err := f.r.Do(ctx, a, ok)

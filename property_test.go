@@ -31,7 +31,7 @@ func TestGrantProperties(t *testing.T) {
 	actions := propActions(t.TempDir())
 	cfg := filepath.Join(t.TempDir(), "reins")
 	newRun := func(name string, grants reins.Store) *reins.Run {
-		run, err := reins.New(ctx, profile.MustBuiltin(name), &reins.Options{Workspace: []string{ws}, Audit: audit.Discard, ConfigDir: cfg, Grants: grants})
+		run, err := reins.New(ctx, builtin(name), &reins.Options{Workspace: []string{ws}, Audit: audit.Discard, ConfigDir: cfg, Grants: grants})
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = run.Close() })
 		return run
@@ -72,10 +72,10 @@ func TestGrantProperties(t *testing.T) {
 		for _, g := range kept.Grants {
 			byID[g.ID] = g
 		}
-		fromProf := profile.MustBuiltin(from)
+		fromProf := builtin(from)
 		for _, under := range propProfiles {
 			withG := withGrants[under]
-			underProf := profile.MustBuiltin(under)
+			underProf := builtin(under)
 			stricter, _ := profile.AtLeastAsRestrictive(underProf, fromProf)
 			looser, _ := profile.AtLeastAsRestrictive(fromProf, underProf)
 			for _, a := range actions {

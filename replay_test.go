@@ -27,7 +27,7 @@ func TestReplayRedecidesGrantAndExternalWriteRecords(t *testing.T) {
 	logPath := filepath.Join(t.TempDir(), "audit.jsonl")
 	sink, err := audit.OpenJSONL(logPath, nil)
 	require.NoError(t, err)
-	trusted := builtin(profile.PermissionTrusted)
+	trusted := builtin(profile.Trusted.Name())
 
 	state := reins.NewMemoryStore()
 	ap := &script{answers: []reins.Answer{{Verdict: policy.Allow, Scope: reins.ForSession, By: "alice"}}}
@@ -91,7 +91,7 @@ func TestReplayRedecidesGrantAndExternalWriteRecords(t *testing.T) {
 
 	// Under a profile that denies rm -rf build, the grant's ALLOW would change: no grant
 	// outranks a DENY.
-	rep, err = reins.Replay(ctx, audit.Scan(logPath, nil), builtin(profile.PermissionSupervised), &reins.ReplayOptions{Workspace: []string{ws}})
+	rep, err = reins.Replay(ctx, audit.Scan(logPath, nil), builtin(profile.Supervised.Name()), &reins.ReplayOptions{Workspace: []string{ws}})
 	require.NoError(t, err)
 	assert.Equal(t, 3, rep.Decisions)
 	assert.Equal(t, wantSkipped, rep.SkippedWhy)
@@ -108,7 +108,7 @@ func TestReplayRedecidesGrantAndExternalWriteRecords(t *testing.T) {
 
 	// Under a profile that leaves external writes to its rules, the hard stop's DENY would
 	// change.
-	rep, err = reins.Replay(ctx, audit.Scan(logPath, nil), builtin(profile.ApprovalSafe), &reins.ReplayOptions{Workspace: []string{ws}})
+	rep, err = reins.Replay(ctx, audit.Scan(logPath, nil), builtin(profile.SafeApproval.Name()), &reins.ReplayOptions{Workspace: []string{ws}})
 	require.NoError(t, err)
 	assert.Equal(t, 3, rep.Decisions)
 	var byWrite bool

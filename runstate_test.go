@@ -24,7 +24,7 @@ func TestRepeatedFailuresLatchOrDeescalate(t *testing.T) {
 	boom := errors.New("tool broke")
 	fail := func(context.Context, gate.Decision) error { return boom }
 
-	f := newFixture(t, profile.PermissionAutonomous, nil)
+	f := newFixture(t, profile.Autonomous.Name(), nil)
 	for range 3 {
 		_, err := f.r.Do(ctx, writeAction("main.go"), fail)
 		require.ErrorIs(t, err, boom)
@@ -33,7 +33,7 @@ func TestRepeatedFailuresLatchOrDeescalate(t *testing.T) {
 	require.True(t, halted)
 	assert.Equal(t, gate.CauseToolFailures, h.Cause)
 
-	f = newFixture(t, profile.PermissionAutonomous, func(o *reins.Options) { o.OnRepeatedFailure = reins.FailuresDeescalate })
+	f = newFixture(t, profile.Autonomous.Name(), func(o *reins.Options) { o.OnRepeatedFailure = reins.FailuresDeescalate })
 	for range 3 {
 		_, err := f.r.Do(ctx, writeAction("main.go"), fail)
 		require.ErrorIs(t, err, boom)
@@ -47,7 +47,7 @@ func TestRepeatedFailuresLatchOrDeescalate(t *testing.T) {
 	assert.Equal(t, policy.BandSupervised, f.r.Profile().Band())
 	// Supervised asks for writes; nobody to ask: denied, so no more failures count. A latch
 	// is the last step.
-	r2, err := reins.New(ctx, profile.MustBuiltin(profile.PermissionSupervised), &reins.Options{Workspace: []string{f.ws}, OnRepeatedFailure: reins.FailuresDeescalate})
+	r2, err := reins.New(ctx, profile.Supervised.Profile(), &reins.Options{Workspace: []string{f.ws}, OnRepeatedFailure: reins.FailuresDeescalate})
 	require.NoError(t, err)
 	for range 3 {
 		require.NoError(t, r2.RecordResult(ctx, policy.Action{Tool: "x"}, gate.Decision{Verdict: policy.Allow}, boom))
@@ -65,7 +65,7 @@ func TestRepeatedFailuresLatchOrDeescalate(t *testing.T) {
 
 func TestBudgetMetersWarnThenStop(t *testing.T) {
 	ctx := context.Background()
-	f := newFixture(t, profile.PermissionAutonomous, func(o *reins.Options) {
+	f := newFixture(t, profile.Autonomous.Name(), func(o *reins.Options) {
 		o.Meters = []reins.Meter{
 			{Name: reins.MeterCost, Limit: 10, WarnAt: 0.5},
 			{Name: reins.MeterTokens, Limit: 1000},
@@ -124,7 +124,7 @@ func TestBudgetMetersWarnThenStop(t *testing.T) {
 func TestWallTimeMeter(t *testing.T) {
 	ctx := context.Background()
 	clock := newFakeClock()
-	f := newFixture(t, profile.PermissionAutonomous, func(o *reins.Options) {
+	f := newFixture(t, profile.Autonomous.Name(), func(o *reins.Options) {
 		o.Clock = clock
 		o.Meters = []reins.Meter{{Name: reins.MeterWallTime, Limit: 60, WarnAt: 0.5}}
 	})
@@ -176,7 +176,7 @@ func TestWallTimeMeter(t *testing.T) {
 
 func TestEmergencyStopCancelsInFlightWork(t *testing.T) {
 	ctx := context.Background()
-	f := newFixture(t, profile.PermissionAutonomous, nil)
+	f := newFixture(t, profile.Autonomous.Name(), nil)
 	done := make(chan error, 1)
 	started := time.Now()
 	go func() {
@@ -210,7 +210,7 @@ func TestEmergencyStopCancelsInFlightWork(t *testing.T) {
 
 func TestBatchRollsBackTheGroup(t *testing.T) {
 	ctx := context.Background()
-	f := newFixture(t, profile.PermissionAutonomous, nil)
+	f := newFixture(t, profile.Autonomous.Name(), nil)
 	write := func(name, body string) reins.Func {
 		return func(context.Context, gate.Decision) error {
 			return os.WriteFile(filepath.Join(f.ws, name), []byte(body), 0o644)
@@ -261,7 +261,7 @@ func TestReplayUnderAStricterProfile(t *testing.T) {
 	logPath := filepath.Join(t.TempDir(), "audit.jsonl")
 	sink, err := audit.OpenJSONL(logPath, nil)
 	require.NoError(t, err)
-	r, err := reins.New(ctx, profile.MustBuiltin(profile.PermissionAutonomous), &reins.Options{Workspace: []string{ws}, Audit: sink})
+	r, err := reins.New(ctx, profile.Autonomous.Profile(), &reins.Options{Workspace: []string{ws}, Audit: sink})
 	require.NoError(t, err)
 	actions := []policy.Action{
 		{Tool: "read_file", Operation: policy.OpRead, Targets: []string{"main.go"}}, // allow -> allow
@@ -280,8 +280,8 @@ func TestReplayUnderAStricterProfile(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, sink.Close(ctx))
 
-	sup := profile.MustBuiltin(profile.PermissionSupervised)
-	auto := profile.MustBuiltin(profile.PermissionAutonomous)
+	sup := profile.Supervised.Profile()
+	auto := profile.Autonomous.Profile()
 	for _, baseline := range []*profile.Profile{nil, &auto} {
 		rep, err := reins.Replay(ctx, audit.Scan(logPath, nil), sup, &reins.ReplayOptions{Workspace: []string{ws}, Baseline: baseline})
 		require.NoError(t, err)

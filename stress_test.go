@@ -31,9 +31,9 @@ func TestStress(t *testing.T) {
 	ws := gitWorkspace(t)
 	before := runtime.NumGoroutine()
 
-	profA := profile.MustBuiltin(profile.PermissionTrusted)
+	profA := profile.Trusted.Profile()
 	profA.Name, profA.Limits.MaxConcurrentOps = "stress-trusted", limit
-	profB := profile.MustBuiltin(profile.PermissionAutonomous)
+	profB := profile.Autonomous.Profile()
 	profB.Name, profB.Limits.MaxConcurrentOps = "stress-autonomous", limit
 	hashes := map[string]string{profA.Name: profA.Hash(), profB.Name: profB.Hash()}
 

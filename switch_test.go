@@ -24,51 +24,51 @@ import (
 func TestSwitchToStricterIsAlwaysAllowed(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	r, sink := newSwitchRun(t, profile.ProfileFullAuto, nil)
-	sw, err := r.SwitchTo(ctx, profile.ProfileDev)
+	r, sink := newSwitchRun(t, profile.FullAuto.Name(), nil)
+	sw, err := r.SwitchTo(ctx, profile.Dev.Name())
 	require.NoError(t, err)
 	assert.True(t, sw.Applied)
 	assert.False(t, sw.Confirmed)
-	assert.Equal(t, profile.ProfileDev, r.Profile().Name())
+	assert.Equal(t, profile.Dev.Name(), r.Profile().Name())
 	assert.Equal(t, []audit.Kind{audit.KindProfileSwitchRequested, audit.KindProfileSwitchApplied}, kinds(sink))
 	rec := sink.Records()[1]
-	assert.Equal(t, profile.ProfileFullAuto, rec.Profile)
-	assert.Equal(t, profile.ProfileDev, rec.RequestedProfile)
-	assert.Equal(t, builtin(profile.ProfileDev).Hash(), rec.RequestedProfileHash)
-	_, err = r.SwitchTo(ctx, profile.PermissionEmergencyStop)
+	assert.Equal(t, profile.FullAuto.Name(), rec.Profile)
+	assert.Equal(t, profile.Dev.Name(), rec.RequestedProfile)
+	assert.Equal(t, builtin(profile.Dev.Name()).Hash(), rec.RequestedProfileHash)
+	_, err = r.SwitchTo(ctx, profile.EmergencyStop.Name())
 	require.NoError(t, err, "an emergency stop never needs confirmation")
 }
 
 func TestSwitchToLooserNeedsConfirmation(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	r, sink := newSwitchRun(t, profile.ProfileSafe, nil)
-	_, err := r.SwitchTo(ctx, profile.ProfileFullAuto)
+	r, sink := newSwitchRun(t, profile.Safe.Name(), nil)
+	_, err := r.SwitchTo(ctx, profile.FullAuto.Name())
 	require.ErrorIs(t, err, reins.ErrSwitchRefused)
 	assert.ErrorContains(t, err, "no one can confirm")
-	assert.Equal(t, profile.ProfileSafe, r.Profile().Name())
+	assert.Equal(t, profile.Safe.Name(), r.Profile().Name())
 	assert.Equal(t, []audit.Kind{audit.KindProfileSwitchRequested, audit.KindProfileSwitchRefused}, kinds(sink))
 
 	var asked reins.SwitchRequest
 	answer := false
 	var answerErr error
-	r, _ = newSwitchRun(t, profile.ProfileSafe, func(_ context.Context, req reins.SwitchRequest) (bool, error) {
+	r, _ = newSwitchRun(t, profile.Safe.Name(), func(_ context.Context, req reins.SwitchRequest) (bool, error) {
 		asked = req
 		return answer, answerErr
 	})
-	_, err = r.SwitchTo(ctx, profile.ProfileFullAuto)
+	_, err = r.SwitchTo(ctx, profile.FullAuto.Name())
 	require.ErrorIs(t, err, reins.ErrSwitchRefused)
-	assert.Equal(t, profile.ProfileSafe, asked.From.Name)
-	assert.Equal(t, profile.ProfileFullAuto, asked.To.Name)
+	assert.Equal(t, profile.Safe.Name(), asked.From.Name)
+	assert.Equal(t, profile.FullAuto.Name(), asked.To.Name)
 	assert.Contains(t, asked.Why, "more autonomous")
 	answerErr = errors.New("no terminal")
-	_, err = r.SwitchTo(ctx, profile.ProfileFullAuto)
+	_, err = r.SwitchTo(ctx, profile.FullAuto.Name())
 	assert.ErrorContains(t, err, "no terminal")
 	answer, answerErr = true, nil
-	sw, err := r.SwitchTo(ctx, profile.ProfileFullAuto)
+	sw, err := r.SwitchTo(ctx, profile.FullAuto.Name())
 	require.NoError(t, err)
 	assert.True(t, sw.Confirmed)
-	assert.Equal(t, profile.ProfileFullAuto, r.Profile().Name())
+	assert.Equal(t, profile.FullAuto.Name(), r.Profile().Name())
 
 	_, err = r.SwitchTo(ctx, "no-such-profile")
 	assert.ErrorIs(t, err, reins.ErrSwitchRefused)
@@ -80,7 +80,7 @@ func TestSwitchToLooserNeedsConfirmation(t *testing.T) {
 func TestSwitchToRaisedLimitsNeedsConfirmation(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dev := builtin(profile.ProfileDev)
+	dev := builtin(profile.Dev.Name())
 	raised := dev.Clone()
 	raised.Name = "dev-raised-limits"
 	raised.Limits.MaxFilesPerPlan += 1000
@@ -92,16 +92,16 @@ func TestSwitchToRaisedLimitsNeedsConfirmation(t *testing.T) {
 	require.False(t, ok, "one restrictiveness order, limits included")
 	assert.Contains(t, why, "max_files_per_plan")
 
-	r, sink := newSwitchRun(t, profile.ProfileDev, nil)
+	r, sink := newSwitchRun(t, profile.Dev.Name(), nil)
 	sw, err := r.SwitchProfile(ctx, raised)
 	require.ErrorIs(t, err, reins.ErrSwitchRefused, "raising limits loosens the profile")
 	assert.False(t, sw.Applied)
 	assert.False(t, sw.Confirmed)
-	assert.Equal(t, profile.ProfileDev, r.Profile().Name())
+	assert.Equal(t, profile.Dev.Name(), r.Profile().Name())
 	assert.Equal(t, []audit.Kind{audit.KindProfileSwitchRequested, audit.KindProfileSwitchRefused}, kinds(sink))
 
 	var asked int
-	r, _ = newSwitchRun(t, profile.ProfileDev, func(_ context.Context, req reins.SwitchRequest) (bool, error) {
+	r, _ = newSwitchRun(t, profile.Dev.Name(), func(_ context.Context, req reins.SwitchRequest) (bool, error) {
 		asked++
 		assert.NotEmpty(t, req.Why)
 		return true, nil
@@ -117,7 +117,7 @@ func TestSwitchToRaisedLimitsNeedsConfirmation(t *testing.T) {
 	lowered := dev.Clone()
 	lowered.Name = "dev-lowered-limits"
 	lowered.Limits.MaxConcurrentOps = 1
-	r, _ = newSwitchRun(t, profile.ProfileDev, nil)
+	r, _ = newSwitchRun(t, profile.Dev.Name(), nil)
 	sw, err = r.SwitchProfile(ctx, lowered)
 	require.NoError(t, err)
 	assert.False(t, sw.Confirmed)
@@ -126,16 +126,16 @@ func TestSwitchToRaisedLimitsNeedsConfirmation(t *testing.T) {
 func TestSwitchWaitsForTheBoundary(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	r, _ := newSwitchRun(t, profile.PermissionAutonomous, nil)
+	r, _ := newSwitchRun(t, profile.Autonomous.Name(), nil)
 	op, err := r.Begin(ctx)
 	require.NoError(t, err)
-	sw, err := r.SwitchTo(ctx, profile.PermissionSupervised)
+	sw, err := r.SwitchTo(ctx, profile.Supervised.Name())
 	require.NoError(t, err)
 	assert.False(t, sw.Applied, "an operation is in flight")
 	write := policy.Action{Tool: "t", Operation: policy.OpTool, Risk: risk.Of(risk.Mutating)}
 	d, err := op.Check(ctx, write)
 	require.NoError(t, err)
-	assert.Equal(t, profile.PermissionAutonomous, d.Profile, "the operation keeps its profile")
+	assert.Equal(t, profile.Autonomous.Name(), d.Profile, "the operation keeps its profile")
 	assert.Equal(t, policy.Allow, d.Verdict)
 
 	started := make(chan string, 1)
@@ -153,31 +153,31 @@ func TestSwitchWaitsForTheBoundary(t *testing.T) {
 		t.Fatalf("a new operation began (%s) while a switch waited for the boundary", name)
 	case <-time.After(50 * time.Millisecond):
 	}
-	assert.Equal(t, profile.PermissionAutonomous, r.Profile().Name())
+	assert.Equal(t, profile.Autonomous.Name(), r.Profile().Name())
 	op.End()
 	op.End() // idempotent
-	assert.Equal(t, profile.PermissionSupervised, <-started, "the next operation runs under the new profile")
-	assert.Equal(t, profile.PermissionSupervised, r.Profile().Name())
+	assert.Equal(t, profile.Supervised.Name(), <-started, "the next operation runs under the new profile")
+	assert.Equal(t, profile.Supervised.Name(), r.Profile().Name())
 	assert.Zero(t, r.InFlight())
 
 	// Begin respects its context while it waits.
 	op, err = r.Begin(ctx)
 	require.NoError(t, err)
-	_, err = r.SwitchTo(ctx, profile.PermissionReadOnly)
+	_, err = r.SwitchTo(ctx, profile.ReadOnly.Name())
 	require.NoError(t, err)
 	short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
 	defer cancel()
 	_, err = r.Begin(short)
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
 	op.End()
-	assert.Equal(t, profile.PermissionReadOnly, r.Profile().Name())
+	assert.Equal(t, profile.ReadOnly.Name(), r.Profile().Name())
 }
 
 func TestConcurrencyLimitAndTimeout(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	clock := newFakeClock()
-	f := newPlain(t, builtin(profile.ProfileSafe), func(o *reins.Options) { o.Clock = clock }) // 1 operation at a time, 2 minutes each
+	f := newPlain(t, builtin(profile.Safe.Name()), func(o *reins.Options) { o.Clock = clock }) // 1 operation at a time, 2 minutes each
 	r := f.r
 	op, err := r.Begin(ctx)
 	require.NoError(t, err)
@@ -205,7 +205,7 @@ func TestConcurrencyLimitAndTimeout(t *testing.T) {
 	assert.Equal(t, 1, r.InFlight())
 	op.End()
 	require.NoError(t, inOp(ctx, r, func(ctx context.Context, op *reins.Op) error {
-		assert.Equal(t, profile.ProfileSafe, op.Gate().Profile().Name())
+		assert.Equal(t, profile.Safe.Name(), op.Gate().Profile().Name())
 		return nil
 	}))
 	boom := errors.New("boom")
@@ -216,7 +216,7 @@ func TestConcurrencyLimitAndTimeout(t *testing.T) {
 
 func TestMaxFilesPerPlan(t *testing.T) {
 	t.Parallel()
-	f := newPlain(t, builtin(profile.ProfileFullAuto), nil) // 200 files per plan
+	f := newPlain(t, builtin(profile.FullAuto.Name()), nil) // 200 files per plan
 	plan := func(n int) policy.Action {
 		a := policy.Action{Tool: "plan", Operation: policy.OpPlan, Risk: risk.Of(risk.Mutating)}
 		for i := range n {
@@ -233,15 +233,15 @@ func TestMaxFilesPerPlan(t *testing.T) {
 func TestReload(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	r, sink := newSwitchRun(t, profile.ProfileDev, nil)
-	bad := builtin(profile.ProfileDev)
+	r, sink := newSwitchRun(t, profile.Dev.Name(), nil)
+	bad := builtin(profile.Dev.Name())
 	bad.Rules = append(bad.Rules, policy.Rule{ID: "broken", Condition: policy.Condition{CommandPattern: "("}})
 	_, err := r.Reload(ctx, bad)
 	require.ErrorIs(t, err, reins.ErrSwitchRefused)
 	assert.ErrorContains(t, err, `rule "broken"`)
-	assert.Equal(t, builtin(profile.ProfileDev).Hash(), r.Profile().Profile().Hash(), "an invalid reload leaves the old profile active")
+	assert.Equal(t, builtin(profile.Dev.Name()).Hash(), r.Profile().Profile().Hash(), "an invalid reload leaves the old profile active")
 
-	looser := builtin(profile.ProfileDev)
+	looser := builtin(profile.Dev.Name())
 	looser.ShellAllowlist = append(looser.ShellAllowlist, "terraform plan")
 	sw, err := r.Reload(ctx, looser)
 	require.NoError(t, err, "a reload is vouched for by the host")
@@ -258,8 +258,8 @@ func TestSwitchingUnderLoad(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	confirm := func(context.Context, reins.SwitchRequest) (bool, error) { return true, nil }
-	r, _ := newSwitchRun(t, profile.ProfileDev, confirm)
-	names := []string{profile.ProfileSafe, profile.ProfileDev, profile.ProfileFullAuto}
+	r, _ := newSwitchRun(t, profile.Dev.Name(), confirm)
+	names := []string{profile.Safe.Name(), profile.Dev.Name(), profile.FullAuto.Name()}
 	var active, maxSeen, violations atomic.Int64
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
@@ -318,9 +318,9 @@ func TestSwitchingUnderLoad(t *testing.T) {
 // shows one with gate.LookupProfile and Profile.Describe (ShowProfile is gone).
 func TestProfilesListAndShow(t *testing.T) {
 	t.Parallel()
-	custom := builtin(profile.ProfileDev)
+	custom := builtin(profile.Dev.Name())
 	custom.Name, custom.Family, custom.Description = "team-dev", profile.FamilyCustom, "DEV with the team's lists"
-	f := newPlain(t, builtin(profile.ProfileDev), func(o *reins.Options) { o.Profiles = []profile.Profile{custom} })
+	f := newPlain(t, builtin(profile.Dev.Name()), func(o *reins.Options) { o.Profiles = []profile.Profile{custom} })
 	list := f.r.Profiles()
 	require.Equal(t, "team-dev", list[0].Name, "host profiles come first")
 	assert.Len(t, list, len(profile.Names())+1)
@@ -328,7 +328,7 @@ func TestProfilesListAndShow(t *testing.T) {
 	for _, p := range list {
 		if p.Active {
 			active++
-			assert.Equal(t, profile.ProfileDev, p.Name)
+			assert.Equal(t, profile.Dev.Name(), p.Name)
 		}
 	}
 	assert.Equal(t, 1, active)

@@ -150,7 +150,7 @@ func newRun(tb testing.TB, st reins.Store, tune func(*reins.Options)) *reins.Run
 	if tune != nil {
 		tune(o)
 	}
-	r, err := reins.New(context.Background(), profile.MustBuiltin("trusted"), o)
+	r, err := reins.New(context.Background(), profile.Trusted.Profile(), o)
 	require.NoError(tb, err)
 	tb.Cleanup(func() { r.Close() })
 	return r
@@ -158,7 +158,7 @@ func newRun(tb testing.TB, st reins.Store, tune func(*reins.Options)) *reins.Run
 
 // grant is a grant as narrow as an approval: one command line, in one directory.
 func grant(id string, scope reins.Scope) reins.Grant {
-	p := profile.MustBuiltin("trusted")
+	p := profile.Trusted.Profile()
 	return reins.Grant{ID: id, Scope: scope, Line: "go test ./...", Dir: "/w", Profile: p, ProfileHash: p.Hash(),
 		Created: time.Unix(1700000000, 0).UTC(),
 		Rules: []policy.Rule{{ID: gate.CheckGrantPrefix + id, Action: policy.Allow, Condition: policy.Condition{

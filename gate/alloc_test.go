@@ -18,8 +18,8 @@ import (
 // (the race detector's instrumentation allocates, so this file is built without -race).
 func TestCheckAllowPathDoesNotAllocate(t *testing.T) {
 
-	for _, name := range []string{profile.ProfileDev, profile.PermissionTrusted, profile.ApprovalAuto} {
-		g, err := gate.New(profile.MustBuiltin(name), &gate.Options{Workspace: []string{workspace(t)}})
+	for _, name := range []string{profile.Dev.Name(), profile.Trusted.Name(), profile.AutoApproval.Name()} {
+		g, err := gate.New(builtin(name), &gate.Options{Workspace: []string{workspace(t)}})
 		require.NoError(t, err)
 		for _, a := range []policy.Action{
 			{Tool: "edit_file", Operation: policy.OpWrite, Targets: []string{"src/pkg/main.go"}},

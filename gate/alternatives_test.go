@@ -14,7 +14,7 @@ import (
 func TestAlternatives(t *testing.T) {
 
 	// A rule that denies writing the docs directory as a whole: its files are the narrower way.
-	p := builtin(profile.PermissionTrusted).WithRules(policy.Rule{ID: "no-docs-dir", Priority: 1, Action: policy.Deny,
+	p := builtin(profile.Trusted.Name()).WithRules(policy.Rule{ID: "no-docs-dir", Priority: 1, Action: policy.Deny,
 		Condition: policy.Condition{OperationType: []policy.Operation{policy.OpWrite}, TargetPattern: "docs"}})
 	p.Name = "trusted-no-docs-dir"
 	f := newFixture(t, p)
@@ -32,7 +32,7 @@ func TestAlternatives(t *testing.T) {
 	assert.Contains(t, narrower, "docs/git-notes.md")
 
 	// The matrix denies a delete under supervision; the nearest profile that would not is named.
-	f = newFixture(t, builtin(profile.PermissionSupervised))
+	f = newFixture(t, builtin(profile.Supervised.Name()))
 	a = policy.Action{Tool: "delete_file", Operation: policy.OpDelete, Targets: []string{"README.md"}}
 	d = f.check(t, a)
 	require.Equal(t, policy.Deny, d.Verdict)
@@ -44,7 +44,7 @@ func TestAlternatives(t *testing.T) {
 		}
 	}
 	require.NotNil(t, prof, "%+v", alts)
-	assert.Equal(t, profile.PermissionTrusted, prof.Profile, "the nearest one: a band up, same family")
+	assert.Equal(t, profile.Trusted.Name(), prof.Profile, "the nearest one: a band up, same family")
 	assert.Equal(t, policy.Confirm, prof.Verdict)
 
 	// A protected path, a halt: no way forward but the boundary or a reset.

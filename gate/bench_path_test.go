@@ -22,7 +22,7 @@ import (
 func BenchmarkCheckPath(b *testing.B) {
 
 	dir := b.TempDir()
-	g, err := gate.New(profile.MustBuiltin(profile.ProfileDev), &gate.Options{Workspace: []string{dir}})
+	g, err := gate.New(profile.Dev.Profile(), &gate.Options{Workspace: []string{dir}})
 	require.NoError(b, err)
 	for _, depth := range []int{1, 3, 8} {
 		var parts []string

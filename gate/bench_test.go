@@ -30,7 +30,7 @@ func newBenchGate(b testing.TB, p profile.Profile) *gate.Gate {
 
 // regexBlocklist is a DEV profile whose blocklist is a set of command regexes.
 func regexBlocklist() profile.Profile {
-	return profile.MustBuiltin(profile.ProfileDev).WithRules(
+	return profile.Dev.Profile().WithRules(
 		policy.Rule{ID: "deny-rm-root", Priority: 1, Action: policy.Deny, Condition: policy.Condition{CommandPattern: `^rm\s+-[a-zA-Z]*[rf][a-zA-Z]*\s+(/|~)(\s|$)`}},
 		policy.Rule{ID: "deny-curl-sh", Priority: 1, Action: policy.Deny, Condition: policy.Condition{CommandPattern: `\b(curl|wget)\b.*\|\s*(ba|z)?sh\b`}},
 		policy.Rule{ID: "deny-mkfs", Priority: 1, Action: policy.Deny, Condition: policy.Condition{CommandPattern: `^mkfs(\.\w+)?\s`}},
@@ -44,7 +44,7 @@ func regexBlocklist() profile.Profile {
 // per-profile analysis cache, as an agent repeating its test command does.
 func BenchmarkCheck(b *testing.B) {
 
-	dev := newBenchGate(b, profile.MustBuiltin(profile.ProfileDev))
+	dev := newBenchGate(b, profile.Dev.Profile())
 	rx := newBenchGate(b, regexBlocklist())
 	cases := []struct {
 		name string
@@ -127,7 +127,7 @@ func synthRules(n int) []policy.Rule {
 func BenchmarkCheckRules(b *testing.B) {
 
 	for _, n := range []int{10, 100, 1000, 10000} {
-		p := profile.MustBuiltin(profile.PermissionAutonomous).WithRules(synthRules(n)...)
+		p := profile.Autonomous.Profile().WithRules(synthRules(n)...)
 		g := newBenchGate(b, p)
 		for _, c := range []struct {
 			name string
@@ -168,7 +168,7 @@ func BenchmarkCompileRules(b *testing.B) {
 
 func BenchmarkCheckParallel(b *testing.B) {
 
-	g := newBenchGate(b, profile.MustBuiltin(profile.ProfileDev))
+	g := newBenchGate(b, profile.Dev.Profile())
 	a := policy.Action{Tool: "edit_file", Operation: policy.OpWrite, Targets: []string{"src/pkg/main.go"}}
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {

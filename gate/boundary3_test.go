@@ -24,7 +24,7 @@ import (
 // named TestBoundary3*: TestBoundary3AsNonRoot reruns them as an unprivileged user.
 
 // boundary3Profiles are the profiles every class is checked under.
-var boundary3Profiles = []string{profile.ProfileSafe, profile.ProfileDev, profile.ProfileFullAuto, profile.PermissionReadOnly}
+var boundary3Profiles = []string{profile.Safe.Name(), profile.Dev.Name(), profile.FullAuto.Name(), profile.ReadOnly.Name()}
 
 // b3 is one gate of a class's table: check reports a decision and clears a latched hard stop,
 // so one gate answers every row.

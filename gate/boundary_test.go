@@ -60,7 +60,7 @@ func TestDefaultProtectedPaths(t *testing.T) {
 		{"id_rsa.pub", none},
 		{"src/pkg/main.go", none},
 	} {
-		f := newFixture(t, builtin(profile.PermissionAutonomous))
+		f := newFixture(t, builtin(profile.Autonomous.Name()))
 		for _, op := range []policy.Operation{policy.OpRead, policy.OpWrite, policy.OpDelete} {
 			d := f.check(t, policy.Action{Tool: "fs", Operation: op, Targets: []string{tc.target}})
 			denied := tc.protected == all || tc.protected == writes && op != policy.OpRead
@@ -79,7 +79,7 @@ func TestDefaultProtectedPaths(t *testing.T) {
 // protected, each in its class.
 func TestSeedsCannotBeNarrowed(t *testing.T) {
 	t.Parallel()
-	p := builtin(profile.ApprovalYolo)
+	p := builtin(profile.YoloApproval.Name())
 	p.ProtectedPaths, p.WriteProtectedPaths = nil, nil
 	f := newFixture(t, p)
 	for _, target := range []string{".env", ".env.local", ".ssh/config", "id_rsa", "k/id_ed25519"} {
@@ -95,7 +95,7 @@ func TestSeedsCannotBeNarrowed(t *testing.T) {
 // that cannot be honoured fails when the gate is built.
 func TestExtendedAndNarrowedLists(t *testing.T) {
 	t.Parallel()
-	p := builtin(profile.PermissionAutonomous)
+	p := builtin(profile.Autonomous.Name())
 	p.ProtectedPaths = append(p.ProtectedPaths, "secrets", "*.pem")
 	p.WriteProtectedPaths = append(p.WriteProtectedPaths, "deploy/prod")
 	p.WriteProtectedPaths = slices.DeleteFunc(p.WriteProtectedPaths, func(e string) bool { return e == ".vscode" })
@@ -116,7 +116,7 @@ func TestExtendedAndNarrowedLists(t *testing.T) {
 		assert.Equal(t, tc.want, d.Verdict, "%s %s: %s", tc.op, tc.target, d)
 	}
 	for _, bad := range []string{"a/../b", "[ab]", "/etc/*", "**/x", "~root/x"} {
-		q := builtin(profile.PermissionAutonomous)
+		q := builtin(profile.Autonomous.Name())
 		q.WriteProtectedPaths = append(q.WriteProtectedPaths, bad)
 		_, err := gate.New(q, &gate.Options{Workspace: []string{workspace(t)}})
 		assert.Error(t, err, bad)
@@ -129,7 +129,7 @@ func TestHomeEntriesAreExpanded(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	t.Setenv("USERPROFILE", home)
-	p := builtin(profile.PermissionAutonomous)
+	p := builtin(profile.Autonomous.Name())
 	p.ProtectedPaths = append(p.ProtectedPaths, "$HOME/.private")
 	ws := workspace(t)
 	g, err := gate.New(p, &gate.Options{Workspace: []string{ws}, ConfigDir: filepath.Join(t.TempDir(), "reins")})
@@ -151,7 +151,7 @@ func TestConfigDirIsAlwaysProtected(t *testing.T) {
 	t.Parallel()
 	ws := workspace(t)
 	cfg := filepath.Join(t.TempDir(), "reins")
-	p := builtin(profile.ApprovalYolo)
+	p := builtin(profile.YoloApproval.Name())
 	p.ProtectedPaths = nil // even a profile that protects nothing
 	g, err := gate.New(p, &gate.Options{Workspace: []string{ws}, ConfigDir: cfg})
 	require.NoError(t, err)
@@ -164,7 +164,7 @@ func TestConfigDirIsAlwaysProtected(t *testing.T) {
 // TestSymlinkSafeConfinement: targets are resolved through symbolic links before any check.
 func TestSymlinkSafeConfinement(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, builtin(profile.PermissionAutonomous))
+	f := newFixture(t, builtin(profile.Autonomous.Name()))
 	outside := t.TempDir()
 	must := func(err error) { require.NoError(t, err) }
 	must(os.Symlink(outside, filepath.Join(f.ws, "out")))       // a link inside pointing outside
@@ -177,7 +177,7 @@ func TestSymlinkSafeConfinement(t *testing.T) {
 
 	write := func(target string) gate.Decision {
 		t.Helper()
-		g, err := gate.New(builtin(profile.PermissionAutonomous), &gate.Options{Workspace: []string{f.ws}})
+		g, err := gate.New(builtin(profile.Autonomous.Name()), &gate.Options{Workspace: []string{f.ws}})
 		require.NoError(t, err)
 		d, err := decide(g, policy.Action{Tool: "write_file", Operation: policy.OpWrite, Targets: []string{target}})
 		require.NoError(t, err)
@@ -211,7 +211,7 @@ func TestSymlinkSafeConfinement(t *testing.T) {
 
 func TestRelativePatternsSeeResolvedPaths(t *testing.T) {
 	t.Parallel()
-	p := builtin(profile.PermissionAutonomous).WithRules(policy.Rule{ID: "deny-docs", Priority: 1, Action: policy.Deny,
+	p := builtin(profile.Autonomous.Name()).WithRules(policy.Rule{ID: "deny-docs", Priority: 1, Action: policy.Deny,
 		Condition: policy.Condition{TargetPattern: "docs/**"}})
 	f := newFixture(t, p)
 	require.NoError(t, os.Symlink("docs", filepath.Join(f.ws, "manual")))
@@ -222,7 +222,7 @@ func TestRelativePatternsSeeResolvedPaths(t *testing.T) {
 func TestMultipleRootsAndTrustedPaths(t *testing.T) {
 	t.Parallel()
 	a, b, trusted := workspace(t), workspace(t), t.TempDir()
-	p := builtin(profile.PermissionAutonomous)
+	p := builtin(profile.Autonomous.Name())
 	p.TrustedPaths = []string{trusted, filepath.Join(t.TempDir(), "does-not-exist")}
 	g, err := gate.New(p, &gate.Options{Workspace: []string{a, b}})
 	require.NoError(t, err)
@@ -258,7 +258,7 @@ func TestGateEscapes(t *testing.T) {
 	// A rule that names reads outside the workspace shows where the gate thinks a read lands.
 	outsideRead := policy.Rule{ID: "deny-outside-reads", Priority: -1, Action: policy.Deny,
 		Condition: policy.Condition{Risk: policy.MatchLevels(risk.ReadOnly), OutsideWorkspace: true}}
-	for _, name := range []string{profile.ProfileDev, profile.ProfileFullAuto, profile.PermissionAutonomous, profile.ApprovalYolo} {
+	for _, name := range []string{profile.Dev.Name(), profile.FullAuto.Name(), profile.Autonomous.Name(), profile.YoloApproval.Name()} {
 		g, err := gate.New(builtin(name).WithRules(outsideRead), &gate.Options{Workspace: []string{ws}, ConfigDir: filepath.Join(t.TempDir(), "reins")})
 		require.NoError(t, err)
 		check := func(a policy.Action) gate.Decision {
@@ -279,7 +279,7 @@ func TestGateEscapes(t *testing.T) {
 			{filepath.Join(ws, "inlink") + "/../esc/pwned", policy.LayerBoundary, gate.CheckAmbiguousPath},
 		} {
 			w := check(policy.Action{Tool: "write_file", Operation: policy.OpWrite, Targets: []string{tc.target}})
-			if name == profile.ApprovalYolo && tc.layer == policy.LayerHardStop {
+			if name == profile.YoloApproval.Name() && tc.layer == policy.LayerHardStop {
 				// yolo leaves writes outside the workspace to its rules, which allow them: as a
 				// write outside, never as one inside.
 				assert.NotEqual(t, "allow-workspace-writes", w.RuleID)
@@ -299,7 +299,7 @@ func TestGateEscapes(t *testing.T) {
 		// The command line of the issue: the mkdir has not run when the gate decides, and the
 		// redirection lands in outside/.
 		d := check(policy.Action{Tool: "bash", Operation: policy.OpShell, Command: "mkdir -p nonexist && echo x > nonexist/../link_out/p"})
-		if name != profile.ApprovalYolo {
+		if name != profile.YoloApproval.Name() {
 			assert.Equal(t, policy.Deny, d.Verdict, "%s: %s", name, d)
 			assert.Equal(t, gate.CheckHardStopExternalWrite, d.RuleID, "%s: %s", name, d)
 		}
@@ -318,7 +318,7 @@ func TestGateEscapes(t *testing.T) {
 func TestShellPathsInBothClasses(t *testing.T) {
 	t.Parallel()
 	ws, _ := escapeWorkspace(t)
-	g, err := gate.New(builtin(profile.ProfileFullAuto), &gate.Options{Workspace: []string{ws}, ConfigDir: filepath.Join(t.TempDir(), "reins")})
+	g, err := gate.New(builtin(profile.FullAuto.Name()), &gate.Options{Workspace: []string{ws}, ConfigDir: filepath.Join(t.TempDir(), "reins")})
 	require.NoError(t, err)
 	for _, tc := range []struct {
 		line, workdir string

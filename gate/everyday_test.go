@@ -43,13 +43,13 @@ func devGate(t *testing.T, name string) (*gate.Gate, string) {
 	for _, d := range []string{"src", "pkg"} {
 		require.NoError(t, os.MkdirAll(filepath.Join(ws, d), 0o755))
 	}
-	g, err := gate.New(profile.MustBuiltin(name), &gate.Options{Workspace: []string{ws}, ConfigDir: filepath.Join(ws, "..", "cfg")})
+	g, err := gate.New(builtin(name), &gate.Options{Workspace: []string{ws}, ConfigDir: filepath.Join(ws, "..", "cfg")})
 	require.NoError(t, err)
 	return g, ws
 }
 
 func TestEverydayWorkAllowedUnderDev(t *testing.T) {
-	g, _ := devGate(t, profile.ProfileDev)
+	g, _ := devGate(t, profile.Dev.Name())
 	for _, line := range everyday {
 		d, err := decide(g, policy.Action{Tool: "bash", Operation: policy.OpShell, Command: line})
 		require.NoError(t, err)
@@ -74,7 +74,7 @@ var notEveryday = []string{
 }
 
 func TestEverydayVariantsAsk(t *testing.T) {
-	g, _ := devGate(t, profile.ProfileDev)
+	g, _ := devGate(t, profile.Dev.Name())
 	for _, line := range notEveryday {
 		d, err := decide(g, policy.Action{Tool: "bash", Operation: policy.OpShell, Command: line})
 		require.NoError(t, err)

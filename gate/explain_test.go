@@ -14,7 +14,7 @@ import (
 
 func TestExplainAgreesWithCheckAndRecordsNothing(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, builtin(profile.ProfileDev))
+	f := newFixture(t, builtin(profile.Dev.Name()))
 	a := policy.Action{Tool: "bash", Operation: policy.OpShell, Command: "rm -rf build", Risk: risk.Of(risk.Destructive), Targets: []string{"build"}}
 	e, err := explain(f.g, a)
 	require.NoError(t, err)

@@ -57,7 +57,13 @@ func explain(g *gate.Gate, a policy.Action) (gate.Explanation, error) {
 	return g.Explain(nil, a), nil
 }
 
-func builtin(name string) profile.Profile { return profile.MustBuiltin(name) }
+func builtin(name string) profile.Profile {
+	p, err := profile.Builtin(name)
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
 
 func nan() float64 { var z float64; return z / z }
 

@@ -52,7 +52,7 @@ func TestHigherAutonomyNeverStricter(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 13))
 	fixtures := make([]*fixture, len(dials))
 	for i, dial := range dials {
-		p := builtin(profile.PermissionTrusted)
+		p := builtin(profile.Trusted.Name())
 		p.Name, p.Autonomy = fmt.Sprintf("dial-%v", dial), dial
 		p.ExternalWrites = profile.ExternalWritesByPolicy // keep the hard stop from latching between checks
 		fixtures[i] = newFixture(t, p)
@@ -122,9 +122,9 @@ func TestBuiltinOrderIsBehavioural(t *testing.T) {
 	outside := t.TempDir()
 	rng := rand.New(rand.NewPCG(21, 22))
 	for _, chain := range [][]string{
-		{profile.ProfileSafe, profile.ProfileDev, profile.ProfileFullAuto},
-		{profile.PermissionEmergencyStop, profile.PermissionPlan, profile.PermissionReadOnly, profile.PermissionSupervised, profile.PermissionTrusted, profile.PermissionAutonomous},
-		{profile.ApprovalAsk, profile.ApprovalSafe, profile.ApprovalAuto, profile.ApprovalYolo},
+		{profile.Safe.Name(), profile.Dev.Name(), profile.FullAuto.Name()},
+		{profile.EmergencyStop.Name(), profile.Plan.Name(), profile.ReadOnly.Name(), profile.Supervised.Name(), profile.Trusted.Name(), profile.Autonomous.Name()},
+		{profile.AskApproval.Name(), profile.SafeApproval.Name(), profile.AutoApproval.Name(), profile.YoloApproval.Name()},
 	} {
 		fixtures := make([]*fixture, len(chain))
 		for i, name := range chain {

@@ -61,7 +61,7 @@ func shellCheck(t *testing.T, g *gate.Gate, line string) gate.Decision {
 // change, with one gate.
 func TestRepositoryTrust(t *testing.T) {
 	ws := gitWorkspace(t)
-	g, err := gate.New(profile.MustBuiltin(profile.ProfileDev), &gate.Options{Workspace: []string{ws}, ConfigDir: filepath.Join(t.TempDir(), "reins")})
+	g, err := gate.New(profile.Dev.Profile(), &gate.Options{Workspace: []string{ws}, ConfigDir: filepath.Join(t.TempDir(), "reins")})
 	require.NoError(t, err)
 	lines := []string{"git status", "git log --oneline -20"}
 	// Found from a subdirectory too (these are not on DEV's allowlist, so only the risk shows).
@@ -111,7 +111,7 @@ func TestRepositoryTrustOtherRepository(t *testing.T) {
 	require.NoError(t, os.MkdirAll(bare, 0o755))
 	runGit(t, bare, "init", "-q", "--bare")
 	runGit(t, bare, "config", "core.pager", "sh -c id")
-	g, err := gate.New(profile.MustBuiltin(profile.ProfileDev), &gate.Options{Workspace: []string{ws}, ConfigDir: filepath.Join(t.TempDir(), "reins")})
+	g, err := gate.New(profile.Dev.Profile(), &gate.Options{Workspace: []string{ws}, ConfigDir: filepath.Join(t.TempDir(), "reins")})
 	require.NoError(t, err)
 	assert.Equal(t, policy.Allow, shellCheck(t, g, "git status").Verdict)
 	assert.NotEqual(t, policy.Allow, shellCheck(t, g, "cd vendor/b.git && git log").Verdict)
@@ -128,7 +128,7 @@ func TestRepeatedGitCheckDoesNotAllocate(t *testing.T) {
 		t.Skip("the race detector's instrumentation allocates")
 	}
 	ws := gitWorkspace(t)
-	g, err := gate.New(profile.MustBuiltin(profile.ProfileDev), &gate.Options{Workspace: []string{ws}, ConfigDir: filepath.Join(t.TempDir(), "reins")})
+	g, err := gate.New(profile.Dev.Profile(), &gate.Options{Workspace: []string{ws}, ConfigDir: filepath.Join(t.TempDir(), "reins")})
 	require.NoError(t, err)
 
 	a := policy.Action{Tool: "bash", Operation: policy.OpShell, Command: "git status"}
@@ -142,7 +142,7 @@ func TestRepeatedGitCheckDoesNotAllocate(t *testing.T) {
 // TestUnparsableLineIsDenied: a line that does not parse cannot run as written; the decision
 // says what the parser said. A line too long to analyse is only opaque.
 func TestUnparsableLineIsDenied(t *testing.T) {
-	for _, name := range []string{profile.ProfileDev, profile.PermissionAutonomous, profile.PermissionSupervised} {
+	for _, name := range []string{profile.Dev.Name(), profile.Autonomous.Name(), profile.Supervised.Name()} {
 		f := newFixture(t, builtin(name))
 		for _, line := range []string{"echo 'unterminated", "ls;;", "$(", "if true; then", "cat <<EOF\nx", "a | | b"} {
 			d := f.check(t, policy.Action{Tool: "bash", Operation: policy.OpShell, Command: line})
@@ -170,7 +170,7 @@ func BenchmarkGitRepositoryTrust(b *testing.B) {
 	cmd := exec.Command("git", "init", "-q")
 	cmd.Dir = dir
 	require.NoError(b, cmd.Run())
-	g, err := gate.New(profile.MustBuiltin(profile.ProfileDev), &gate.Options{Workspace: []string{dir}, ConfigDir: filepath.Join(b.TempDir(), "reins")})
+	g, err := gate.New(profile.Dev.Profile(), &gate.Options{Workspace: []string{dir}, ConfigDir: filepath.Join(b.TempDir(), "reins")})
 	require.NoError(b, err)
 
 	for _, line := range []string{"go test ./...", "git status"} {
@@ -191,7 +191,7 @@ func BenchmarkGitRepositoryTrust(b *testing.B) {
 // share the cache safely, and once the change is made every later Check sees it.
 func TestRepositoryTrustConcurrent(t *testing.T) {
 	ws := gitWorkspace(t)
-	g, err := gate.New(profile.MustBuiltin(profile.ProfileDev), &gate.Options{Workspace: []string{ws}, ConfigDir: filepath.Join(t.TempDir(), "reins")})
+	g, err := gate.New(profile.Dev.Profile(), &gate.Options{Workspace: []string{ws}, ConfigDir: filepath.Join(t.TempDir(), "reins")})
 	require.NoError(t, err)
 	var wg sync.WaitGroup
 	for i := 0; i < 4; i++ {

@@ -17,8 +17,8 @@ import (
 func TestSafeIsAtLeastAsStrictAsDev(t *testing.T) {
 	ws := t.TempDir()
 	a := policy.Action{Tool: "read_file", Operation: policy.OpRead, Risk: risk.Of(risk.ReadOnly), Severity: risk.High, Targets: []string{"notes.txt"}}
-	for _, name := range []string{profile.ProfileDev, profile.ProfileSafe} {
-		g, err := gate.New(profile.MustBuiltin(name), &gate.Options{Workspace: []string{ws}})
+	for _, name := range []string{profile.Dev.Name(), profile.Safe.Name()} {
+		g, err := gate.New(builtin(name), &gate.Options{Workspace: []string{ws}})
 		require.NoError(t, err)
 		d, err := decide(g, a)
 		require.NoError(t, err)

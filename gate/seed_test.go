@@ -43,7 +43,7 @@ func TestAutonomyMatrixSeedTable(t *testing.T) {
 	}
 	for _, exec := range []profile.ExecCheckpoints{profile.ExecCheckpointsOff, profile.ExecCheckpointsOn} {
 		for _, row := range table {
-			for name, want := range map[string]cell{profile.PermissionSupervised: row.supervised, profile.PermissionTrusted: row.trusted, profile.PermissionAutonomous: row.autonomous} {
+			for name, want := range map[string]cell{profile.Supervised.Name(): row.supervised, profile.Trusted.Name(): row.trusted, profile.Autonomous.Name(): row.autonomous} {
 				p := builtin(name)
 				p.ExecCheckpoints = exec
 				f := newFixture(t, p)
@@ -63,7 +63,7 @@ func TestAutonomyMatrixSeedTable(t *testing.T) {
 func TestDialBandsThroughGate(t *testing.T) {
 	t.Parallel()
 	for _, dial := range []float64{0, 0.33, 0.335, 0.34, 0.5, 0.66, 0.665, 0.67, 1} {
-		p := builtin(profile.PermissionSupervised)
+		p := builtin(profile.Supervised.Name())
 		p.Name, p.Autonomy = "dial", dial
 		band, err := policy.BandOf(dial)
 		assert.NoError(t, err)
@@ -78,7 +78,7 @@ func TestDialBandsThroughGate(t *testing.T) {
 func TestAutonomyOutOfRangeIsAnError(t *testing.T) {
 	t.Parallel()
 	for _, dial := range []float64{-0.1, 1.5, nan()} {
-		p := builtin(profile.PermissionTrusted)
+		p := builtin(profile.Trusted.Name())
 		p.Autonomy = dial
 		_, err := gate.New(p, &gate.Options{Workspace: []string{t.TempDir()}})
 		assert.Error(t, err, "autonomy %v", dial)
@@ -91,12 +91,12 @@ func TestPermissionModesSeedTable(t *testing.T) {
 	A, C, D := policy.Allow, policy.Confirm, policy.Deny
 	// Columns: read_only, mutating, exec, destructive, network.
 	table := map[string][5]policy.Verdict{
-		profile.PermissionReadOnly:      {A, D, D, D, D}, // allows read-only tools; denies the rest
-		profile.PermissionPlan:          {D, D, D, D, D}, // denies tool execution entirely
-		profile.PermissionSupervised:    {A, C, C, D, C}, // defers to the supervised autonomy gate
-		profile.PermissionTrusted:       {A, A, A, C, A}, // defers to the trusted autonomy gate
-		profile.PermissionAutonomous:    {A, A, A, C, A}, // defers to the autonomous autonomy gate
-		profile.PermissionEmergencyStop: {D, D, D, D, D}, // denies every tool execution
+		profile.ReadOnly.Name():      {A, D, D, D, D}, // allows read-only tools; denies the rest
+		profile.Plan.Name():          {D, D, D, D, D}, // denies tool execution entirely
+		profile.Supervised.Name():    {A, C, C, D, C}, // defers to the supervised autonomy gate
+		profile.Trusted.Name():       {A, A, A, C, A}, // defers to the trusted autonomy gate
+		profile.Autonomous.Name():    {A, A, A, C, A}, // defers to the autonomous autonomy gate
+		profile.EmergencyStop.Name(): {D, D, D, D, D}, // denies every tool execution
 	}
 	for name, row := range table {
 		f := newFixture(t, builtin(name))
@@ -105,9 +105,9 @@ func TestPermissionModesSeedTable(t *testing.T) {
 			assert.Equal(t, row[i], d.Verdict, "%s × %s: %s", name, l, d)
 		}
 	}
-	f := newFixture(t, builtin(profile.PermissionPlan))
+	f := newFixture(t, builtin(profile.Plan.Name()))
 	assert.Equal(t, policy.LayerMode, f.check(t, toolAction(risk.ReadOnly)).Layer)
-	f = newFixture(t, builtin(profile.PermissionEmergencyStop))
+	f = newFixture(t, builtin(profile.EmergencyStop.Name()))
 	assert.Equal(t, policy.LayerHalted, f.check(t, toolAction(risk.ReadOnly)).Layer)
 }
 
@@ -115,7 +115,7 @@ func TestPermissionModesSeedTable(t *testing.T) {
 // "unless an explicit permission rule matches".
 func TestPermissionModeRulesStillApply(t *testing.T) {
 	t.Parallel()
-	p := builtin(profile.PermissionAutonomous).WithRules(policy.Rule{ID: "no-deploy", Priority: 1, Action: policy.Deny,
+	p := builtin(profile.Autonomous.Name()).WithRules(policy.Rule{ID: "no-deploy", Priority: 1, Action: policy.Deny,
 		Condition: policy.Condition{Tools: []string{"deploy"}}})
 	f := newFixture(t, p)
 	d := f.check(t, policy.Action{Tool: "deploy", Operation: policy.OpTool, Risk: risk.Of(risk.Exec)})
@@ -171,20 +171,20 @@ func TestPolicySpecCapabilityMatrix(t *testing.T) {
 		{"plan, high risk", plan(risk.High), C, C, A},
 	}
 	gates := map[string]*fixture{}
-	for _, name := range []string{profile.ProfileSafe, profile.ProfileDev, profile.ProfileFullAuto} {
+	for _, name := range []string{profile.Safe.Name(), profile.Dev.Name(), profile.FullAuto.Name()} {
 		gates[name] = newFixture(t, groups(builtin(name)))
 	}
 	for _, r := range rows {
-		for name, want := range map[string]policy.Verdict{profile.ProfileSafe: r.safe, profile.ProfileDev: r.dev, profile.ProfileFullAuto: r.fullAuto} {
+		for name, want := range map[string]policy.Verdict{profile.Safe.Name(): r.safe, profile.Dev.Name(): r.dev, profile.FullAuto.Name(): r.fullAuto} {
 			d := gates[name].check(t, r.action)
 			assert.Equal(t, want, d.Verdict, "%s under %s: %s", r.capability, name, d)
 		}
 	}
-	up := gates[profile.ProfileFullAuto].check(t, policy.Action{Tool: "upgrade", Operation: policy.OpSelfUpgrade})
+	up := gates[profile.FullAuto.Name()].check(t, policy.Action{Tool: "upgrade", Operation: policy.OpSelfUpgrade})
 	assert.True(t, up.Obligations.Has(policy.Checkpoint|policy.Notify), "self-upgrade is allowed with gates: %s", up)
 
 	// Resource Limits: Strict (1 concurrent) | Moderate (3) | Relaxed (5)
-	for name, want := range map[string]int{profile.ProfileSafe: 1, profile.ProfileDev: 3, profile.ProfileFullAuto: 5} {
+	for name, want := range map[string]int{profile.Safe.Name(): 1, profile.Dev.Name(): 3, profile.FullAuto.Name(): 5} {
 		assert.Equal(t, want, builtin(name).Limits.MaxConcurrentOps, name)
 	}
 }
@@ -205,10 +205,10 @@ func TestApprovalModesSeedTable(t *testing.T) {
 		{"external writes", policy.Action{Tool: "write_file", Operation: policy.OpWrite, Targets: []string{outside + "/out.txt"}}},
 	}
 	table := map[string][5]policy.Verdict{
-		profile.ApprovalAsk:  {Y, P, P, P, P},
-		profile.ApprovalSafe: {Y, Y, P, P, P},
-		profile.ApprovalAuto: {Y, Y, Y, P, P},
-		profile.ApprovalYolo: {Y, Y, Y, Y, Y},
+		profile.AskApproval.Name():  {Y, P, P, P, P},
+		profile.SafeApproval.Name(): {Y, Y, P, P, P},
+		profile.AutoApproval.Name(): {Y, Y, Y, P, P},
+		profile.YoloApproval.Name(): {Y, Y, Y, Y, Y},
 	}
 	for mode, row := range table {
 		for i, col := range columns {
@@ -218,7 +218,7 @@ func TestApprovalModesSeedTable(t *testing.T) {
 		}
 	}
 	// Reads of anything: outside the workspace too.
-	f := newFixture(t, builtin(profile.ApprovalAsk))
+	f := newFixture(t, builtin(profile.AskApproval.Name()))
 	assert.Equal(t, policy.Allow, f.check(t, policy.Action{Operation: policy.OpRead, Targets: []string{outside}}).Verdict)
 }
 
@@ -226,7 +226,7 @@ func TestApprovalModesSeedTable(t *testing.T) {
 // that hold even in yolo mode.
 func TestApprovalOverrides(t *testing.T) {
 	t.Parallel()
-	p := builtin(profile.ApprovalAsk)
+	p := builtin(profile.AskApproval.Name())
 	p.AllowedTools = []string{"list_files"}
 	p.AutoApprovePatterns = []string{"go test", "npm run build"}
 	f := newFixture(t, p)
@@ -236,7 +236,7 @@ func TestApprovalOverrides(t *testing.T) {
 	assert.Equal(t, policy.Confirm, f.check(t, policy.Action{Tool: "bash", Operation: policy.OpShell, Command: "go test ./... && curl x | sh"}).Verdict,
 		"a line the gate cannot analyse is never auto-approved")
 
-	yolo := newFixture(t, builtin(profile.ApprovalYolo))
+	yolo := newFixture(t, builtin(profile.YoloApproval.Name()))
 	for _, target := range []string{"~/.ssh/id_ed25519", "~/.aws/credentials", "/etc/hosts", ".env"} {
 		d := yolo.check(t, policy.Action{Tool: "write_file", Operation: policy.OpWrite, Targets: []string{expand(t, target)}})
 		assert.Equal(t, policy.Deny, d.Verdict, "yolo writing %s: %s", target, d)
@@ -248,7 +248,7 @@ func TestApprovalOverrides(t *testing.T) {
 // an ALLOW pattern only ever covers one simple command.
 func TestCommandPatternsSpanTheLine(t *testing.T) {
 	t.Parallel()
-	p := builtin(profile.PermissionAutonomous).WithRules(
+	p := builtin(profile.Autonomous.Name()).WithRules(
 		policy.Rule{ID: "no-pipe-to-shell", Priority: 1, Action: policy.Deny, Condition: policy.Condition{CommandPattern: `\b(curl|wget)\b.*\|\s*(ba)?sh\b`}},
 		policy.Rule{ID: "allow-go-test", Priority: 2, Action: policy.Allow, Condition: policy.Condition{CommandPattern: `^go test\b`}},
 	)

@@ -35,11 +35,11 @@ func shellTableWorkspace(t *testing.T, dirs []string) string {
 func TestShellTableVerdicts(t *testing.T) {
 	ws := shellTableWorkspace(t, shelltables.TableDirs)
 	registries := shelltables.Registries()
-	dev := profile.MustBuiltin(profile.ProfileDev).
+	dev := profile.Dev.Profile().
 		WithHostGroup(profile.GroupAIAPIs, "api.model.example").
 		WithHostGroup(profile.GroupPackageManagers, "registry.npm.example", "pypi.example", "proxy.go.example", "crates.example")
 	dev.Registries = registries
-	auto := profile.MustBuiltin(profile.PermissionAutonomous)
+	auto := profile.Autonomous.Profile()
 	auto.Registries = registries
 
 	for _, r := range shelltables.Table {
@@ -68,7 +68,7 @@ func modeRowVerdicts(r shelltables.ModeRow) []struct {
 	return []struct {
 		name string
 		want policy.Verdict
-	}{{profile.ProfileDev, r.Dev}, {profile.PermissionSupervised, r.Supervised}, {profile.PermissionAutonomous, r.Autonomous}}
+	}{{profile.Dev.Name(), r.Dev}, {profile.Supervised.Name(), r.Supervised}, {profile.Autonomous.Name(), r.Autonomous}}
 }
 
 // TestShellOptionVerdicts: shelltables.Options under the built-in profiles out of the box, a
@@ -80,7 +80,7 @@ func TestShellOptionVerdicts(t *testing.T) {
 			for _, v := range modeRowVerdicts(r) {
 				t.Run(v.name, func(t *testing.T) {
 					// A fresh gate per line: a write outside the workspace latches the halt.
-					g, err := gate.New(profile.MustBuiltin(v.name), &gate.Options{Workspace: []string{ws}, ConfigDir: filepath.Join(ws, "..", "cfg")})
+					g, err := gate.New(builtin(v.name), &gate.Options{Workspace: []string{ws}, ConfigDir: filepath.Join(ws, "..", "cfg")})
 					require.NoError(t, err)
 					d := shellCheck(t, g, r.Line)
 					assert.Equal(t, v.want, d.Verdict, "%q under %s: %s", r.Line, v.name, d)
@@ -95,8 +95,8 @@ func TestShellOptionVerdicts(t *testing.T) {
 func TestShellExpansionVerdicts(t *testing.T) {
 	ws := shellTableWorkspace(t, shelltables.TableDirs)
 	gates := map[string]*gate.Gate{}
-	for _, name := range []string{profile.ProfileDev, profile.PermissionSupervised, profile.PermissionAutonomous} {
-		g, err := gate.New(profile.MustBuiltin(name), &gate.Options{Workspace: []string{ws}})
+	for _, name := range []string{profile.Dev.Name(), profile.Supervised.Name(), profile.Autonomous.Name()} {
+		g, err := gate.New(builtin(name), &gate.Options{Workspace: []string{ws}})
 		require.NoError(t, err)
 		gates[name] = g
 	}

@@ -27,21 +27,21 @@ const (
 // Names of the built-in profiles.
 const (
 	// The policy spec's profiles.
-	ProfileSafe     = "PROFILE-SAFE"
-	ProfileDev      = "PROFILE-DEV"
-	ProfileFullAuto = "PROFILE-FULL-AUTO"
+	nameSafe     = "PROFILE-SAFE"
+	nameDev      = "PROFILE-DEV"
+	nameFullAuto = "PROFILE-FULL-AUTO"
 	// The autonomy seed's permission modes (the last three are its dial bands).
-	PermissionReadOnly      = "read-only"
-	PermissionPlan          = "plan"
-	PermissionSupervised    = "supervised"
-	PermissionTrusted       = "trusted"
-	PermissionAutonomous    = "autonomous"
-	PermissionEmergencyStop = "emergency-stop"
+	nameReadOnly      = "read-only"
+	namePlan          = "plan"
+	nameSupervised    = "supervised"
+	nameTrusted       = "trusted"
+	nameAutonomous    = "autonomous"
+	nameEmergencyStop = "emergency-stop"
 	// The approval-mode seed's modes.
-	ApprovalAsk  = "ask"
-	ApprovalSafe = "safe"
-	ApprovalAuto = "auto"
-	ApprovalYolo = "yolo"
+	nameAskApproval  = "ask"
+	nameSafeApproval = "safe"
+	nameAutoApproval = "auto"
+	nameYoloApproval = "yolo"
 )
 
 // DefaultProtectedPaths returns the read-and-write protected paths (secrets) every built-in
@@ -121,8 +121,8 @@ func Builtin(name string) (Profile, error) {
 	return Profile{}, fmt.Errorf("profile: no built-in profile %q (have %s)", name, strings.Join(Names(), ", "))
 }
 
-// MustBuiltin is like [Builtin] but panics if there is no such profile.
-func MustBuiltin(name string) Profile {
+// mustBuiltin is like [Builtin] but panics if there is no such profile.
+func mustBuiltin(name string) Profile {
 	p, err := Builtin(name)
 	if err != nil {
 		panic(err)
@@ -148,13 +148,13 @@ func All() []Profile { return builtins() }
 func builtins() []Profile {
 	ps := []Profile{
 		policySafe(), policyDev(), policyFullAuto(),
-		permission(PermissionReadOnly, ModeReadOnly, 0, "allows read-only tools; denies mutating, exec, network and destructive tools"),
-		permission(PermissionPlan, ModePlan, 0, "denies tool execution entirely; for planning-only sessions"),
-		permission(PermissionSupervised, ModeDefault, policy.BandSupervised.Dial(), "defers to the supervised autonomy gate unless an explicit permission rule matches"),
-		permission(PermissionTrusted, ModeDefault, policy.BandTrusted.Dial(), "defers to the trusted autonomy gate, still protected by denied paths and checkpoints"),
-		permission(PermissionAutonomous, ModeDefault, policy.BandAutonomous.Dial(), "defers to the autonomous autonomy gate, still protected by denied paths and budget hard stops"),
-		permission(PermissionEmergencyStop, ModeEmergencyStop, 0, "denies every tool execution"),
-		approval(ApprovalAsk), approval(ApprovalSafe), approval(ApprovalAuto), approval(ApprovalYolo),
+		permission(nameReadOnly, ModeReadOnly, 0, "allows read-only tools; denies mutating, exec, network and destructive tools"),
+		permission(namePlan, ModePlan, 0, "denies tool execution entirely; for planning-only sessions"),
+		permission(nameSupervised, ModeDefault, policy.BandSupervised.Dial(), "defers to the supervised autonomy gate unless an explicit permission rule matches"),
+		permission(nameTrusted, ModeDefault, policy.BandTrusted.Dial(), "defers to the trusted autonomy gate, still protected by denied paths and checkpoints"),
+		permission(nameAutonomous, ModeDefault, policy.BandAutonomous.Dial(), "defers to the autonomous autonomy gate, still protected by denied paths and budget hard stops"),
+		permission(nameEmergencyStop, ModeEmergencyStop, 0, "denies every tool execution"),
+		approval(nameAskApproval), approval(nameSafeApproval), approval(nameAutoApproval), approval(nameYoloApproval),
 	}
 	for i := range ps {
 		ps[i] = ps[i].Clone()
@@ -191,7 +191,7 @@ func policySpecBase(name, desc string, autonomy float64, limits Limits) Profile 
 // policySafe: near-manual. File modifications confirm, shell blocked, network to AI APIs only,
 // self-upgrade blocked, plans never auto-approved, one operation at a time.
 func policySafe() Profile {
-	p := policySpecBase(ProfileSafe, "near-manual operation: most actions require explicit approval", policy.BandSupervised.Dial(),
+	p := policySpecBase(nameSafe, "near-manual operation: most actions require explicit approval", policy.BandSupervised.Dial(),
 		Limits{MaxConcurrentOps: 1, MaxFilesPerPlan: 10, Timeout: 2 * time.Minute})
 	dev := policy.DevRules()
 	p.Rules = []policy.Rule{
@@ -217,7 +217,7 @@ func policySafe() Profile {
 // nothing else, whatever the severity: the network rules come before confirm-high-risk),
 // self-upgrade is blocked.
 func policyDev() Profile {
-	p := policySpecBase(ProfileDev, "semi-autonomous: low and medium risk actions run automatically; high risk asks", policy.BandTrusted.Dial(),
+	p := policySpecBase(nameDev, "semi-autonomous: low and medium risk actions run automatically; high risk asks", policy.BandTrusted.Dial(),
 		Limits{MaxConcurrentOps: 3, MaxFilesPerPlan: 50, Timeout: 10 * time.Minute})
 	p.ShellAllowlist = DefaultShellAllowlist()
 	dev := policy.DevRules()
@@ -241,7 +241,7 @@ func policyDev() Profile {
 // policyFullAuto: every policy-compliant action runs without prompting; the blocklist and the
 // network host groups still filter; self-upgrade is allowed with a checkpoint and a notification.
 func policyFullAuto() Profile {
-	p := policySpecBase(ProfileFullAuto, "fully autonomous: every policy-compliant action runs without prompting", policy.BandAutonomous.Dial(),
+	p := policySpecBase(nameFullAuto, "fully autonomous: every policy-compliant action runs without prompting", policy.BandAutonomous.Dial(),
 		Limits{MaxConcurrentOps: 5, MaxFilesPerPlan: 200, Timeout: 30 * time.Minute})
 	dev := policy.DevRules()
 	selfUpgrade := rule("allow-self-upgrade", 4, policy.Allow, "self-upgrade is allowed with gates: checkpoint first, notify the user", policy.Condition{OperationType: onSelfUpgrade})
@@ -288,12 +288,12 @@ func permission(name string, mode Mode, dial float64, desc string) Profile {
 // allowed_tools and auto_approve_patterns allow their tools and commands in every mode; denied
 // paths (the defaults plus ~/.ssh, ~/.aws, /etc) hold even in yolo.
 func approval(name string) Profile {
-	dial := map[string]float64{ApprovalAsk: 0, ApprovalSafe: policy.TrustedFrom, ApprovalAuto: policy.AutonomousFrom, ApprovalYolo: 1}[name]
+	dial := map[string]float64{nameAskApproval: 0, nameSafeApproval: policy.TrustedFrom, nameAutoApproval: policy.AutonomousFrom, nameYoloApproval: 1}[name]
 	desc := map[string]string{
-		ApprovalAsk:  "explicit approval for all writes and commands",
-		ApprovalSafe: "read anything, write to the workspace only",
-		ApprovalAuto: "full workspace access, approval for external operations",
-		ApprovalYolo: "full autonomy (dangerous); denied paths still hold",
+		nameAskApproval:  "explicit approval for all writes and commands",
+		nameSafeApproval: "read anything, write to the workspace only",
+		nameAutoApproval: "full workspace access, approval for external operations",
+		nameYoloApproval: "full autonomy (dangerous); denied paths still hold",
 	}[name]
 	p := Profile{
 		Name: name, Description: desc, Family: FamilyApprovalMode, Autonomy: dial,
@@ -308,17 +308,17 @@ func approval(name string) Profile {
 		rule("allow-auto-approve-patterns", 2, policy.Allow, "the command matches auto_approve_patterns",
 			policy.Condition{OperationType: onShell, Commands: []string{"@" + policy.ListAutoApprovePatterns}}),
 	}
-	if name == ApprovalYolo {
+	if name == nameYoloApproval {
 		rules = append(rules, rule("default-allow", 99, policy.Allow, "yolo: full autonomy", policy.Condition{}))
 		p.Rules = rules
 		return p
 	}
 	rules = append(rules, rule("allow-reads", 10, policy.Allow, "reads are always allowed", policy.Condition{Risk: policy.MatchLevels(risk.ReadOnly)}))
-	if name != ApprovalAsk {
+	if name != nameAskApproval {
 		rules = append(rules, rule("allow-workspace-writes", 20, policy.Allow, name+": writes inside the workspace are allowed",
 			policy.Condition{Risk: policy.MatchLevels(risk.Mutating, risk.Destructive), TargetPattern: "**"}))
 	}
-	if name == ApprovalAuto {
+	if name == nameAutoApproval {
 		rules = append(rules, rule("allow-shell", 30, policy.Allow, "auto: shell commands are allowed",
 			policy.Condition{Risk: policy.MatchLevels(risk.Exec)}))
 	}

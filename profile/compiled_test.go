@@ -15,7 +15,7 @@ import (
 // or map it returns is a copy.
 func TestCompiledAccessors(t *testing.T) {
 	t.Parallel()
-	p := profile.MustBuiltin(profile.ProfileDev)
+	p := profile.Dev.Profile()
 	p.TrustedPaths = []string{"/srv/shared"}
 	p.Registries = map[string][]string{"npm": {"registry.npm.example"}}
 	p.ExternalWrites = profile.ExternalWritesByPolicy
@@ -25,7 +25,7 @@ func TestCompiledAccessors(t *testing.T) {
 	require.NoError(t, err)
 
 	assert.Equal(t, p, c.Profile())
-	assert.Equal(t, profile.ProfileDev, c.Name())
+	assert.Equal(t, profile.Dev.Name(), c.Name())
 	assert.Equal(t, policy.BandTrusted, c.Band(), "PROFILE-DEV's dial is in the trusted band")
 	assert.Equal(t, p.Mode, c.Mode())
 	assert.Equal(t, p.ProtectedPaths, c.ProtectedPaths())

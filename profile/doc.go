@@ -34,11 +34,12 @@
 //
 // # Presets
 //
-// Each built-in profile is also a value, a [Preset]: profile.Dev.Profile() is
-// MustBuiltin("PROFILE-DEV"), as a fresh copy. A preset is named after its profile; the approval
+// Each built-in profile is also a value, a [Preset]: profile.Dev.Profile() is the profile
+// named "PROFILE-DEV", as a fresh copy. There is one way per need: a Preset when the code
+// names the profile, [Builtin] when a name comes from configuration, [All] for every one. A preset is named after its profile; the approval
 // modes, whose "safe" would collide with PROFILE-SAFE's [Safe], carry the suffix Approval.
 // Three kinds of names never share a spelling: presets (profile.Trusted, a [Preset]), profile
-// names as configuration spells them (profile.PermissionTrusted, "trusted", a string), permission
+// names as configuration spells them (profile.Trusted.Name(), "trusted", a string), permission
 // modes (profile.ModePlan, a [Mode]); the autonomy bands are policy.BandTrusted and its siblings.
 //
 //	Preset                 Profile name (Builtin)   Family
@@ -57,8 +58,7 @@
 //	YoloApproval           yolo                     approval-mode
 //
 // profile.Trusted is the permission-mode profile; policy.Trusted is the autonomy band it sits
-// in. Names that come from configuration are looked up with [Builtin] and [MustBuiltin]; the
-// name constants (ProfileDev, ModeTrusted, ApprovalYolo...) are those names.
+// in. A preset's Name is the name [Builtin] looks up.
 //
 // # Host groups
 //

@@ -30,7 +30,7 @@ func ExampleAll() {
 
 // Host groups come from configuration: the library ships no host names.
 func ExampleProfile_WithHostGroup() {
-	p := profile.MustBuiltin(profile.ProfileDev).
+	p := profile.Dev.Profile().
 		WithHostGroup(profile.GroupPackageManagers, "registry.internal.example", "*.mirror.internal.example")
 	c, err := p.Compile()
 	if err != nil {
@@ -44,7 +44,7 @@ func ExampleProfile_WithHostGroup() {
 // Describe prints a profile for "profile show". (The hash line is left out here: it changes
 // whenever the profile format grows.)
 func ExampleProfile_Describe() {
-	for _, line := range strings.Split(profile.MustBuiltin(profile.ApprovalAuto).Describe(), "\n") {
+	for _, line := range strings.Split(profile.AutoApproval.Profile().Describe(), "\n") {
 		if !strings.Contains(line, "sha256:") {
 			fmt.Println(line)
 		}

@@ -81,7 +81,7 @@ func TestImposeIsIdempotentAndCompiles(t *testing.T) {
 // deny-network stays where it was (the documented limit).
 func TestImposeHoistsExceptionsTheManagedConfirmCovers(t *testing.T) {
 	t.Parallel()
-	dev := profile.MustBuiltin(profile.ProfileDev).WithHostGroup(profile.GroupAIAPIs, "api.llm.example")
+	dev := profile.Dev.Profile().WithHostGroup(profile.GroupAIAPIs, "api.llm.example")
 	rules := func(m *profile.Managed) map[string]policy.Rule {
 		q, err := m.Impose(dev)
 		require.NoError(t, err)
@@ -121,7 +121,7 @@ func TestCompileRefusesAProfileThatDoesNotHonourItsManagedTier(t *testing.T) {
 	t.Parallel()
 	m := sampleManaged()
 	m.MaxMode = profile.ModeReadOnly
-	base := profile.MustBuiltin(profile.ProfileDev)
+	base := profile.Dev.Profile()
 	base.Mode = profile.ModeReadOnly
 	good, err := m.Impose(base)
 	require.NoError(t, err)
@@ -155,7 +155,7 @@ func TestCompileRefusesAProfileThatDoesNotHonourItsManagedTier(t *testing.T) {
 		assert.Contains(t, strings.ReplaceAll(err.Error(), ",", ""), tc.want, name)
 	}
 
-	wide := profile.MustBuiltin(profile.ProfileDev).WithRules(policy.Rule{ID: "far", Priority: profile.MaxRulePriority + 1, Action: policy.Deny})
+	wide := profile.Dev.Profile().WithRules(policy.Rule{ID: "far", Priority: profile.MaxRulePriority + 1, Action: policy.Deny})
 	_, err = m.Impose(wide)
 	require.ErrorContains(t, err, `rule "far" has priority 1000001`)
 }
@@ -165,7 +165,7 @@ func TestCompileRefusesAProfileThatDoesNotHonourItsManagedTier(t *testing.T) {
 func TestOrderJudgesTheManagedTier(t *testing.T) {
 	t.Parallel()
 	m := sampleManaged()
-	base := profile.MustBuiltin(profile.ProfileDev)
+	base := profile.Dev.Profile()
 	under, err := m.Impose(base)
 	require.NoError(t, err)
 	ok, why := profile.AtLeastAsRestrictive(under, under)
@@ -398,7 +398,7 @@ func TestOrderAgainstEvaluationUnderManagedTiers(t *testing.T) {
 // quadratic in the rules); the baseline is Compile without a tier (report ratios).
 func BenchmarkManagedCompile(b *testing.B) {
 	m := sampleManaged()
-	dev := profile.MustBuiltin(profile.ProfileDev)
+	dev := profile.Dev.Profile()
 	big := dev.Clone()
 	for i := range 2000 {
 		act := []policy.Verdict{policy.Deny, policy.Allow, policy.Confirm}[i%3]

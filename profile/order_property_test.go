@@ -432,7 +432,7 @@ func TestOrderAgainstEvaluation(t *testing.T) {
 // user's lists of 2,000 entries and 200 rules against a copy with one more rule; the baseline
 // is Profile.Clone of PROFILE-DEV (report ratios, not absolute times).
 func BenchmarkAtLeastAsRestrictive(b *testing.B) {
-	dev, safe := profile.MustBuiltin(profile.ProfileDev), profile.MustBuiltin(profile.ProfileSafe)
+	dev, safe := profile.Dev.Profile(), profile.Safe.Profile()
 	big := dev.Clone()
 	for i := range 2000 {
 		big.ShellBlocklist = append(big.ShellBlocklist, fmt.Sprintf("tool-%d", i))

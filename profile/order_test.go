@@ -13,26 +13,26 @@ import (
 
 func TestHashIsContentBased(t *testing.T) {
 	t.Parallel()
-	a, b := profile.MustBuiltin(profile.ProfileDev), profile.MustBuiltin(profile.ProfileDev)
+	a, b := profile.Dev.Profile(), profile.Dev.Profile()
 	assert.Equal(t, a.Hash(), b.Hash())
 	assert.Regexp(t, `^sha256:[0-9a-f]{64}$`, a.Hash())
 	b.ShellAllowlist = append(b.ShellAllowlist, "terraform apply")
 	assert.NotEqual(t, a.Hash(), b.Hash())
-	assert.NotEqual(t, a.Hash(), profile.MustBuiltin(profile.ProfileSafe).Hash())
+	assert.NotEqual(t, a.Hash(), profile.Safe.Profile().Hash())
 }
 
 func TestBuiltinFamiliesAreOrdered(t *testing.T) {
 	t.Parallel()
 	for _, chain := range [][]string{
-		{profile.ProfileSafe, profile.ProfileDev, profile.ProfileFullAuto},
-		{profile.PermissionEmergencyStop, profile.PermissionPlan, profile.PermissionReadOnly, profile.PermissionSupervised, profile.PermissionTrusted, profile.PermissionAutonomous},
-		{profile.PermissionEmergencyStop, profile.PermissionPlan, profile.ProfileSafe},
-		{profile.PermissionPlan, profile.ApprovalAsk},
-		{profile.ApprovalAsk, profile.ApprovalSafe, profile.ApprovalAuto, profile.ApprovalYolo},
+		{profile.Safe.Name(), profile.Dev.Name(), profile.FullAuto.Name()},
+		{profile.EmergencyStop.Name(), profile.Plan.Name(), profile.ReadOnly.Name(), profile.Supervised.Name(), profile.Trusted.Name(), profile.Autonomous.Name()},
+		{profile.EmergencyStop.Name(), profile.Plan.Name(), profile.Safe.Name()},
+		{profile.Plan.Name(), profile.AskApproval.Name()},
+		{profile.AskApproval.Name(), profile.SafeApproval.Name(), profile.AutoApproval.Name(), profile.YoloApproval.Name()},
 	} {
 		for i := range chain {
 			for j := range chain {
-				ok, why := profile.AtLeastAsRestrictive(profile.MustBuiltin(chain[i]), profile.MustBuiltin(chain[j]))
+				ok, why := profile.AtLeastAsRestrictive(builtin(chain[i]), builtin(chain[j]))
 				assert.Equal(t, i <= j, ok, "%s -> %s: %s", chain[j], chain[i], why)
 			}
 		}
@@ -41,7 +41,7 @@ func TestBuiltinFamiliesAreOrdered(t *testing.T) {
 
 func TestOrderAcrossFamiliesAndCustom(t *testing.T) {
 	t.Parallel()
-	dev := profile.MustBuiltin(profile.ProfileDev)
+	dev := profile.Dev.Profile()
 	custom := func(change func(p *profile.Profile)) profile.Profile {
 		p := dev.Clone()
 		p.Name = "x"
@@ -53,11 +53,11 @@ func TestOrderAcrossFamiliesAndCustom(t *testing.T) {
 		to, from profile.Profile
 		why      string // "" means at least as restrictive
 	}{
-		{"anything to emergency-stop", profile.MustBuiltin(profile.PermissionEmergencyStop), profile.MustBuiltin(profile.ApprovalYolo), ""},
-		{"leaving plan", dev, profile.MustBuiltin(profile.PermissionPlan), "leaves plan, which denies everything"},
-		{"leaving emergency-stop for plan", profile.MustBuiltin(profile.PermissionPlan), profile.MustBuiltin(profile.PermissionEmergencyStop), "leaves emergency-stop"},
-		{"cross family: DEV to ask", profile.MustBuiltin(profile.ApprovalAsk), dev, "leaves writes outside the workspace to the rules instead of halting the run"},
-		{"cross family: DEV to read-only", profile.MustBuiltin(profile.PermissionReadOnly), dev, "no longer blocks"},
+		{"anything to emergency-stop", profile.EmergencyStop.Profile(), profile.YoloApproval.Profile(), ""},
+		{"leaving plan", dev, profile.Plan.Profile(), "leaves plan, which denies everything"},
+		{"leaving emergency-stop for plan", profile.Plan.Profile(), profile.EmergencyStop.Profile(), "leaves emergency-stop"},
+		{"cross family: DEV to ask", profile.AskApproval.Profile(), dev, "leaves writes outside the workspace to the rules instead of halting the run"},
+		{"cross family: DEV to read-only", profile.ReadOnly.Profile(), dev, "no longer blocks"},
 		{"same profile", dev, dev, ""},
 		{"added deny rule", dev.WithRules(policy.Rule{ID: "no-curl", Priority: 0, Action: policy.Deny, Condition: policy.Condition{Commands: []string{"curl"}}}), dev, ""},
 		{"added allow rule", dev.WithRules(policy.Rule{ID: "yes-rm", Priority: 0, Action: policy.Allow, Condition: policy.Condition{Commands: []string{"rm -rf"}}}), dev, `"yes-rm"`},
@@ -118,7 +118,7 @@ func TestOrderAcrossFamiliesAndCustom(t *testing.T) {
 // looser, and 0 (no limit) is the loosest of all.
 func TestOrderCountsLimits(t *testing.T) {
 	t.Parallel()
-	dev := profile.MustBuiltin(profile.ProfileDev)
+	dev := profile.Dev.Profile()
 	with := func(l profile.Limits) profile.Profile {
 		p := dev.Clone()
 		p.Name, p.Limits = "dev-copy", l
@@ -159,27 +159,27 @@ func TestOrderCountsLimits(t *testing.T) {
 func TestOrderOfEquallyChangedBuiltins(t *testing.T) {
 	t.Parallel()
 	change := func(name string) profile.Profile {
-		p := profile.MustBuiltin(name)
+		p := builtin(name)
 		p.ProtectedPaths = append(p.ProtectedPaths, "/home/u/.config/reins")
 		p.HostGroups[profile.GroupAIAPIs] = []string{"api.model.example"}
 		return p
 	}
-	ok, why := profile.AtLeastAsRestrictive(change(profile.ProfileSafe), change(profile.ProfileDev))
+	ok, why := profile.AtLeastAsRestrictive(change(profile.Safe.Name()), change(profile.Dev.Name()))
 	assert.True(t, ok, why)
-	ok, _ = profile.AtLeastAsRestrictive(change(profile.ProfileFullAuto), change(profile.ProfileDev))
+	ok, _ = profile.AtLeastAsRestrictive(change(profile.FullAuto.Name()), change(profile.Dev.Name()))
 	assert.False(t, ok)
-	other := change(profile.ProfileSafe)
+	other := change(profile.Safe.Name())
 	other.ProtectedPaths = other.ProtectedPaths[:len(other.ProtectedPaths)-1]
-	ok, _ = profile.AtLeastAsRestrictive(other, change(profile.ProfileDev))
+	ok, _ = profile.AtLeastAsRestrictive(other, change(profile.Dev.Name()))
 	assert.False(t, ok)
 
 	allowMake := policy.Rule{ID: "allow-make", Priority: 1, Action: policy.Allow, Condition: policy.Condition{Commands: []string{"make"}}}
-	trusted := profile.MustBuiltin(profile.PermissionTrusted).WithRules(allowMake)
-	supervised := profile.MustBuiltin(profile.PermissionSupervised).WithRules(allowMake)
+	trusted := profile.Trusted.Profile().WithRules(allowMake)
+	supervised := profile.Supervised.Profile().WithRules(allowMake)
 	ok, why = profile.AtLeastAsRestrictive(supervised, trusted)
 	assert.False(t, ok)
 	assert.Contains(t, why, "from the trusted band to the supervised band")
-	ok, why = profile.AtLeastAsRestrictive(profile.MustBuiltin(profile.PermissionSupervised), profile.MustBuiltin(profile.PermissionTrusted))
+	ok, why = profile.AtLeastAsRestrictive(profile.Supervised.Profile(), profile.Trusted.Profile())
 	assert.True(t, ok, "without the rule the matrix asks instead: %s", why)
 }
 
@@ -192,4 +192,13 @@ func TestModeStricterThan(t *testing.T) {
 			assert.Equal(t, i < j, m.StricterThan(n), "%s stricter than %s", m, n)
 		}
 	}
+}
+
+// builtin returns the built-in profile name, or panics: the names are the tests' own.
+func builtin(name string) profile.Profile {
+	p, err := profile.Builtin(name)
+	if err != nil {
+		panic(err)
+	}
+	return p
 }

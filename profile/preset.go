@@ -12,32 +12,22 @@ type Preset struct{ name string }
 // The built-in profiles as values, one per built-in name; the package documentation's
 // "Presets" table maps each to its name and family.
 var (
-	Safe     = Preset{ProfileSafe}
-	Dev      = Preset{ProfileDev}
-	FullAuto = Preset{ProfileFullAuto}
+	Safe     = Preset{nameSafe}
+	Dev      = Preset{nameDev}
+	FullAuto = Preset{nameFullAuto}
 
-	ReadOnly      = Preset{PermissionReadOnly}
-	Plan          = Preset{PermissionPlan}
-	Supervised    = Preset{PermissionSupervised}
-	Trusted       = Preset{PermissionTrusted}
-	Autonomous    = Preset{PermissionAutonomous}
-	EmergencyStop = Preset{PermissionEmergencyStop}
+	ReadOnly      = Preset{nameReadOnly}
+	Plan          = Preset{namePlan}
+	Supervised    = Preset{nameSupervised}
+	Trusted       = Preset{nameTrusted}
+	Autonomous    = Preset{nameAutonomous}
+	EmergencyStop = Preset{nameEmergencyStop}
 
-	AskApproval  = Preset{ApprovalAsk}
-	SafeApproval = Preset{ApprovalSafe}
-	AutoApproval = Preset{ApprovalAuto}
-	YoloApproval = Preset{ApprovalYolo}
+	AskApproval  = Preset{nameAskApproval}
+	SafeApproval = Preset{nameSafeApproval}
+	AutoApproval = Preset{nameAutoApproval}
+	YoloApproval = Preset{nameYoloApproval}
 )
-
-// Presets returns every built-in profile as a Preset, in the order of [Names].
-func Presets() []Preset {
-	names := Names()
-	out := make([]Preset, len(names))
-	for i, n := range names {
-		out[i] = Preset{n}
-	}
-	return out
-}
 
 // Name returns the built-in profile's name, as [Builtin] accepts it ("PROFILE-DEV"); "" for the
 // zero Preset.
@@ -46,7 +36,7 @@ func (p Preset) Name() string { return p.name }
 // String returns the profile's name, or "emergency-stop (zero Preset)" for the zero Preset.
 func (p Preset) String() string {
 	if p.name == "" {
-		return PermissionEmergencyStop + " (zero Preset)"
+		return nameEmergencyStop + " (zero Preset)"
 	}
 	return p.name
 }
@@ -55,7 +45,7 @@ func (p Preset) String() string {
 // changes neither the preset nor any other copy. The zero Preset returns emergency-stop.
 func (p Preset) Profile() Profile {
 	if p.name == "" {
-		return MustBuiltin(PermissionEmergencyStop)
+		return mustBuiltin(nameEmergencyStop)
 	}
-	return MustBuiltin(p.name)
+	return mustBuiltin(p.name)
 }

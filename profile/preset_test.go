@@ -12,36 +12,38 @@ import (
 	"github.com/reins-go/reins/risk"
 )
 
+// presets are the built-in profiles as the package documentation's table names them.
+var presets = []struct {
+	preset profile.Preset
+	name   string
+	family profile.Family
+}{
+	{profile.Safe, "PROFILE-SAFE", profile.FamilyPolicySpec},
+	{profile.Dev, "PROFILE-DEV", profile.FamilyPolicySpec},
+	{profile.FullAuto, "PROFILE-FULL-AUTO", profile.FamilyPolicySpec},
+	{profile.ReadOnly, "read-only", profile.FamilyPermissionMode},
+	{profile.Plan, "plan", profile.FamilyPermissionMode},
+	{profile.Supervised, "supervised", profile.FamilyPermissionMode},
+	{profile.Trusted, "trusted", profile.FamilyPermissionMode},
+	{profile.Autonomous, "autonomous", profile.FamilyPermissionMode},
+	{profile.EmergencyStop, "emergency-stop", profile.FamilyPermissionMode},
+	{profile.AskApproval, "ask", profile.FamilyApprovalMode},
+	{profile.SafeApproval, "safe", profile.FamilyApprovalMode},
+	{profile.AutoApproval, "auto", profile.FamilyApprovalMode},
+	{profile.YoloApproval, "yolo", profile.FamilyApprovalMode},
+}
+
 // TestPresetsMatchBuiltins: every built-in name has exactly one preset, each preset's profile is
 // the built-in of that name, and the documented names hold.
 func TestPresetsMatchBuiltins(t *testing.T) {
 	t.Parallel()
-	named := []struct {
-		preset profile.Preset
-		name   string
-		family profile.Family
-	}{
-		{profile.Safe, profile.ProfileSafe, profile.FamilyPolicySpec},
-		{profile.Dev, profile.ProfileDev, profile.FamilyPolicySpec},
-		{profile.FullAuto, profile.ProfileFullAuto, profile.FamilyPolicySpec},
-		{profile.ReadOnly, profile.PermissionReadOnly, profile.FamilyPermissionMode},
-		{profile.Plan, profile.PermissionPlan, profile.FamilyPermissionMode},
-		{profile.Supervised, profile.PermissionSupervised, profile.FamilyPermissionMode},
-		{profile.Trusted, profile.PermissionTrusted, profile.FamilyPermissionMode},
-		{profile.Autonomous, profile.PermissionAutonomous, profile.FamilyPermissionMode},
-		{profile.EmergencyStop, profile.PermissionEmergencyStop, profile.FamilyPermissionMode},
-		{profile.AskApproval, profile.ApprovalAsk, profile.FamilyApprovalMode},
-		{profile.SafeApproval, profile.ApprovalSafe, profile.FamilyApprovalMode},
-		{profile.AutoApproval, profile.ApprovalAuto, profile.FamilyApprovalMode},
-		{profile.YoloApproval, profile.ApprovalYolo, profile.FamilyApprovalMode},
-	}
-	require.Len(t, named, len(profile.Names()), "one preset per built-in profile")
+	require.Len(t, presets, len(profile.Names()), "one preset per built-in profile")
 	var all []string
-	for _, p := range profile.Presets() {
-		all = append(all, p.Name())
+	for _, p := range presets {
+		all = append(all, p.preset.Name())
 	}
 	assert.Equal(t, profile.Names(), all)
-	for _, tc := range named {
+	for _, tc := range presets {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			assert.Equal(t, tc.name, tc.preset.Name())
@@ -49,7 +51,7 @@ func TestPresetsMatchBuiltins(t *testing.T) {
 			p := tc.preset.Profile()
 			assert.Equal(t, tc.name, p.Name)
 			assert.Equal(t, tc.family, p.Family)
-			assert.Equal(t, profile.MustBuiltin(tc.name).Hash(), p.Hash())
+			assert.Equal(t, builtin(tc.name).Hash(), p.Hash())
 			_, err := p.Compile()
 			assert.NoError(t, err)
 		})
@@ -60,7 +62,8 @@ func TestPresetsMatchBuiltins(t *testing.T) {
 // to the slices inside rule conditions, leaves the next result unchanged.
 func TestPresetProfileIsADeepCopy(t *testing.T) {
 	t.Parallel()
-	for _, pr := range profile.Presets() {
+	for _, tc := range presets {
+		pr := tc.preset
 		want := pr.Profile().Hash()
 		p := pr.Profile()
 		for _, l := range []*[]string{&p.ProtectedPaths, &p.WriteProtectedPaths, &p.TrustedPaths, &p.ShellAllowlist,

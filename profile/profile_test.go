@@ -40,18 +40,17 @@ func TestBuiltinsCompileAndAreDistinct(t *testing.T) {
 	assert.NotEqual(t, safe.Family, approvalSafe.Family, "PROFILE-SAFE and the approval mode safe are different things")
 	lower, err := profile.Builtin("profile-dev")
 	require.NoError(t, err)
-	assert.Equal(t, profile.ProfileDev, lower.Name)
+	assert.Equal(t, profile.Dev.Name(), lower.Name)
 	_, err = profile.Builtin("dev")
 	assert.ErrorContains(t, err, "no built-in profile")
-	assert.Panics(t, func() { profile.MustBuiltin("nope") })
 }
 
 func TestBuiltinsAreFreshCopies(t *testing.T) {
 	t.Parallel()
-	a := profile.MustBuiltin(profile.ProfileDev)
+	a := profile.Dev.Profile()
 	a.Rules[0].ID = "changed"
 	a.ShellAllowlist[0] = "changed"
-	b := profile.MustBuiltin(profile.ProfileDev)
+	b := profile.Dev.Profile()
 	assert.Equal(t, "deny-outside-sandbox", b.Rules[0].ID)
 	assert.NotEqual(t, "changed", b.ShellAllowlist[0])
 
@@ -64,7 +63,7 @@ func TestBuiltinsAreFreshCopies(t *testing.T) {
 
 func TestDevProfileHasTheSpecRulesInOrder(t *testing.T) {
 	t.Parallel()
-	c := profile.MustBuiltin(profile.ProfileDev).MustCompile()
+	c := profile.Dev.Profile().MustCompile()
 	var spec []string
 	specIDs := map[string]bool{}
 	for _, r := range policy.DevRules() {
@@ -80,7 +79,7 @@ func TestDevProfileHasTheSpecRulesInOrder(t *testing.T) {
 
 func TestCompileErrors(t *testing.T) {
 	t.Parallel()
-	base := profile.MustBuiltin(profile.PermissionTrusted)
+	base := profile.Trusted.Profile()
 	for _, tc := range []struct {
 		name   string
 		modify func(*profile.Profile)

@@ -74,7 +74,7 @@ func TestWriteTool(t *testing.T) {
 
 func TestWriteToolUnderSupervision(t *testing.T) {
 	ctx := context.Background()
-	p := profile.MustBuiltin(profile.PermissionSupervised)
+	p := profile.Supervised.Profile()
 	k := reinstest.New(t, &reinstest.Options{Profile: &p})
 	tool := writeTool{r: k.Run, ws: k.Workspace}
 	k.RequireConfirm(policy.Action{Tool: "write_file", Operation: policy.OpWrite, Targets: []string{"a.txt"}})

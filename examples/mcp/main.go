@@ -58,7 +58,7 @@ func run(ctx context.Context, args []string, t mcp.Transport, stderr io.Writer) 
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	ws := fs.String("workspace", "", "the project `directory` the tools work in (required)")
-	profName := fs.String("profile", profile.ProfileDev, "the reins profile to decide under")
+	profName := fs.String("profile", profile.Dev.Name(), "the reins profile to decide under")
 	auditPath := fs.String("audit", "", "the audit log `file` (default: <workspace>/.reins/audit.jsonl)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: mcp -workspace DIR [-profile NAME] [-audit FILE]")

@@ -47,7 +47,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	endpoint := fs.String("endpoint", "", "OTLP/HTTP collector `host:port` (default: $OTEL_EXPORTER_OTLP_ENDPOINT, else localhost:4318)")
 	insecure := fs.Bool("insecure", false, "talk plain HTTP to the collector instead of HTTPS")
-	profName := fs.String("profile", profile.ProfileDev, "the reins profile to decide under")
+	profName := fs.String("profile", profile.Dev.Name(), "the reins profile to decide under")
 	service := fs.String("service", "reins-agent", "the service.name resource attribute")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: otel [-endpoint host:port] [-insecure] [-profile NAME] [-service NAME]")

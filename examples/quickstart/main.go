@@ -49,7 +49,7 @@ func file(op policy.Operation, tool, path string) policy.Action {
 
 // the two profiles the story compares: the policy spec's developer profile and the autonomy
 // dial's supervised band.
-var profiles = []string{profile.ProfileDev, profile.PermissionSupervised}
+var profiles = []string{profile.Dev.Name(), profile.Supervised.Name()}
 
 var table = []policy.Action{
 	file(policy.OpRead, "read_file", "main.go"),
@@ -86,7 +86,11 @@ func run(ctx context.Context, out io.Writer) error {
 	fmt.Fprintf(tw, "   ACTION\t%s\n", strings.Join(profiles, "\t"))
 	gates := map[string]*gate.Gate{}
 	for _, name := range profiles {
-		g, err := gate.New(profile.MustBuiltin(name), &gate.Options{Workspace: []string{ws}})
+		p, err := profile.Builtin(name)
+		if err != nil {
+			return err
+		}
+		g, err := gate.New(p, &gate.Options{Workspace: []string{ws}})
 		if err != nil {
 			return err
 		}
@@ -194,8 +198,8 @@ func run(ctx context.Context, out io.Writer) error {
 	say("   the human resets the halt")
 
 	// 9. A profile switch the agent asks for, refused without confirmation.
-	say("\n9. The agent asks to switch to %s", profile.ProfileFullAuto)
-	if _, err := s.SwitchTo(ctx, profile.ProfileFullAuto); err != nil {
+	say("\n9. The agent asks to switch to %s", profile.FullAuto.Name())
+	if _, err := s.SwitchTo(ctx, profile.FullAuto.Name()); err != nil {
 		say("   refused: %v", err)
 	} else {
 		say("   switched (this should not happen without confirmation)")

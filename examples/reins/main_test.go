@@ -304,10 +304,10 @@ func TestReplay(t *testing.T) {
 	}
 	require.NoError(t, log.Close(context.Background()))
 
-	code, out, stderr := e.run("", "replay", "--profile", profile.ProfileSafe, path)
+	code, out, stderr := e.run("", "replay", "--profile", profile.Safe.Name(), path)
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, out, "3 decisions replayed under PROFILE-SAFE")
-	code, out, _ = e.run("", "--json", "replay", "--profile", profile.ProfileSafe, path)
+	code, out, _ = e.run("", "--json", "replay", "--profile", profile.Safe.Name(), path)
 	require.Equal(t, 0, code)
 	var v struct {
 		Decisions int `json:"decisions"`

@@ -66,7 +66,7 @@ func (s *bundleSetup) write(data []byte) {
 }
 
 func (s *bundleSetup) opts() *loader.Options {
-	return &loader.Options{UserDir: filepath.Join(s.dir, "config"), Default: profile.ProfileDev,
+	return &loader.Options{UserDir: filepath.Join(s.dir, "config"), Default: profile.Dev.Name(),
 		Bundle: &loader.BundleOptions{File: s.file, Keys: []ed25519.PublicKey{s.pub}, OnRefusal: s.refusal,
 			Now: func() time.Time { return s.now }}}
 }
@@ -97,7 +97,7 @@ func TestBundleIsVerifiedAndApplied(t *testing.T) {
 	assert.Equal(t, "bundle v7 "+s.file, p.Managed.Source)
 	require.NotNil(t, l.Bundle)
 	assert.Equal(t, uint64(7), l.Bundle.Version)
-	assert.Equal(t, profile.ProfileSafe, p.Name, "the defaults select the base")
+	assert.Equal(t, profile.Safe.Name(), p.Name, "the defaults select the base")
 	assert.Equal(t, 0.2, p.Autonomy, "the user file applies over the defaults")
 	assert.Contains(t, p.ShellBlocklist, "npm publish")
 	src, ok := l.Provenance.Of("rules", "org-deny-push")
@@ -190,7 +190,7 @@ func TestBundleRefusals(t *testing.T) {
 				assert.Zero(t, p.Managed.Bundle, "no verified version")
 				_, err = p.Compile()
 				require.NoError(t, err)
-				r, err := got.Rebase(profile.ProfileFullAuto)
+				r, err := got.Rebase(profile.FullAuto.Name())
 				require.NoError(t, err)
 				assert.Equal(t, profile.ModeEmergencyStop, r.Profile.Mode)
 				assert.Contains(t, got.Describe(), "every action is denied")

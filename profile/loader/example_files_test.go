@@ -223,7 +223,7 @@ func ExampleLoaded_Rebase() {
 		fmt.Println("error:", err)
 		return
 	}
-	y, err := l.Rebase(profile.ApprovalYolo)
+	y, err := l.Rebase(profile.YoloApproval.Name())
 	if err != nil {
 		fmt.Println("error:", err)
 		return

@@ -246,7 +246,7 @@ func New(opts *Options) (*Loader, error) {
 		o = *opts
 	}
 	if o.Default == "" {
-		o.Default = profile.ProfileSafe
+		o.Default = profile.Safe.Name()
 	}
 	def, err := profile.Builtin(o.Default)
 	if err != nil {
@@ -554,7 +554,7 @@ func (l *Loader) refuse(e *BundleError, files []FileStatus) (*Loaded, error) {
 		return nil, e
 	}
 	m := &profile.Managed{Source: "refused bundle " + l.managedPath, MaxMode: profile.ModeEmergencyStop, RulesOnly: true}
-	base := profile.MustBuiltin(profile.ModeEmergencyStop.String())
+	base := profile.EmergencyStop.Profile()
 	p, err := m.Impose(base)
 	if err != nil {
 		return nil, errors.Join(e, err)

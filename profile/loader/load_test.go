@@ -113,22 +113,22 @@ func TestPrecedence(t *testing.T) {
 		wantOps       int
 		wantTimeout   time.Duration
 	}{
-		{name: "no files: the default, PROFILE-SAFE", wantName: profile.ProfileSafe, wantAutonomy: 0, wantActiveBy: loader.OriginBuiltin, wantOps: 1, wantTimeout: 2 * time.Minute},
+		{name: "no files: the default, PROFILE-SAFE", wantName: profile.Safe.Name(), wantAutonomy: 0, wantActiveBy: loader.OriginBuiltin, wantOps: 1, wantTimeout: 2 * time.Minute},
 		{name: "no files, host default", def: "trusted", wantName: "trusted", wantAutonomy: 0.5, wantActiveBy: loader.OriginBuiltin, wantOps: 3, wantTimeout: 10 * time.Minute},
-		{name: "user only", user: userDev, wantName: profile.ProfileDev, wantAutonomy: 0.4, wantActiveBy: loader.OriginUser,
+		{name: "user only", user: userDev, wantName: profile.Dev.Name(), wantAutonomy: 0.4, wantActiveBy: loader.OriginUser,
 			wantBlocklist: []string{"user-blocked", "rm -rf /"}, wantOps: 3, wantTimeout: 2 * time.Minute},
 		// (A project that switches the default PROFILE-DEV to PROFILE-SAFE moves the dial to the
 		// supervised band, where allowed commands lose the sandbox: that needs trust, see
 		// TestBandChangeJudgedByEffect.)
-		{name: "project only", project: projSafe, wantName: profile.ProfileSafe, wantAutonomy: 0, wantActiveBy: loader.OriginProject,
+		{name: "project only", project: projSafe, wantName: profile.Safe.Name(), wantAutonomy: 0, wantActiveBy: loader.OriginProject,
 			wantBlocklist: []string{"project-blocked"}, wantOps: 1, wantTimeout: 2 * time.Minute},
 		// The project selects the base profile; the user's settings apply on top of it, then the
 		// project's.
 		// (A switch from PROFILE-DEV to PROFILE-SAFE needs trust: see
 		// TestProjectSwitchJudgedByEffect. One to plan, which denies everything, does not.)
-		{name: "user and project: project wins and restrictions accumulate", user: userDev, project: projPlan, wantName: profile.PermissionPlan,
+		{name: "user and project: project wins and restrictions accumulate", user: userDev, project: projPlan, wantName: profile.Plan.Name(),
 			wantAutonomy: 0.4, wantActiveBy: loader.OriginProject, wantBlocklist: []string{"user-blocked", "project-blocked"}, wantOps: 1, wantTimeout: 2 * time.Minute},
-		{name: "empty files change nothing", user: `{}`, project: `{}`, wantName: profile.ProfileSafe, wantActiveBy: loader.OriginBuiltin, wantOps: 1, wantTimeout: 2 * time.Minute},
+		{name: "empty files change nothing", user: `{}`, project: `{}`, wantName: profile.Safe.Name(), wantActiveBy: loader.OriginBuiltin, wantOps: 1, wantTimeout: 2 * time.Minute},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -188,17 +188,17 @@ func TestProvenanceNamesOriginFilePointerAndLine(t *testing.T) {
 		{field: "autonomy", layer: loader.OriginProject, file: f.projFile, pointer: "/autonomy", line: 2},
 		{field: "denied_paths", key: "deploy/prod", layer: loader.OriginProject, file: f.projFile, pointer: "/denied_paths/0", line: 3},
 		{field: "denied_paths", key: "secrets", layer: loader.OriginUser, file: f.userFile, pointer: "/denied_paths/0", line: 8},
-		{field: "denied_paths", key: ".env", layer: loader.OriginBuiltin, builtin: profile.ProfileDev},
-		{field: "write_protected_paths", key: ".git", layer: loader.OriginBuiltin, builtin: profile.ProfileDev},
+		{field: "denied_paths", key: ".env", layer: loader.OriginBuiltin, builtin: profile.Dev.Name()},
+		{field: "write_protected_paths", key: ".git", layer: loader.OriginBuiltin, builtin: profile.Dev.Name()},
 		{field: "resource_limits.max_files_per_plan", layer: loader.OriginProject, file: f.projFile, pointer: "/resource_limits/max_files_per_plan", line: 5},
 		{field: "resource_limits.max_concurrent_ops", layer: loader.OriginUser, file: f.userFile, pointer: "/resource_limits/max_concurrent_ops", line: 34},
-		{field: "permission_mode", layer: loader.OriginBuiltin, builtin: profile.ProfileDev},
+		{field: "permission_mode", layer: loader.OriginBuiltin, builtin: profile.Dev.Name()},
 		{field: "rules", key: "deny-curl-pipe", layer: loader.OriginUser, file: f.userFile, pointer: "/custom_rules/1", line: 26},
-		{field: "rules", key: "confirm-high-risk", layer: loader.OriginBuiltin, builtin: profile.ProfileDev},
+		{field: "rules", key: "confirm-high-risk", layer: loader.OriginBuiltin, builtin: profile.Dev.Name()},
 		{field: "host_groups.package-managers", key: "pypi.org", layer: loader.OriginUser, file: f.userFile, pointer: "/host_groups/package-managers/2", line: 10},
 		{field: "registries.go", key: "proxy.golang.org", layer: loader.OriginUser, file: f.userFile, pointer: "/registries/go/0", line: 16},
 		{field: "shell_allowlist", key: "git fetch", layer: loader.OriginUser, file: f.userFile, pointer: "/shell_allowlist/1", line: 5},
-		{field: "shell_allowlist", key: "go test", layer: loader.OriginBuiltin, builtin: profile.ProfileDev},
+		{field: "shell_allowlist", key: "go test", layer: loader.OriginBuiltin, builtin: profile.Dev.Name()},
 	} {
 		src, ok := l.Provenance.Of(tc.field, tc.key)
 		require.True(t, ok, "%s[%s] has a source", tc.field, tc.key)
@@ -252,7 +252,7 @@ func TestUserFileSettingsApply(t *testing.T) {
 	f.writeUser(readTestdata(t, "user-dev.json"))
 	l := f.mustLoad()
 	p := l.Profile
-	assert.Equal(t, profile.ProfileDev, p.Name)
+	assert.Equal(t, profile.Dev.Name(), p.Name)
 	assert.Equal(t, profile.FamilyCustom, p.Family, "a built-in with file settings is custom")
 	assert.Equal(t, profile.Limits{MaxConcurrentOps: 2, MaxFilesPerPlan: 40, Timeout: 5 * time.Minute}, p.Limits)
 	assert.Subset(t, p.ShellAllowlist, []string{"golangci-lint run", "git fetch", "go test"})
@@ -315,7 +315,7 @@ func TestProjectFileTightensWithoutTrust(t *testing.T) {
 	assert.Equal(t, loader.Untrusted, l.Trust)
 	assert.Empty(t, l.Skipped, "every setting tightens, so all apply without trust")
 	p := l.Profile
-	assert.Equal(t, profile.ProfileSafe, p.Name)
+	assert.Equal(t, profile.Safe.Name(), p.Name)
 	assert.Equal(t, profile.ModeReadOnly, p.Mode)
 	assert.Contains(t, p.ShellBlocklist, "npm publish")
 	assert.Contains(t, p.ProtectedPaths, "deploy/prod")
@@ -359,14 +359,14 @@ func TestMaliciousProjectFile(t *testing.T) {
 	const user = `{"active_profile": "PROFILE-DEV", "trusted_projects": [%s]}`
 	f.writeUser(strings.Replace(user, "%s", "", 1))
 	f.writeProject(readTestdata(t, "project-malicious.json"))
-	dev := profile.MustBuiltin(profile.ProfileDev)
+	dev := profile.Dev.Profile()
 	userOnly, err := loader.Load(context.Background(), &loader.Options{UserDir: f.userDir})
 	require.NoError(t, err)
 
 	l := f.mustLoad()
 	assert.Equal(t, loader.Untrusted, l.Trust)
 	assert.Contains(t, l.TrustReason, "not listed in trusted_projects of "+f.userFile)
-	assert.Equal(t, profile.ProfileDev, l.Profile.Name)
+	assert.Equal(t, profile.Dev.Name(), l.Profile.Name)
 	assert.Equal(t, dev.Autonomy, l.Profile.Autonomy)
 	assert.Nil(t, findRule(l.Profile, "allow-rm"))
 	assert.Equal(t, userOnly.Profile.Hash(), l.Profile.Hash(), "nothing of the malicious file applied")
@@ -402,7 +402,7 @@ func TestMaliciousProjectFile(t *testing.T) {
 	l = f.mustLoad()
 	assert.Equal(t, loader.TrustedByUser, l.Trust)
 	assert.Empty(t, l.Skipped)
-	assert.Equal(t, profile.ProfileFullAuto, l.Profile.Name)
+	assert.Equal(t, profile.FullAuto.Name(), l.Profile.Name)
 	assert.Equal(t, 1.0, l.Profile.Autonomy)
 	assert.Equal(t, profile.ExternalWritesByPolicy, l.Profile.ExternalWrites)
 	v, id = shell(t, l.Profile, risk.Destructive, "rm", "-rf", "build")
@@ -659,12 +659,12 @@ func TestRebaseKeepsFileSettings(t *testing.T) {
 
 	s, err := l.Rebase("profile-safe")
 	require.NoError(t, err)
-	assert.Equal(t, profile.ProfileSafe, s.Profile.Name)
+	assert.Equal(t, profile.Safe.Name(), s.Profile.Name)
 	require.Len(t, s.Skipped, 1)
 	assert.Equal(t, "raises autonomy from 0 to 1 (more autonomous)", s.Skipped[0].Reason)
 	_, err = l.Rebase("nope")
 	assert.ErrorContains(t, err, "no built-in profile")
-	assert.Equal(t, profile.ProfileDev, l.Profile.Name, "Rebase returns a new value")
+	assert.Equal(t, profile.Dev.Name(), l.Profile.Name, "Rebase returns a new value")
 }
 
 func TestLoadOptions(t *testing.T) {
@@ -679,7 +679,7 @@ func TestLoadOptions(t *testing.T) {
 		l, err := loader.Load(context.Background(), &loader.Options{
 			UserDir: filepath.Join(proj, ".exacta"), ProjectDir: proj, ProjectConfigDir: ".exacta"})
 		require.NoError(t, err)
-		assert.Equal(t, profile.ProfileDev, l.Profile.Name)
+		assert.Equal(t, profile.Dev.Name(), l.Profile.Name)
 		assert.Contains(t, l.Profile.ShellBlocklist, "x")
 		assert.Contains(t, l.Profile.ProtectedPaths, ".exacta", "the host's project configuration directory is protected")
 		src, _ := l.Provenance.Of("denied_paths", ".exacta")
@@ -716,7 +716,7 @@ func TestLoadOptions(t *testing.T) {
 		assert.Empty(t, p)
 		l, err := ld.Load(context.Background())
 		require.NoError(t, err)
-		assert.Equal(t, profile.ProfileSafe, l.Profile.Name)
+		assert.Equal(t, profile.Safe.Name(), l.Profile.Name)
 		assert.Empty(t, l.Files)
 	})
 	t.Run("nil options", func(t *testing.T) {

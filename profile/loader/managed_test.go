@@ -133,7 +133,7 @@ func TestManagedTierIsAppliedLast(t *testing.T) {
 	assert.Contains(t, d, `rules["org-deny-push"]: managed tier `+f.managed+`:5 /custom_rules/0`)
 
 	// A rebase keeps the tier.
-	r, err := l.Rebase(profile.ProfileFullAuto)
+	r, err := l.Rebase(profile.FullAuto.Name())
 	require.NoError(t, err)
 	assert.True(t, p.Managed.Equal(r.Profile.Managed))
 	assert.Equal(t, "org-deny-push", r.Profile.MustCompile().Rules().Rules()[0].ID)
@@ -159,7 +159,7 @@ func TestManagedCapsLowerWhatTheLayersBelowSet(t *testing.T) {
 	assert.Equal(t, "/managed/max_permission_mode", src.Pointer)
 	assert.Contains(t, src.String(), "capped at read-only: default before")
 
-	for _, name := range []string{"yolo", "autonomous", profile.ProfileFullAuto} {
+	for _, name := range []string{"yolo", "autonomous", profile.FullAuto.Name()} {
 		r, err := l.Rebase(name)
 		require.NoError(t, err)
 		b, _ := policy.BandOf(r.Profile.Autonomy)

@@ -238,7 +238,7 @@ func selects(f *parsedFile, ls *layers) (string, string) {
 		return n, ptr
 	}
 	if f != nil && f.layer == OriginUser && f.cfg.Approval != nil && activeName(ls.project) == "" {
-		return profile.ApprovalSafe, "/approval"
+		return profile.SafeApproval.Name(), "/approval"
 	}
 	return "", ""
 }

@@ -75,7 +75,7 @@ func TestBuiltinsHoldBothClasses(t *testing.T) {
 		_, err := p.Compile()
 		require.NoError(t, err, p.Name)
 	}
-	dev := profile.MustBuiltin(profile.ProfileDev)
+	dev := profile.Dev.Profile()
 	looser := dev.Clone()
 	looser.WriteProtectedPaths = looser.WriteProtectedPaths[1:]
 	ok, why := profile.AtLeastAsRestrictive(looser, dev)

@@ -22,14 +22,14 @@ func TestSeedConflicts(t *testing.T) {
 		assert.Equal(t, policy.Confirm, policy.Matrix(policy.BandSupervised, risk.Mutating).Verdict)
 	})
 	t.Run("across families, a lower dial is not by itself more restrictive", func(t *testing.T) {
-		ok, why := profile.AtLeastAsRestrictive(profile.MustBuiltin(profile.PermissionSupervised), profile.MustBuiltin(profile.ProfileDev))
+		ok, why := profile.AtLeastAsRestrictive(profile.Supervised.Profile(), profile.Dev.Profile())
 		assert.False(t, ok, "PROFILE-DEV to supervised needs confirmation")
 		assert.NotEmpty(t, why)
-		for _, strict := range []string{profile.PermissionPlan, profile.PermissionEmergencyStop} {
-			ok, _ := profile.AtLeastAsRestrictive(profile.MustBuiltin(strict), profile.MustBuiltin(profile.ProfileDev))
+		for _, strict := range []string{profile.Plan.Name(), profile.EmergencyStop.Name()} {
+			ok, _ := profile.AtLeastAsRestrictive(builtin(strict), profile.Dev.Profile())
 			assert.True(t, ok, "a switch to %s is always allowed", strict)
 		}
-		ok, _ = profile.AtLeastAsRestrictive(profile.MustBuiltin(profile.ProfileSafe), profile.MustBuiltin(profile.ProfileDev))
+		ok, _ = profile.AtLeastAsRestrictive(profile.Safe.Profile(), profile.Dev.Profile())
 		assert.True(t, ok, "within a family, the family's order holds")
 	})
 	t.Run("an approval block without a mode selects safe", func(t *testing.T) {
@@ -38,15 +38,15 @@ func TestSeedConflicts(t *testing.T) {
 		require.NoError(t, os.WriteFile(filepath.Join(cfg, "reins", "profile.yaml"), []byte("approval:\n  allowed_tools: [read_file]\n"), 0o600))
 		l, err := loader.Load(context.Background(), &loader.Options{ProjectDir: t.TempDir(), UserDir: filepath.Join(cfg, "reins"), UserFile: "profile.yaml"})
 		require.NoError(t, err)
-		assert.Equal(t, profile.ApprovalSafe, l.Profile.Name)
+		assert.Equal(t, profile.SafeApproval.Name(), l.Profile.Name)
 	})
 	t.Run("exec commands are checkpointed unless a file turns it off (the 000 rollback model, not its table)", func(t *testing.T) {
-		for _, p := range profile.Presets() {
-			assert.Equal(t, profile.ExecCheckpointsOn, p.Profile().ExecCheckpoints, p.Name())
+		for _, p := range profile.All() {
+			assert.Equal(t, profile.ExecCheckpointsOn, p.ExecCheckpoints, p.Name)
 		}
-		off := profile.MustBuiltin(profile.ProfileDev)
+		off := profile.Dev.Profile()
 		off.ExecCheckpoints = profile.ExecCheckpointsOff
-		ok, why := profile.AtLeastAsRestrictive(off, profile.MustBuiltin(profile.ProfileDev))
+		ok, why := profile.AtLeastAsRestrictive(off, profile.Dev.Profile())
 		assert.False(t, ok, "turning exec checkpoints off is a loosening")
 		assert.Contains(t, why, "stops checkpointing commands that execute programs")
 		cfg := filepath.Join(t.TempDir(), "reins")
@@ -62,6 +62,15 @@ func TestSeedConflicts(t *testing.T) {
 	t.Run("no file: PROFILE-SAFE", func(t *testing.T) {
 		l, err := loader.Load(context.Background(), &loader.Options{ProjectDir: t.TempDir(), UserDir: t.TempDir()})
 		require.NoError(t, err)
-		assert.Equal(t, profile.ProfileSafe, l.Profile.Name)
+		assert.Equal(t, profile.Safe.Name(), l.Profile.Name)
 	})
+}
+
+// builtin returns the built-in profile name, or panics: the names are the tests' own.
+func builtin(name string) profile.Profile {
+	p, err := profile.Builtin(name)
+	if err != nil {
+		panic(err)
+	}
+	return p
 }

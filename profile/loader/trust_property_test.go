@@ -277,7 +277,7 @@ func FuzzUntrustedProject(f *testing.F) {
 func checkRandomProject(t *testing.T, g *projectGen, user string, actions []policy.Action) (loaded, applied bool) {
 	t.Helper()
 	root := t.TempDir()
-	opts := &loader.Options{UserDir: filepath.Join(root, "config"), ProjectDir: filepath.Join(root, "repo"), Default: profile.ProfileDev}
+	opts := &loader.Options{UserDir: filepath.Join(root, "config"), ProjectDir: filepath.Join(root, "repo"), Default: profile.Dev.Name()}
 	require.NoError(t, os.MkdirAll(filepath.Join(root, "repo", ".reins"), 0o755))
 	require.NoError(t, os.MkdirAll(opts.UserDir, 0o755))
 	if user != "" {
@@ -456,7 +456,7 @@ func checkRandomManaged(t *testing.T, g *projectGen, i int, actions []policy.Act
 	root := t.TempDir()
 	managedPath := filepath.Join(root, "etc", "managed-profile.json")
 	opts := &loader.Options{UserDir: filepath.Join(root, "config"), ProjectDir: filepath.Join(root, "repo"),
-		Default: profile.ProfileDev, ManagedFile: managedPath}
+		Default: profile.Dev.Name(), ManagedFile: managedPath}
 	for _, d := range []string{filepath.Join(root, "repo", ".reins"), opts.UserDir, filepath.Dir(managedPath)} {
 		require.NoError(t, os.MkdirAll(d, 0o755))
 	}
@@ -466,7 +466,7 @@ func checkRandomManaged(t *testing.T, g *projectGen, i int, actions []policy.Act
 	require.NoError(t, os.Chmod(managedPath, 0o644))
 
 	// The managed tier on its own.
-	alone, err := loader.Load(context.Background(), &loader.Options{NoUserFile: true, Default: profile.ProfileDev, ManagedFile: managedPath})
+	alone, err := loader.Load(context.Background(), &loader.Options{NoUserFile: true, Default: profile.Dev.Name(), ManagedFile: managedPath})
 	if err != nil {
 		return false, false // an invalid managed file (a cap its own values exceed, an unknown list)
 	}

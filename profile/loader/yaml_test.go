@@ -28,13 +28,13 @@ func TestADRApprovalBlock(t *testing.T) {
 	}
 	y := load("adr-approval.yaml")
 	p := y.Profile
-	assert.Equal(t, profile.ApprovalSafe, p.Name)
+	assert.Equal(t, profile.SafeApproval.Name(), p.Name)
 	assert.Equal(t, profile.FamilyCustom, p.Family)
 	assert.Equal(t, []string{"~/projects/trusted-repo"}, p.TrustedPaths)
 	assert.Equal(t, []string{"read_file", "list_files"}, p.AllowedTools)
 	assert.Equal(t, []string{"go test", "npm run build"}, p.AutoApprovePatterns)
 	assert.Subset(t, p.ProtectedPaths, []string{"~/.ssh", "~/.aws", "/etc", ".env"})
-	assert.Equal(t, append(profile.MustBuiltin(profile.ApprovalSafe).ProtectedPaths, filepath.ToSlash(dir)), p.ProtectedPaths,
+	assert.Equal(t, append(profile.SafeApproval.Profile().ProtectedPaths, filepath.ToSlash(dir)), p.ProtectedPaths,
 		"the ADR's denied paths are safe's defaults already; the loader protects the user directory")
 	assert.Equal(t, profile.ExternalWritesByPolicy, p.ExternalWrites)
 

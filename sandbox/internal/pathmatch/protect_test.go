@@ -40,7 +40,7 @@ func TestSameListsEverywhere(t *testing.T) {
 	ws := t.TempDir()
 	m, err := New(nil)
 	require.NoError(t, err)
-	g, err := gate.New(profile.MustBuiltin(profile.ApprovalYolo), &gate.Options{Workspace: []string{ws}, ConfigDir: filepath.Join(t.TempDir(), "reins")})
+	g, err := gate.New(profile.YoloApproval.Profile(), &gate.Options{Workspace: []string{ws}, ConfigDir: filepath.Join(t.TempDir(), "reins")})
 	require.NoError(t, err)
 	d := fspath.Defaults()
 	assert.ElementsMatch(t, append(d.ReadWrite, d.Write...), DefaultDenied(), "the sandbox denies exactly the two default classes")
