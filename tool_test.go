@@ -53,7 +53,7 @@ func decisionsOf(m *audit.Memory) []audit.Record {
 }
 
 func TestGuardAllowsAndRecords(t *testing.T) {
-	f := newPlain(t, builtin(profile.ProfileDev), nil)
+	f := newPlain(t, profile.Dev.Profile(), nil)
 	read := reins.Guard(f.r, readSpec, func(_ context.Context, in pathArgs) (string, error) {
 		b, err := os.ReadFile(filepath.Join(f.ws, in.Path))
 		return string(b), err
@@ -73,7 +73,7 @@ func TestGuardAllowsAndRecords(t *testing.T) {
 // (the model reads it as the tool's result), or, without denied, the Go refusal; the tool never
 // runs.
 func TestGuardDenialIsAMessageForTheModel(t *testing.T) {
-	f := newPlain(t, builtin(profile.ProfileDev), nil)
+	f := newPlain(t, profile.Dev.Profile(), nil)
 	calls := 0
 	write := reins.Guard(f.r, writeSpec, writeTool(f.ws, &calls), reins.Denial.Message)
 	out, err := write(context.Background(), writeArgs{Path: ".env", Content: "TOKEN=x"})
@@ -95,7 +95,7 @@ func TestGuardDenialIsAMessageForTheModel(t *testing.T) {
 
 // TestGuardDenialCarriesTheAlternatives: the ways forward the engine knows reach the model.
 func TestGuardDenialCarriesTheAlternatives(t *testing.T) {
-	f := newPlain(t, builtin(profile.ProfileDev), nil)
+	f := newPlain(t, profile.Dev.Profile(), nil)
 	fetch := reins.Guard(f.r, reins.ToolSpec{Tool: "fetch", Operation: policy.OpNetwork, Host: "url"},
 		func(context.Context, json.RawMessage) (string, error) { return "page", nil }, reins.Denial.Message)
 	out, err := fetch(context.Background(), json.RawMessage(`{"url":"https://example.com/x"}`))
@@ -119,7 +119,7 @@ func TestGuardConfirmGoesToTheApprover(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &script{answers: []reins.Answer{tc.answer}}
-			f := newPlain(t, builtin(profile.PermissionSupervised), func(o *reins.Options) { o.Approver = s })
+			f := newPlain(t, profile.Supervised.Profile(), func(o *reins.Options) { o.Approver = s })
 			ran := false
 			fetch := reins.Guard(f.r, reins.ToolSpec{Tool: "fetch", Operation: policy.OpNetwork, Host: reins.WholeInput},
 				func(context.Context, string) (string, error) { ran = true; return "page", nil }, reins.Denial.Message)
@@ -150,7 +150,7 @@ func TestGuardConfirmGoesToTheApprover(t *testing.T) {
 // before it runs; a failing tool is rolled back, and its error stays the tool's (an
 // *ActionError, never a denial message).
 func TestGuardCarriesOutTheObligations(t *testing.T) {
-	f := newFixture(t, profile.ProfileDev, nil)
+	f := newFixture(t, profile.Dev.Name(), nil)
 	ctx := context.Background()
 	calls := 0
 	write := reins.Guard(f.r, writeSpec, writeTool(f.ws, &calls), reins.Denial.Message)
@@ -182,7 +182,7 @@ func TestGuardCarriesOutTheObligations(t *testing.T) {
 // TestGuardToolErrorThatIsADenialStaysTheToolsError: a tool that itself went through a gate
 // and was refused failed; the model is not told that reins refused this call.
 func TestGuardToolErrorThatIsADenialStaysTheToolsError(t *testing.T) {
-	f := newPlain(t, builtin(profile.ProfileDev), nil)
+	f := newPlain(t, profile.Dev.Profile(), nil)
 	inner := &gate.DeniedError{Decision: gate.Decision{Verdict: policy.Deny, Reason: "inner"}}
 	read := reins.Guard(f.r, readSpec, func(context.Context, pathArgs) (string, error) { return "", inner },
 		func(reins.Denial) string { return "DENIED" })
@@ -207,7 +207,7 @@ func TestGuardDeniesInputItCannotRead(t *testing.T) {
 		"not an object":            `[".env"]`,
 	} {
 		t.Run(name, func(t *testing.T) {
-			f := newPlain(t, builtin(profile.ProfileDev), nil)
+			f := newPlain(t, profile.Dev.Profile(), nil)
 			calls := 0
 			write := reins.Guard(f.r, writeSpec, func(context.Context, json.RawMessage) (string, error) { calls++; return "", nil }, reins.Denial.Message)
 			out, err := write(context.Background(), json.RawMessage(input))
@@ -237,7 +237,7 @@ func TestGuardAnnotationsThroughTheRun(t *testing.T) {
 		{"trusted", true, policy.Allow},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newPlain(t, builtin(profile.PermissionSupervised), nil)
+			f := newPlain(t, profile.Supervised.Profile(), nil)
 			ran := false
 			search := reins.Guard(f.r, reins.ToolSpec{Tool: "mcp__docs__search", Annotations: ro, TrustAnnotations: tc.trusted},
 				func(context.Context, json.RawMessage) (string, error) { ran = true; return "hits", nil }, reins.Denial.Message)
@@ -252,7 +252,7 @@ func TestGuardAnnotationsThroughTheRun(t *testing.T) {
 }
 
 func TestGuardParkedCall(t *testing.T) {
-	f := newPlain(t, builtin(profile.PermissionSupervised), func(o *reins.Options) { o.Headless = reins.HeadlessPark })
+	f := newPlain(t, profile.Supervised.Profile(), func(o *reins.Options) { o.Headless = reins.HeadlessPark })
 	write := reins.Guard(f.r, writeSpec, func(context.Context, writeArgs) (string, error) { return "ran", nil }, reins.Denial.Message)
 	out, err := write(context.Background(), writeArgs{Path: "notes.txt"})
 	require.NoError(t, err)
@@ -265,7 +265,7 @@ func TestGuardParkedCall(t *testing.T) {
 }
 
 func TestGuardPanicsOnASpecThatReadsNothing(t *testing.T) {
-	f := newPlain(t, builtin(profile.ProfileDev), nil)
+	f := newPlain(t, profile.Dev.Profile(), nil)
 	noop := func(context.Context, writeArgs) (string, error) { return "", nil }
 	assert.PanicsWithValue(t, `reins: Guard: tool spec "write_file" names field "file", which reins_test.writeArgs does not have`, func() {
 		reins.Guard(f.r, reins.ToolSpec{Tool: "write_file", Operation: policy.OpWrite, Writes: []string{"file"}}, noop, nil)
@@ -284,7 +284,7 @@ func TestGuardPanicsOnASpecThatReadsNothing(t *testing.T) {
 // plain one, the analysis trusted); a failing line keeps its output and is the tool's error; a
 // denied line never runs.
 func TestGuardCommandRunsThroughDoCommand(t *testing.T) {
-	f := newFixture(t, profile.ProfileDev, func(o *reins.Options) {
+	f := newFixture(t, profile.Dev.Name(), func(o *reins.Options) {
 		local, err := sandbox.NewLocal(sandbox.LocalConfig{Root: o.Workspace[0], Scripts: shellanalysis.Read})
 		require.NoError(t, err)
 		o.Sandbox = local
