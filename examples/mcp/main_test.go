@@ -14,10 +14,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/reins-go/reins"
 	"github.com/reins-go/reins/audit"
 	"github.com/reins-go/reins/gate"
 	"github.com/reins-go/reins/internal/testenv"
 	"github.com/reins-go/reins/policy"
+	"github.com/reins-go/reins/risk"
 )
 
 // elicit answers the server's elicitations; it records the questions.
@@ -486,4 +488,29 @@ func TestPrompt(t *testing.T) {
 			assert.Equal(t, tc.want, prompt(tc.a, d))
 		})
 	}
+}
+
+// TestSpecOfATool: a tool's name reaches the gate as mcp__<server>__<tool>, and its annotations
+// are the server's own (trusted), with the SDK's ReadOnlyHint false read as absent (it cannot
+// tell them apart), so it never raises or lowers anything.
+func TestSpecOfATool(t *testing.T) {
+	g := &Gate{server: "files"}
+	no, yes := false, true
+	spec := g.spec(&mcp.Tool{Name: "grep", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &no}}, reins.ToolSpec{})
+	assert.Equal(t, "mcp__files__grep", spec.Tool)
+	require.NotNil(t, spec.Annotations)
+	assert.True(t, spec.TrustAnnotations)
+	assert.Equal(t, &yes, spec.Annotations.ReadOnlyHint)
+	assert.Equal(t, &no, spec.Annotations.OpenWorldHint)
+	a, err := spec.Action(nil)
+	require.NoError(t, err)
+	assert.Equal(t, risk.Of(risk.ReadOnly), a.Risk)
+
+	spec = g.spec(&mcp.Tool{Name: "read", Annotations: &mcp.ToolAnnotations{DestructiveHint: &yes}},
+		reins.ToolSpec{Tool: "custom", Operation: policy.OpRead, Reads: []string{"path"}})
+	assert.Equal(t, "custom", spec.Tool)
+	assert.Nil(t, spec.Annotations.ReadOnlyHint, "false is absent")
+	a, err = spec.Action([]byte(`{"path":"x"}`))
+	require.NoError(t, err)
+	assert.True(t, a.Risk.Has(risk.Destructive), "a hint raises the declared risk")
 }
