@@ -24,7 +24,9 @@
 //     ahead instead, so the model can change course.
 //
 // A call of a tool the server does not have is answered "unknown tool" by the SDK, before
-// anything is asked. Every decision, approval and outcome is appended to the audit log (JSONL
+// anything is asked. A hard stop (a write outside the workspace, repeated failures of a tool)
+// latches for the server's run: every later call is refused, saying why, until the server is
+// restarted (its run state lives in memory). Every decision, approval and outcome is appended to the audit log (JSONL
 // with a hash chain), default <workspace>/.reins/audit.jsonl.
 //
 // It lives in its own module so that the reins module does not depend on the SDK.

@@ -514,3 +514,18 @@ func TestSpecOfATool(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, a.Risk.Has(risk.Destructive), "a hint raises the declared risk")
 }
+
+// TestHardStopLatches: a hard stop (a write outside the workspace) latches for the server's
+// run: the next call, harmless as it is, is refused, saying why.
+func TestHardStopLatches(t *testing.T) {
+	cs, ws, _ := session(t, setup{})
+	res, err := call(cs, "write_file", map[string]any{"path": "../escape.txt", "content": "x"})
+	require.NoError(t, err)
+	assert.True(t, res.IsError)
+	assert.Contains(t, textOf(res), "write outside the workspace")
+	assert.NoFileExists(t, filepath.Join(filepath.Dir(ws), "escape.txt"))
+	res, err = call(cs, "read_file", map[string]any{"path": "README.md"})
+	require.NoError(t, err)
+	assert.True(t, res.IsError)
+	assert.Contains(t, textOf(res), "Reason: the run is halted: write outside the workspace")
+}
