@@ -1,7 +1,9 @@
 // Command mcp is an MCP server whose every tool call passes the reins gate first: the pattern for
 // putting reins in front of any server built with the official Go SDK
-// (github.com/modelcontextprotocol/go-sdk). [Middleware] is the part to copy; this program wires
-// it to three file tools over stdio.
+// (github.com/modelcontextprotocol/go-sdk). [Gate], [AddTool] and [AddCommandTool] are the
+// part to copy; this program wires them to three file tools and a shell tool over stdio, on a
+// run that host.New wires (checkpoints, the hardened sandbox where this machine has it, the
+// audit log).
 //
 // Usage:
 //
@@ -9,12 +11,23 @@
 //
 // Add it to an MCP client's configuration as a stdio server, for example
 // {"command": "go", "args": ["run", "./examples/mcp", "-workspace", "/path/to/project"]}.
-// A CONFIRM is put to the user through MCP elicitation; a client that cannot elicit gets a
-// denial. From protocol version 2026-07-28 on, a server may not elicit while it serves a request
-// (multi round-trip requests): with such a client this example denies a CONFIRM and says why. A
-// host that wants approvals there gates inside its tool handlers, which can return input
-// requests, instead of in receiving middleware. Every decision is appended to the audit log (JSONL with a hash chain), default
-// <workspace>/.reins/audit.jsonl.
+// The workspace must exist (it is never created). What each decision becomes:
+//
+//   - ALLOW: the tool runs, after a checkpoint where the decision asks for one (rolled back
+//     when the tool fails); a shell line runs in the hardened sandbox, confined to what the
+//     analysis claims (without that sandbox, such a line is asked about instead); a notice the
+//     decision asks for is added to the tool's result, which the client shows.
+//   - CONFIRM: the client's user is asked by elicitation, naming the action and its targets;
+//     the answer, yes or no, is recorded with who gave it and its scope (this call, or the same
+//     call again for the session). A client that cannot elicit gets a refusal.
+//   - DENY, or a refusal: the tool's result, with isError set, says why and what could go
+//     ahead instead, so the model can change course.
+//
+// A call of a tool the server does not have is answered "unknown tool" by the SDK, before
+// anything is asked. A hard stop (a write outside the workspace, repeated failures of a tool)
+// latches for the server's run: every later call is refused, saying why, until the server is
+// restarted (its run state lives in memory). Every decision, approval and outcome is appended to the audit log (JSONL
+// with a hash chain), default <workspace>/.reins/audit.jsonl.
 //
 // It lives in its own module so that the reins module does not depend on the SDK.
 package main
@@ -25,16 +38,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
-	"path/filepath"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/reins-go/reins"
-	"github.com/reins-go/reins/audit"
-	"github.com/reins-go/reins/gate"
-	"github.com/reins-go/reins/policy"
+	"github.com/reins-go/reins/host"
 	"github.com/reins-go/reins/profile"
 )
 
@@ -54,7 +64,7 @@ func run(ctx context.Context, args []string, t mcp.Transport, stderr io.Writer) 
 	auditPath := fs.String("audit", "", "the audit log `file` (default: <workspace>/.reins/audit.jsonl)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: mcp -workspace DIR [-profile NAME] [-audit FILE]")
-		fmt.Fprintln(stderr, "An MCP server over stdio whose file tools pass the reins gate first.")
+		fmt.Fprintln(stderr, "An MCP server over stdio whose file and shell tools pass the reins gate first.")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -72,51 +82,21 @@ func run(ctx context.Context, args []string, t mcp.Transport, stderr io.Writer) 
 		fmt.Fprintf(stderr, "mcp: %v\n", err)
 		return 2
 	}
-	if *auditPath == "" {
-		*auditPath = filepath.Join(*ws, ".reins", "audit.jsonl")
-	}
-	if err := os.MkdirAll(filepath.Dir(*auditPath), 0o700); err != nil {
-		fmt.Fprintf(stderr, "mcp: audit log: %v\n", err)
-		return 1
-	}
-	log, err := audit.OpenJSONL(*auditPath, nil)
-	if err != nil {
-		fmt.Fprintf(stderr, "mcp: audit log: %v\n", err)
-		return 1
-	}
-	defer log.Close(context.Background())
-	g, err := reins.New(ctx, p, &reins.Options{Workspace: []string{*ws}, Audit: log})
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	run, err := host.New(ctx, *ws, profile.Dev, &host.Options{Profile: &p, AuditPath: *auditPath, Logger: log,
+		Approver: Approver(), Notifier: Notifier(log)})
 	if err != nil {
 		fmt.Fprintf(stderr, "mcp: %v\n", err)
 		return 1
 	}
-	defer g.Close()
-	server := NewServer(g, *ws, elicitApproval)
+	defer run.Close()
+	if !run.Sandboxed {
+		log.Warn("mcp: shell lines the gate would allow are asked about instead", "why", run.SandboxErr)
+	}
+	server := NewServer(NewGate(run.Run, "files"), run.Workspace)
 	if err := server.Run(ctx, t); err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintf(stderr, "mcp: %v\n", err)
 		return 1
 	}
 	return 0
-}
-
-// elicitApproval asks the user, through the client, whether a CONFIRM may go ahead. An error (a
-// client that cannot elicit, or one on a protocol version that forbids it here) is a no.
-func elicitApproval(ctx context.Context, req mcp.Request, a policy.Action, d gate.Decision) (bool, error) {
-	ss, ok := req.GetSession().(*mcp.ServerSession)
-	if !ok {
-		return false, errors.New("no server session to ask")
-	}
-	res, err := ss.Elicit(ctx, &mcp.ElicitParams{
-		Message: fmt.Sprintf("reins asks: allow %s? %s", a.Tool, d.Reason),
-		RequestedSchema: map[string]any{
-			"type":       "object",
-			"properties": map[string]any{"approve": map[string]any{"type": "boolean"}},
-			"required":   []string{"approve"},
-		},
-	})
-	if err != nil {
-		return false, err
-	}
-	yes, _ := res.Content["approve"].(bool)
-	return res.Action == "accept" && yes, nil
 }
