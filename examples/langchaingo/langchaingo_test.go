@@ -157,9 +157,10 @@ func TestAgentCallDenied(t *testing.T) {
 	steps, err := f.agent(t,
 		action("read_file", ".env"),
 		action("write_file", `{"path": "notes.txt", "PATH": ".env", "content": "x"}`),
-		action("write_file", `{"path": "../escape.txt", "content": "x"}`),
 		action("bash", "cat .env"),
-		action("delete_file", "README.md"), // high risk, and nobody to ask
+		action("delete_file", "README.md"),                                // high risk, and nobody to ask
+		action("write_file", `{"path": "../escape.txt", "content": "x"}`), // a hard stop: last
+		action("read_file", "README.md"),                                  // the run is halted from then on
 	)
 	require.NoError(t, err, "a refusal does not end the agent's run")
 	for i, s := range steps {
@@ -168,6 +169,9 @@ func TestAgentCallDenied(t *testing.T) {
 	}
 	assert.Contains(t, steps[0].Observation, "protected")
 	assert.Contains(t, steps[1].Observation, `is also given as "PATH"`)
+	assert.Contains(t, steps[2].Observation, "protected")
+	assert.NotContains(t, steps[3].Observation, "halted")
+	assert.Contains(t, steps[5].Observation, "halted")
 	assert.EqualValues(t, 0, f.read.calls.Load()+f.write.calls.Load()+f.del.calls.Load())
 	assert.FileExists(t, filepath.Join(f.ws, "README.md"))
 	assert.NoFileExists(t, filepath.Join(filepath.Dir(f.ws), "escape.txt"))

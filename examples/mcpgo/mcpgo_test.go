@@ -2,6 +2,7 @@ package mcpgo_test
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"maps"
 	"os"
@@ -45,6 +46,7 @@ type setup struct {
 	elicit    client.ElicitationHandler
 	tools     func(f *fixture) // extra tools, added before Govern
 	specs     map[string]reins.ToolSpec
+	outer     server.ToolHandlerMiddleware // added before Govern, so outside reins'
 }
 
 func newFixture(t *testing.T, st setup) *fixture {
@@ -105,6 +107,9 @@ func newFixture(t *testing.T, st setup) *fixture {
 		st.tools(f)
 	}
 
+	if st.outer != nil {
+		f.srv.Use(st.outer)
+	}
 	specs := map[string]reins.ToolSpec{
 		"read_file":   {Operation: policy.OpRead, Reads: []string{"path"}},
 		"write_file":  {Operation: policy.OpWrite, Writes: []string{"path"}},
@@ -206,7 +211,6 @@ func TestAllowRunsTheHandler(t *testing.T) {
 // TestDenyIsAToolResult: a refusal reaches the model as the call's result, with IsError, the
 // reason and the alternatives, never as a JSON-RPC error, and the handler never runs.
 func TestDenyIsAToolResult(t *testing.T) {
-	f := newFixture(t, setup{})
 	for name, c := range map[string]struct {
 		tool string
 		args any
@@ -217,11 +221,14 @@ func TestDenyIsAToolResult(t *testing.T) {
 			[]string{"reins denied this call of write_file"}},
 		// mcp-go hands the handler both keys (GetString reads "path", a struct binding either):
 		// the spec reads the input strictly and denies.
-		"field in another case":     {"read_file", map[string]any{"path": "README.md", "PATH": ".env"}, []string{`is also given as "PATH"`}},
+		"field in another case": {"read_file", map[string]any{"path": "README.md", "PATH": ".env"}, []string{`is also given as "PATH"`}},
+		// Sent as raw JSON: the same field twice (encoding/json would hand the tool the last).
+		"field given twice":         {"read_file", json.RawMessage(`{"path": "README.md", "path": ".env"}`), []string{"is given twice"}},
 		"field of the wrong type":   {"read_file", map[string]any{"path": []any{1}}, []string{`field "path"`}},
 		"network through the shell": {"bash", map[string]any{"command": "curl https://example.com"}, []string{"reins denied this call of bash"}},
 	} {
 		t.Run(name, func(t *testing.T) {
+			f := newFixture(t, setup{}) // a hard stop latches the run: one run per case
 			before := f.calls(c.tool)
 			res := f.call(t, c.tool, c.args)
 			require.True(t, res.IsError, text(res))
@@ -234,10 +241,46 @@ func TestDenyIsAToolResult(t *testing.T) {
 			d, ok := res.Meta.AdditionalFields["reins/denial"].(map[string]any)
 			require.True(t, ok, "the denial as data: %v", res.Meta.AdditionalFields)
 			assert.NotEmpty(t, d["reason"])
+			assert.NoFileExists(t, filepath.Join(filepath.Dir(f.ws), "escape.txt"))
 		})
 	}
-	_, err := os.Stat(filepath.Join(filepath.Dir(f.ws), "escape.txt"))
-	assert.ErrorIs(t, err, os.ErrNotExist)
+}
+
+// TestHardStopLatches: after a hard stop every call is refused, as a tool result, until the
+// host resets the run.
+func TestHardStopLatches(t *testing.T) {
+	f := newFixture(t, setup{})
+	res := f.call(t, "write_file", map[string]any{"path": "../escape.txt", "content": "x"})
+	require.True(t, res.IsError, text(res))
+	res = f.call(t, "read_file", map[string]any{"path": "README.md"})
+	require.True(t, res.IsError, text(res))
+	assert.Contains(t, text(res), "halted")
+	assert.EqualValues(t, 0, f.calls("read_file"))
+
+	require.NoError(t, f.run.Reset(context.Background(), "test: the operator looked"))
+	res = f.call(t, "read_file", map[string]any{"path": "README.md"})
+	require.False(t, res.IsError, text(res))
+}
+
+// TestHandlerReadsWhatWasDecided: the handler receives the arguments reins decided on, in both
+// the forms mcp-go offers (GetString reads the decoded map, BindArguments the raw bytes), even
+// when an outer middleware left the two disagreeing.
+func TestHandlerReadsWhatWasDecided(t *testing.T) {
+	f := newFixture(t, setup{outer: func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if len(req.Params.RawArguments) == 0 {
+				req.Params.RawArguments, _ = json.Marshal(req.Params.Arguments)
+			}
+			req.Params.Arguments = map[string]any{"path": ".env"} // the map says .env, the bytes README.md
+			return next(ctx, req)
+		}
+	}})
+	res := f.call(t, "read_file", map[string]any{"path": "README.md"})
+	require.False(t, res.IsError, text(res))
+	assert.Equal(t, "hello from the workspace\n", text(res), "the handler read what reins decided on")
+	d := f.records(audit.KindDecision, "read_file")
+	require.Len(t, d, 1)
+	assert.Equal(t, []string{"README.md"}, d[0].Targets)
 }
 
 // TestDenialCarriesAlternatives: the gate's alternatives reach the model in the message and
