@@ -60,7 +60,7 @@ func Govern(s *server.MCPServer, run reins.RunProvider, opts Options) (*Governor
 		}
 	}
 	server.WithToolFilter(g.filter)(s)
-	s.Use(g.Middleware)
+	s.Use(g.middleware)
 	return g, nil
 }
 
@@ -95,7 +95,9 @@ func (g *Governor) add(name string, spec reins.ToolSpec) error {
 // (workdir optional, relative to the workspace), and each call's command line goes through
 // Run.DoCommand, which runs it in the run's sandbox, confined to what the gate's analysis
 // claims for it, when the decision says so. The middleware runs it: the handler returned here
-// refuses every call that reaches it without passing the middleware.
+// refuses every call that reaches it without passing the middleware. (Any tool whose spec
+// names a Command field is run so: its command line goes through Run.DoCommand, and its own
+// handler is never called.) Shell panics when name is empty.
 func (g *Governor) Shell(name, description string) (mcp.Tool, server.ToolHandlerFunc) {
 	spec := reins.ToolSpec{Tool: name, Operation: policy.OpShell, Command: "command", WorkDir: "workdir"}
 	if err := g.add(name, spec); err != nil {
@@ -110,7 +112,7 @@ func (g *Governor) Shell(name, description string) (mcp.Tool, server.ToolHandler
 	}
 }
 
-// Middleware is the tool-handler middleware (Govern adds it): each call is described by its
+// middleware is the tool-handler middleware Govern adds: each call is described by its
 // tool's spec and annotations, then goes through the run. The handler receives the arguments
 // the run decided on (RawArguments and Arguments both rebuilt from them). A refusal is the
 // call's result, with IsError set and a message that gives the reason and the alternatives
@@ -118,7 +120,7 @@ func (g *Governor) Shell(name, description string) (mcp.Tool, server.ToolHandler
 // Run.DoCommand instead of the handler. A handler's result with IsError set counts as a
 // failure: the workspace is rolled back to the checkpoint taken before the call, and the
 // result says so.
-func (g *Governor) Middleware(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+func (g *Governor) middleware(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		spec := g.spec(ctx, req.Params.Name)
 		args, err := rawArguments(req)
