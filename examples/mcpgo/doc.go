@@ -16,7 +16,7 @@
 //		return err
 //	}
 //	defer run.Close()
-//	g, err := mcpgo.Govern(s, run, mcpgo.Options{Specs: map[string]reins.ToolSpec{
+//	g, err := mcpgo.Govern(s, run, mcpgo.Options{TrustAnnotations: true, Specs: map[string]reins.ToolSpec{
 //		"read_file":  {Operation: policy.OpRead, Reads: []string{"path"}},
 //		"write_file": {Operation: policy.OpWrite, Writes: []string{"path"}},
 //	}})
@@ -26,6 +26,8 @@
 //	s.AddTool(g.Shell("bash", "Runs a bash command line in the workspace."))
 //
 // The server's own tools are added with s.AddTool as usual, before or after Govern.
+// TrustAnnotations says the tools' annotations are the host's own; leave it out for a server
+// that registers other servers' tools (see Annotations below).
 //
 // # What the model sees
 //
@@ -43,7 +45,10 @@
 // only upward (reins.ToolAnnotations): from a server the host does not trust they only ever
 // raise the risk the spec declares, and a tool without a spec stays unknown (destructive).
 // Options.TrustAnnotations lets the annotations of the host's own tools describe a tool that
-// has no spec.
+// has no spec. mcp.NewTool writes the specification's defaults into every tool it builds
+// (destructive, open-world), which cannot be told from hints the author gave: from an
+// untrusted server they count (so, under most profiles, every such tool is asked about or
+// refused), while for the host's own tools that have a spec they count as silence.
 //
 // # What it does not protect
 //

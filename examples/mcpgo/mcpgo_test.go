@@ -3,12 +3,14 @@ package mcpgo_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -544,4 +546,48 @@ func TestGovernRejectsBadInput(t *testing.T) {
 		"x": {Operation: policy.OpRead, Reads: []string{"path", "path"}},
 	}})
 	assert.ErrorContains(t, err, "named twice")
+}
+
+// TestConcurrentCalls: calls served at once each pass the run (run with -race).
+func TestConcurrentCalls(t *testing.T) {
+	f := newFixture(t, setup{})
+	const n = 8
+	results := make(chan *mcp.CallToolResult, 2*n)
+	errs := make(chan error, 2*n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			for _, c := range []struct {
+				tool string
+				args map[string]any
+			}{
+				{"read_file", map[string]any{"path": "README.md"}},
+				{"write_file", map[string]any{"path": fmt.Sprintf("out-%d.txt", i), "content": "x"}},
+			} {
+				req := mcp.CallToolRequest{}
+				req.Params.Name, req.Params.Arguments = c.tool, c.args
+				res, err := f.cli.CallTool(context.Background(), req)
+				if err != nil {
+					errs <- err
+					continue
+				}
+				results <- res
+			}
+		})
+	}
+	wg.Wait()
+	close(results)
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	count := 0
+	for res := range results {
+		assert.False(t, res.IsError, text(res))
+		count++
+	}
+	assert.Equal(t, 2*n, count)
+	assert.EqualValues(t, n, f.calls("read_file"))
+	assert.EqualValues(t, n, f.calls("write_file"))
+	assert.Len(t, f.records(audit.KindDecision, "write_file"), n)
 }
