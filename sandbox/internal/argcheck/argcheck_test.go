@@ -245,11 +245,11 @@ func TestExpandGlob(t *testing.T) {
 		{"nothing*", false, false, nil},
 	}
 	for _, tt := range tests {
-		got, err := expandGlob(filepath.Join(root, tt.pattern), tt.dotAll, tt.fold, 1000)
+		got, err := expandGlob(filepath.Join(root, tt.pattern), globMode{dotAll: tt.dotAll, fold: tt.fold}, 1000)
 		require.NoError(t, err)
 		assert.Equal(t, tt.want, nilIfEmpty(rel(got)), "expandGlob(%q, dotAll=%v, fold=%v)", tt.pattern, tt.dotAll, tt.fold)
 	}
-	_, err := expandGlob(filepath.Join(root, "**/*"), false, false, 3)
+	_, err := expandGlob(filepath.Join(root, "**/*"), globMode{}, 3)
 	require.Error(t, err, "the entry budget bounds the expansion")
 }
 
