@@ -62,7 +62,7 @@ var codeBuiltins = map[string]bool{
 // globOptionText finds GLOBIGNORE there); a computed one could be any.
 var nameBuiltins = map[string]bool{
 	"shopt": true, "declare": true, "typeset": true, "local": true, "export": true, "readonly": true,
-	"read": true, "mapfile": true, "readarray": true, "printf": true, "let": true, "getopts": true,
+	"nameref": true, "read": true, "mapfile": true, "readarray": true, "printf": true, "let": true, "getopts": true,
 	"unset": true, "set": true,
 }
 
@@ -81,6 +81,11 @@ func readGlobWords(shell, text string, env []string, home string) globWords {
 	for _, k := range globEnv {
 		if _, ok := envlist.Lookup(env, k); ok {
 			g.defaults = false
+		}
+	}
+	for _, k := range envlist.Keys(env) {
+		if strings.HasPrefix(k, "BASH_FUNC_") {
+			g.defaults = false // an exported function may stand for any command
 		}
 	}
 	if len(text) > maxGlobScript {
@@ -115,8 +120,28 @@ func readGlobWords(shell, text string, env []string, home string) globWords {
 			if n.Word != nil && n.Op != syntax.Hdoc && n.Op != syntax.DashHdoc && n.Op != syntax.WordHdoc {
 				expanded[n.Word] = true
 			}
-		case *syntax.CoprocClause:
+		case *syntax.DeclClause:
+			if !inertDecl(n, home) {
+				g.defaults = false
+			}
+		case *syntax.CoprocClause, *syntax.ArithmExp, *syntax.ArithmCmd, *syntax.LetClause:
+			// Arithmetic evaluates the values of the variables it names
+			// as expressions, which may assign any variable (x is
+			// "GLOBIGNORE=1").
 			g.defaults = false
+		case *syntax.BinaryTest:
+			switch n.Op {
+			case syntax.TsEql, syntax.TsNeq, syntax.TsLss, syntax.TsLeq, syntax.TsGtr, syntax.TsGeq:
+				g.defaults = false // arithmetic, as above
+			}
+		case *syntax.ParamExp:
+			if n.Index != nil || n.Slice != nil {
+				g.defaults = false // an index or offset is arithmetic
+			}
+		case *syntax.Assign:
+			if n.Index != nil {
+				g.defaults = false
+			}
 		case *syntax.Word:
 			v, ok := shword.Literal(n, home)
 			if !ok || !strings.ContainsAny(v, "*?[") {
@@ -177,6 +202,33 @@ func inertCall(ce *syntax.CallExpr, home string) bool {
 			if !strings.HasPrefix(v[1:], "-") && strings.ContainsRune(v[1:], 'f') {
 				return false // set -f: patterns are passed on as written
 			}
+		}
+	}
+	return true
+}
+
+// inertDecl reports whether a declaration (declare, typeset, local,
+// export, readonly, nameref) leaves the glob options as they are: every
+// name it sets is literal text, and it makes no integer variable (whose
+// assignments are arithmetic) and no name reference (which assigns the
+// variable its value names).
+func inertDecl(d *syntax.DeclClause, home string) bool {
+	if d.Variant != nil && d.Variant.Value == "nameref" {
+		return false
+	}
+	for _, a := range d.Args {
+		if a.Name != nil {
+			continue
+		}
+		if a.Value == nil {
+			return false
+		}
+		v, ok := shword.Literal(a.Value, home)
+		if !ok || shword.HasBraces(a.Value) {
+			return false
+		}
+		if (strings.HasPrefix(v, "-") || strings.HasPrefix(v, "+")) && strings.ContainsAny(v[1:], "in") {
+			return false
 		}
 	}
 	return true
