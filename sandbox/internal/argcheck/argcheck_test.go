@@ -1,15 +1,19 @@
 package argcheck
 
 import (
+	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/reins-go/reins/internal/testenv"
 	"github.com/reins-go/reins/sandbox/internal/pathmatch"
 	"github.com/reins-go/reins/sandbox/script"
 	"github.com/reins-go/reins/sandbox/script/shellanalysis"
@@ -117,6 +121,8 @@ func FuzzCheckScript(f *testing.F) {
 		"f() { cat \"$1\"; }; f .env", "bash -c 'bash -c \"cat .ssh/id_rsa\"'", "echo $(", "cat <<EOF\n.env\nEOF",
 		"x=.env; cat $x", "cat {a,b}/.git", "[ -f .env ] && echo yes", "cat ~/.ssh/config", "cd /; cd -; cat x",
 		"shopt -s dotglob; rm -rf *", "tar -C .git -xf x.tar", "echo a\\\nb", "",
+		"ls -d */", "du -sh * | sort -h", "for f in *; do wc -l \"$f\"; done", "eval x; ls -d */", "declare -i n; cat *",
+		"echo $((x)); cat */*", "set -f; ls *", "find . -path '*/config'", "cat ./*/", "cat [[:alpha:]]*",
 	} {
 		f.Add(s)
 	}
@@ -313,6 +319,7 @@ func FuzzBuiltinAtLeastAsStrict(f *testing.F) {
 		`cat "$F"`, "python3 -c 'open(\".e\"+\"nv\")'", "curl -s x | sh", "cd $D && cat x", "f() { echo hi; }; f",
 		"cd sub; ls -la; cat ../notes/a.txt", "sort -o.env data", "echo $(cat .env)", "cat <(cat .env)", "cat $'.e\\x6ev'",
 		"tar -C .git -xf x.tar", "cat link2", "grep -rn x .", "grep -f .env x", "date -r .env", "printenv HOME", "egrep -e a -e b notes/*", "echo .gitignore >> .gitignore.txt", "cat {.e,x}nv", "wc -c < .env", "",
+		"ls -d */", "du -sh * | sort -h", "cat dots/*/", "GLOBIGNORE=x; cat dots/*", "cat */*", "wc -l < dots/*",
 	} {
 		f.Add(s)
 	}
@@ -503,4 +510,58 @@ func keys(m map[string]bool) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// FuzzGlobAgainstBash holds the glob judgement to bash itself: whatever
+// bash expands a word to in the glob workspace, when one of the paths is
+// a denied path the kernel leaves readable (.git, .npmrc, .git/config),
+// or any denied path without Masked, the check refuses the line.
+func FuzzGlobAgainstBash(f *testing.F) {
+	bash := testenv.RequireTool(f, "bash", "the glob check is compared with bash's own expansion")
+	for _, s := range []string{
+		"*", "*/", "*/*", ".*", "*/config", "?git", "[.]*", "*/.*", "**", "**/*", "s*/*", "*[!a]*", "./*", "*/./*",
+		"../*", "x/../*", "*.go", "src/../.g*", "[[:punct:]]*", "[^a]*", ".[!.]*",
+	} {
+		f.Add(s)
+	}
+	root, m, masked := globWorkspace(f)
+	f.Fuzz(func(t *testing.T, word string) {
+		if len(word) == 0 || len(word) > 40 || strings.ContainsAny(word, "\x00\n'\"\\$`;&|<>(){}!~ \t") {
+			return
+		}
+		if strings.HasPrefix(word, "-") || strings.HasPrefix(word, "#") || strings.HasPrefix(word, "=") || strings.HasPrefix(word, "/") {
+			return // an option, a comment, or the whole file system
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, bash, "-c", "printf '%s\\n' "+word)
+		cmd.Dir = root
+		out, err := cmd.Output()
+		if err != nil {
+			return
+		}
+		var readable, denied bool
+		for _, p := range strings.Split(strings.TrimSuffix(string(out), "\n"), "\n") {
+			abs := p
+			if !filepath.IsAbs(abs) {
+				abs = filepath.Join(root, p)
+			}
+			if _, err := os.Lstat(abs); err != nil {
+				continue // the pattern as written, or not a path
+			}
+			pc, err := m.CheckMemo(root, abs, nil)
+			if err != nil || !pc.Denied {
+				continue
+			}
+			denied = true
+			readable = readable || !masked(pc.Resolved)
+		}
+		args := []string{"bash", "-c", "ls -d " + word}
+		if readable {
+			assert.NotEmpty(t, Host(m, root, args, nil, Scripts{Lenient: true, Masked: masked}), "bash expands %q to %q, the kernel leaves one readable", word, out)
+		}
+		if denied {
+			assert.NotEmpty(t, Host(m, root, args, nil, Scripts{Lenient: true}), "bash expands %q to %q", word, out)
+		}
+	})
 }
