@@ -6,6 +6,15 @@
 // a CLI (paths as written, globs by pattern), as the remote backends do.
 // Refusals are [pathmatch.Refusal] values, which the public packages turn
 // into their Violation type.
+//
+// A glob of a script is judged by what the shell will expand it to when
+// bash's default glob options are proven for the whole script (see
+// globs.go), else by everything it could match with dot names and any
+// case; a match that is a denied path is refused unless the caller says
+// the kernel masks it ([Scripts].Masked). The check sees what a line
+// spells out: a path or a shell option computed at run time, a nested
+// "bash -c" or eval string, and what a program reads on its own
+// (grep -r, find) are left to the kernel.
 package argcheck
 
 import (
