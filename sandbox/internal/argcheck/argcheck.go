@@ -348,7 +348,9 @@ func (sc *scriptCheck) checkWord(w string, dirs []string) {
 // that is a denied path is refused unless the kernel masks it
 // (Scripts.Masked).
 func (sc *scriptCheck) checkGlob(p script.Path, shell bool) {
-	key := "glob\x00" + p.Path
+	// The same pattern may be a shell glob in one word and reach a
+	// program as written in another: each is checked.
+	key := fmt.Sprintf("glob\x00%v\x00%s", shell, p.Path)
 	if sc.checked[key] {
 		return
 	}

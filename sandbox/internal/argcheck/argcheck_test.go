@@ -427,6 +427,7 @@ func TestGlobJudgement(t *testing.T) {
 		{script: "ls -d \\*/", masked: true, local: true},
 		{script: "cat **/config", masked: true, local: true},
 		{script: "tool --files=*", masked: true, local: true},
+		{script: "ls -d */; tool --files=*/", masked: true, local: true}, // the same pattern, once as written
 		{script: "find . -name '*.go'", local: false},
 	}
 	for _, tt := range tests {
