@@ -125,8 +125,8 @@ func TestAttackLinesAreHarmless(t *testing.T) {
 		"comm -12 <(sort a.txt) <(sort b.txt)",
 		"git ls-files | xargs wc -l",
 		"printenv PATH",
-		// "ls -d */", // TODO(confine): the hardened argument check refuses a glob that could name a denied path
-		// "du -sh * | sort -h",
+		"ls -d */",
+		"du -sh * | sort -h",
 		"find . -name '*.go' -exec grep -l TODO {} +",
 		"cat notes.md",
 		"git status --short",
@@ -169,6 +169,22 @@ func TestAttackLinesAreHarmless(t *testing.T) {
 		// Effects hidden in arguments.
 		"openssl s_client -connect example.com:443",
 		"systemctl -H attacker@example.com status",
+		// Globs over a workspace holding .env, secrets/ and .git: whether the gate refuses them or
+		// lets them run confined, what they match of the secrets reads as empty (masked), a glob
+		// that reaches .git is refused by the sandbox's argument check, and nothing outside the
+		// claim changes.
+		"cat *",
+		"cat */*",
+		"head -c 100 .e*",
+		"grep -r x .",
+		"grep -r TOKEN .",
+		`for f in *; do cat "$f"; done`,
+		"shopt -s dotglob; cat * */*",
+		"eval true; cat */*",
+		"du -a * | sort -h > ../outside/du",
+		"wc -c * */*",
+		"grep -r TOKEN *",
+		"ls -la */ | sort",
 		// Plain escapes.
 		"cat ~/.ssh/id_ed25519",
 		"./evil.sh",

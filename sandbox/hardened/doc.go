@@ -225,6 +225,29 @@ reaches .git/config, read-only). Like local's, the check
 over-approximates: "find . -path ./.git -prune" names .git and is
 refused.
 
+A script's glob is judged by what it matches, found once the run's
+protected paths have been scanned. When the check can prove that bash
+expands it with its default options (the glob is unquoted; nothing in
+the line or its environment may set dotglob, nocaseglob, GLOBIGNORE or
+noglob: no eval, source, trap, computed program or variable name,
+arithmetic, BASHOPTS or BASH_ENV; the shell is bash, sh, dash or ash)
+and it matches something the command will see, it is judged by that
+expansion: "*" does not match .git or .env, and a pattern that ends in
+a slash matches directories only. Otherwise (a quoted pattern a program
+may match itself, as find -name does; a pattern bash passes on as
+written because nothing matched; options the check cannot follow) it
+is judged by everything it could match, dot names and any case
+included. A match that is a secret this run masks (it reads as empty
+there) is no refusal, so "ls -d" of every directory and
+"du -sh * | sort -h" run in a workspace with a .env or a secrets
+directory; a match the kernel leaves readable (.git and the other
+write-protected paths, a secret of the read-only paths) is refused. A
+pattern that spells a denied name (".e*", "[.]git/config") is refused
+whatever it matches, and a word that names a denied path is refused
+even when it is masked. With BestEffort no mask is relied on. The glob
+check does not make recursive programs safe: "grep -r x ." reads
+.git/config, which the kernel keeps readable for git.
+
 # Secrets in read-only paths
 
 When a launcher (or a one-shot child) starts, the read-only paths are

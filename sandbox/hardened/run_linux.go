@@ -13,6 +13,7 @@ import (
 	"slices"
 	"syscall"
 
+	"github.com/reins-go/reins/internal/fspath"
 	"github.com/reins-go/reins/sandbox/internal/argcheck"
 	"github.com/reins-go/reins/sandbox/internal/backend"
 	"github.com/reins-go/reins/sandbox/internal/confine"
@@ -48,12 +49,14 @@ func (h *Sandbox) run(ctx context.Context, cmd sandbox.Command, probe bool) (san
 	if refusal != nil {
 		return backend.Denied(conf, []sandbox.Violation{{Kind: sandbox.ViolationKind(refusal.Kind), Subject: refusal.Subject, Detail: refusal.Detail}})
 	}
-	if vs := h.checkArgs(dir, cmd); len(vs) > 0 {
-		return backend.Denied(conf, vs)
-	}
+	// The policy first: the argument check needs to know what the run
+	// masks.
 	pol, uerr := h.policy(cmd.Confine)
 	if uerr != nil {
 		return backend.Unavailable(conf, uerr)
+	}
+	if vs := h.checkArgs(dir, cmd, pol); len(vs) > 0 {
+		return backend.Denied(conf, vs)
 	}
 	var res sandbox.Result
 	var err error
@@ -76,11 +79,43 @@ func (h *Sandbox) run(ctx context.Context, cmd sandbox.Command, probe bool) (san
 // link followed. The kernel keeps .git readable for git itself; an
 // argument that names it is refused. A script's commands that the
 // built-in reader cannot read are not refused: the kernel confines
-// them.
-func (h *Sandbox) checkArgs(dir string, cmd sandbox.Command) []sandbox.Violation {
-	// The command's ~ and $HOME are its private HOME.
-	env := envlist.Build([]string{"HOME=" + sandboxHome}, cmd.Env, nil)
-	return backend.Violations(argcheck.Host(h.match, dir, cmd.Args, env, argcheck.Scripts{Lenient: true}))
+// them. What a script's glob matches is not refused for a secret the run
+// masks (it reads as empty there; see maskedBy); a match the kernel
+// leaves readable (.git, the write-protected paths) still is.
+func (h *Sandbox) checkArgs(dir string, cmd sandbox.Command, pol runPolicy) []sandbox.Violation {
+	// The command's environment as the launcher gives it; its ~ and
+	// $HOME are its private HOME.
+	over := append(append([]string{"HOME=" + sandboxHome}, h.cacheEnv...), cmd.Env...)
+	env := envlist.Build(envlist.Build(os.Environ(), nil, h.envAllow), over, nil)
+	return backend.Violations(argcheck.Host(h.match, dir, cmd.Args, env, argcheck.Scripts{Lenient: true, Masked: h.maskedBy(pol)}))
+}
+
+// maskedBy returns what the run of pol hides behind a mask: a path at or
+// below one of pol's masks (the secrets found in the writable roots, and
+// the absolute denied entries that exist), unless a writable path bound
+// again inside the mask holds it. nil when masks may not be in force:
+// with BestEffort a run may go without a mount namespace. The secrets of
+// the read-only paths are left out (they are masked too, but scanned
+// only when a launcher starts): a glob that matches one is refused.
+func (h *Sandbox) maskedBy(pol runPolicy) func(string) bool {
+	if h.cfg.BestEffort || h.simulated(sandbox.LayerMountNS) {
+		return nil
+	}
+	masks, writable := slices.Clone(pol.masks), slices.Clone(pol.writable)
+	return func(p string) bool {
+		for _, m := range masks {
+			if !fspath.Within(p, m) {
+				continue
+			}
+			for _, w := range writable {
+				if w != m && fspath.Within(w, m) && fspath.Within(p, w) {
+					return false // bound again inside the mask
+				}
+			}
+			return true
+		}
+		return false
+	}
 }
 
 // runPolicy is what one run's mount tree, Landlock rules and network

@@ -6,15 +6,27 @@
 // a CLI (paths as written, globs by pattern), as the remote backends do.
 // Refusals are [pathmatch.Refusal] values, which the public packages turn
 // into their Violation type.
+//
+// A glob of a script is judged by what the shell will expand it to when
+// bash's default glob options are proven for the whole script (see
+// globs.go), else by everything it could match with dot names and any
+// case; a match that is a denied path is refused unless the caller says
+// the kernel masks it ([Scripts].Masked). The check sees what a line
+// spells out: a path or a shell option computed at run time, a nested
+// "bash -c" or eval string, and what a program reads on its own
+// (grep -r, find) are left to the kernel.
 package argcheck
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/reins-go/reins/sandbox/internal/envlist"
 	"github.com/reins-go/reins/sandbox/internal/pathmatch"
@@ -31,6 +43,13 @@ type Scripts struct {
 	// confines what the reader cannot see (local-hardened). A script the
 	// reader cannot read at all is still refused.
 	Lenient bool
+	// Masked reports whether the kernel hides the resolved path p from
+	// the command (a masked file reads as empty, a masked directory is
+	// an empty one): a glob's match that is a denied path the run masks
+	// is then not refused, since the glob cannot show what it holds. It
+	// applies to what globs match on this host ([Host]), never to a
+	// word that names a denied path. nil: nothing is masked.
+	Masked func(p string) bool
 }
 
 func (s Scripts) read() script.Reader {
@@ -72,6 +91,11 @@ func Host(m pathmatch.Matcher, dir string, args, env []string, scripts Scripts) 
 	sc := &scriptCheck{
 		match: m, dir: dir, expand: true, lenient: scripts.Lenient,
 		pathViolation: func(subject, p string) (pathmatch.Refusal, bool) { return pathViolation(m, dir, subject, p, memo) },
+		globs:         readGlobWords(filepath.Base(args[0]), text, env, home),
+		masked:        scripts.Masked,
+	}
+	sc.matchViolation = func(subject, p string) (pathmatch.Refusal, bool) {
+		return matchViolation(m, dir, subject, p, memo, scripts.Masked)
 	}
 	return append(vs, sc.check(scripts.read(), text, home)...)
 }
@@ -126,6 +150,25 @@ func pathViolation(m pathmatch.Matcher, dir, subject, p string, memo *pathmatch.
 	return pathmatch.Refusal{}, false
 }
 
+// matchViolation checks a path a glob matched: like pathViolation, but
+// a denied path that masked reports hidden by the kernel is no refusal.
+func matchViolation(m pathmatch.Matcher, dir, subject, p string, memo *pathmatch.Memo, masked func(string) bool) (pathmatch.Refusal, bool) {
+	pc, err := m.CheckMemo(dir, p, memo)
+	switch {
+	case err != nil:
+		return pathmatch.Refusal{Kind: pathmatch.KindUncheckable, Subject: subject, Detail: err.Error()}, true
+	case !pc.Denied:
+		return pathmatch.Refusal{}, false
+	case masked != nil && masked(pc.Resolved):
+		return pathmatch.Refusal{}, false // the command sees it empty
+	}
+	detail := fmt.Sprintf("matches %s, which names denied path %q", pc.Abs, pc.Entry)
+	if pc.Resolved != pc.Abs {
+		detail += " (resolves to " + pc.Resolved + ")"
+	}
+	return pathmatch.Refusal{Kind: pathmatch.KindDeniedPath, Subject: subject, Detail: detail}, true
+}
+
 // maxScriptDirs bounds the working directories a script's words are
 // checked against (the start directory and every literal cd); a script
 // that changes directory more often is refused as uncheckable.
@@ -146,6 +189,13 @@ type scriptCheck struct {
 	dir   string // working directory the script starts in
 	// pathViolation checks one path (absolute, or relative to dir).
 	pathViolation func(subject, p string) (pathmatch.Refusal, bool)
+	// matchViolation checks a path a glob matched (see Scripts.Masked);
+	// set when expand is.
+	matchViolation func(subject, p string) (pathmatch.Refusal, bool)
+	// masked is Scripts.Masked.
+	masked func(p string) bool
+	// globs says which words the shell expands, and how.
+	globs globWords
 	// expand expands globs against this host's file system; without it
 	// only their patterns are checked (a remote host's files are not
 	// here).
@@ -217,7 +267,7 @@ func (sc *scriptCheck) check(read script.Reader, text, home string) []pathmatch.
 		}
 		for _, p := range c.Paths {
 			if p.Glob {
-				sc.checkGlob(p, loosePatterns(text))
+				sc.checkGlob(p, sc.globs.shellGlob(p.Raw))
 				continue
 			}
 			sc.checkPath(p.Raw, p.Path)
@@ -262,7 +312,7 @@ func (sc *scriptCheck) checkWord(w string, dirs []string) {
 			vals = append(vals, v)
 		}
 	}
-	for _, v := range vals {
+	for i, v := range vals {
 		if v == "" {
 			continue
 		}
@@ -280,18 +330,27 @@ func (sc *scriptCheck) checkWord(w string, dirs []string) {
 				if !path.IsAbs(p) {
 					p = path.Join(d, v)
 				}
-				sc.checkGlob(script.Path{Path: p, Raw: v, Glob: true}, true)
+				// Only a whole word is expanded by the shell; the value
+				// of --opt=* reaches the program as written.
+				sc.checkGlob(script.Path{Path: p, Raw: v, Glob: true}, i == 0 && sc.globs.shellGlob(v))
 			}
 		}
 	}
 }
 
-// checkGlob checks a glob two ways: its pattern against the denied
-// entries (so that ".e*" is refused even where .env does not exist yet)
-// and every file it matches now. loose expands as with dotglob and
-// nocaseglob set.
-func (sc *scriptCheck) checkGlob(p script.Path, loose bool) {
-	key := "glob\x00" + p.Path
+// checkGlob checks a glob: its pattern against the denied entries (so
+// that ".e*" is refused even where .env does not exist yet), then what it
+// matches now. A shell glob (the shell expands it with its default
+// options, see globWords) is judged by what the shell expands it to, as
+// long as that is something the command will see; any other is judged
+// by everything it could match with dot names and any case (dotglob and
+// nocaseglob, or a program that matches the pattern itself). A match
+// that is a denied path is refused unless the kernel masks it
+// (Scripts.Masked).
+func (sc *scriptCheck) checkGlob(p script.Path, shell bool) {
+	// The same pattern may be a shell glob in one word and reach a
+	// program as written in another: each is checked.
+	key := fmt.Sprintf("glob\x00%v\x00%s", shell, p.Path)
 	if sc.checked[key] {
 		return
 	}
@@ -303,22 +362,46 @@ func (sc *scriptCheck) checkGlob(p script.Path, loose bool) {
 	if !sc.expand {
 		return
 	}
-	matches, err := expandGlob(p.Path, loose, loose, maxGlobEntries)
+	var matches []string
+	var err error
+	if shell {
+		matches, err = expandGlob(p.Path, globMode{dirsOnly: dirsOnly(p.Raw)}, maxGlobEntries)
+		if err == nil && !sc.anyVisible(matches) {
+			// Nothing the command sees matches: bash passes the pattern
+			// on as written, to a program that may match it its own way.
+			matches = nil
+			shell = false
+		}
+	}
+	if !shell && err == nil {
+		matches, err = expandGlob(p.Path, globMode{dotAll: true, fold: true}, maxGlobEntries)
+	}
 	if err != nil {
 		sc.vs = append(sc.vs, pathmatch.Refusal{Kind: pathmatch.KindUncheckable, Subject: p.Raw, Detail: "the glob cannot be expanded to check it: " + err.Error()})
 		return
 	}
 	for _, m := range matches {
-		sc.checkPath(p.Raw, m)
+		key := "match\x00" + m
+		if sc.checked[key] {
+			continue
+		}
+		sc.checked[key] = true
+		if v, bad := sc.matchViolation(p.Raw, m); bad {
+			sc.vs = append(sc.vs, v)
+		}
 	}
 }
 
-// loosePatterns reports whether a script may change how its globs match
-// (dotglob, nocaseglob and their zsh and ksh relatives).
-func loosePatterns(script string) bool {
-	s := strings.ToLower(script)
-	for _, w := range globOptionWords {
-		if strings.Contains(s, w) {
+// anyVisible reports whether one of the matches is there for the
+// command: its directory is not inside a masked one (an entry of a
+// masked directory is not; a masked file is, reading as empty).
+func (sc *scriptCheck) anyVisible(matches []string) bool {
+	if sc.masked == nil {
+		return len(matches) > 0
+	}
+	for _, m := range matches {
+		d, err := pathmatch.ResolvePath(filepath.Dir(m), nil)
+		if err == nil && !sc.masked(d) {
 			return true
 		}
 	}
@@ -445,12 +528,25 @@ func shellToGoPattern(p string) string {
 	return strings.ReplaceAll(p, "[!", "[^")
 }
 
+// globMode says how expandGlob matches.
+type globMode struct {
+	// dotAll lets wildcards match a leading "." (dotglob).
+	dotAll bool
+	// fold ignores case (nocaseglob).
+	fold bool
+	// dirsOnly keeps directories and links to them only (a pattern
+	// written with a trailing "/").
+	dirsOnly bool
+}
+
 // expandGlob returns the existing paths the absolute pattern p matches,
 // as a shell would expand it: wildcards do not match a leading "."
-// unless the component starts with one or dotAll is set; fold ignores
-// case. "**" matches any number of directories. It fails when more than
-// limit directory entries would have to be read.
-func expandGlob(p string, dotAll, fold bool, limit int) ([]string, error) {
+// unless the component starts with one or mode.dotAll is set, and never
+// match "." or ".."; mode.fold ignores case. "**" matches any number of
+// directories. It fails when more than limit directory entries would
+// have to be read, or when a directory cannot be read for a reason other
+// than its absence or a permission the command lacks too.
+func expandGlob(p string, mode globMode, limit int) ([]string, error) {
 	if !filepath.IsAbs(p) {
 		return nil, fmt.Errorf("glob %q is not absolute", p)
 	}
@@ -460,7 +556,11 @@ func expandGlob(p string, dotAll, fold bool, limit int) ([]string, error) {
 	var walk func(base string, rest []string) error
 	walk = func(base string, rest []string) error {
 		if len(rest) == 0 {
-			if _, err := os.Lstat(base); err == nil {
+			if mode.dirsOnly {
+				if fi, err := os.Stat(base); err == nil && fi.IsDir() {
+					out = append(out, base)
+				}
+			} else if _, err := os.Lstat(base); err == nil {
 				out = append(out, base)
 			}
 			return nil
@@ -470,8 +570,12 @@ func expandGlob(p string, dotAll, fold bool, limit int) ([]string, error) {
 			return walk(filepath.Join(base, pc), rest[1:])
 		}
 		entries, err := os.ReadDir(base)
-		if err != nil {
-			return nil // the shell cannot read it either: no matches there
+		switch {
+		case err == nil:
+		case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR), errors.Is(err, fs.ErrPermission):
+			return nil // the shell, as this user or one with fewer rights, finds nothing there either
+		default:
+			return fmt.Errorf("reading %s: %w", base, err)
 		}
 		budget -= len(entries)
 		if budget < 0 {
@@ -482,7 +586,7 @@ func expandGlob(p string, dotAll, fold bool, limit int) ([]string, error) {
 				return err
 			}
 			for _, e := range entries {
-				if !e.IsDir() || (!dotAll && strings.HasPrefix(e.Name(), ".")) {
+				if !e.IsDir() || (!mode.dotAll && strings.HasPrefix(e.Name(), ".")) {
 					continue
 				}
 				if err := walk(filepath.Join(base, e.Name()), rest); err != nil {
@@ -494,11 +598,11 @@ func expandGlob(p string, dotAll, fold bool, limit int) ([]string, error) {
 		gp := shellToGoPattern(pc)
 		for _, e := range entries {
 			name := e.Name()
-			if strings.HasPrefix(name, ".") && !strings.HasPrefix(pc, ".") && !dotAll {
+			if strings.HasPrefix(name, ".") && !strings.HasPrefix(pc, ".") && !mode.dotAll {
 				continue
 			}
 			pat, n := gp, name
-			if fold {
+			if mode.fold {
 				pat, n = strings.ToLower(gp), strings.ToLower(name)
 			}
 			ok, err := path.Match(pat, n)

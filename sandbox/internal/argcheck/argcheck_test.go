@@ -1,15 +1,19 @@
 package argcheck
 
 import (
+	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/reins-go/reins/internal/testenv"
 	"github.com/reins-go/reins/sandbox/internal/pathmatch"
 	"github.com/reins-go/reins/sandbox/script"
 	"github.com/reins-go/reins/sandbox/script/shellanalysis"
@@ -117,6 +121,8 @@ func FuzzCheckScript(f *testing.F) {
 		"f() { cat \"$1\"; }; f .env", "bash -c 'bash -c \"cat .ssh/id_rsa\"'", "echo $(", "cat <<EOF\n.env\nEOF",
 		"x=.env; cat $x", "cat {a,b}/.git", "[ -f .env ] && echo yes", "cat ~/.ssh/config", "cd /; cd -; cat x",
 		"shopt -s dotglob; rm -rf *", "tar -C .git -xf x.tar", "echo a\\\nb", "",
+		"ls -d */", "du -sh * | sort -h", "for f in *; do wc -l \"$f\"; done", "eval x; ls -d */", "declare -i n; cat *",
+		"echo $((x)); cat */*", "set -f; ls *", "find . -path '*/config'", "cat ./*/", "cat [[:alpha:]]*",
 	} {
 		f.Add(s)
 	}
@@ -229,27 +235,31 @@ func TestExpandGlob(t *testing.T) {
 		}
 		return out
 	}
+	require.NoError(t, os.Symlink("d", filepath.Join(root, "ldir")))
 	tests := []struct {
-		pattern      string
-		dotAll, fold bool
-		want         []string
+		pattern                string
+		dotAll, fold, dirsOnly bool
+		want                   []string
 	}{
-		{"*.txt", false, false, []string{"a.txt", "b.txt"}},
-		{"*.txt", true, false, []string{".hidden.txt", "a.txt", "b.txt"}},
-		{"*.txt", false, true, []string{"C.TXT", "a.txt", "b.txt"}},
-		{".h*", false, false, []string{".hidden.txt"}},
-		{"[!a].txt", false, false, []string{"b.txt"}},
-		{"d/*/*.txt", false, false, []string{"d/e/y.txt"}},
-		{"d/*/*.txt", true, false, []string{"d/.h/z.txt", "d/e/y.txt"}},
-		{"**/*.txt", false, false, []string{"a.txt", "b.txt", "d/e/y.txt", "d/x.txt"}},
-		{"nothing*", false, false, nil},
+		{"*", false, false, true, []string{"d", "ldir"}}, // "*/": directories and links to them
+		{"*", false, false, false, []string{"C.TXT", "a.txt", "b.txt", "d", "ldir"}},
+		{"d/*", true, false, true, []string{"d/.h", "d/e"}},
+		{"*.txt", false, false, false, []string{"a.txt", "b.txt"}},
+		{"*.txt", true, false, false, []string{".hidden.txt", "a.txt", "b.txt"}},
+		{"*.txt", false, true, false, []string{"C.TXT", "a.txt", "b.txt"}},
+		{".h*", false, false, false, []string{".hidden.txt"}},
+		{"[!a].txt", false, false, false, []string{"b.txt"}},
+		{"d/*/*.txt", false, false, false, []string{"d/e/y.txt"}},
+		{"d/*/*.txt", true, false, false, []string{"d/.h/z.txt", "d/e/y.txt"}},
+		{"**/*.txt", false, false, false, []string{"a.txt", "b.txt", "d/e/y.txt", "d/x.txt"}},
+		{"nothing*", false, false, false, nil},
 	}
 	for _, tt := range tests {
-		got, err := expandGlob(filepath.Join(root, tt.pattern), tt.dotAll, tt.fold, 1000)
+		got, err := expandGlob(filepath.Join(root, tt.pattern), globMode{dotAll: tt.dotAll, fold: tt.fold, dirsOnly: tt.dirsOnly}, 1000)
 		require.NoError(t, err)
-		assert.Equal(t, tt.want, nilIfEmpty(rel(got)), "expandGlob(%q, dotAll=%v, fold=%v)", tt.pattern, tt.dotAll, tt.fold)
+		assert.Equal(t, tt.want, nilIfEmpty(rel(got)), "expandGlob(%q, dotAll=%v, fold=%v, dirsOnly=%v)", tt.pattern, tt.dotAll, tt.fold, tt.dirsOnly)
 	}
-	_, err := expandGlob(filepath.Join(root, "**/*"), false, false, 3)
+	_, err := expandGlob(filepath.Join(root, "**/*"), globMode{}, 3)
 	require.Error(t, err, "the entry budget bounds the expansion")
 }
 
@@ -309,6 +319,7 @@ func FuzzBuiltinAtLeastAsStrict(f *testing.F) {
 		`cat "$F"`, "python3 -c 'open(\".e\"+\"nv\")'", "curl -s x | sh", "cd $D && cat x", "f() { echo hi; }; f",
 		"cd sub; ls -la; cat ../notes/a.txt", "sort -o.env data", "echo $(cat .env)", "cat <(cat .env)", "cat $'.e\\x6ev'",
 		"tar -C .git -xf x.tar", "cat link2", "grep -rn x .", "grep -f .env x", "date -r .env", "printenv HOME", "egrep -e a -e b notes/*", "echo .gitignore >> .gitignore.txt", "cat {.e,x}nv", "wc -c < .env", "",
+		"ls -d */", "du -sh * | sort -h", "cat dots/*/", "GLOBIGNORE=x; cat dots/*", "cat */*", "wc -l < dots/*",
 	} {
 		f.Add(s)
 	}
@@ -330,6 +341,228 @@ func FuzzBuiltinAtLeastAsStrict(f *testing.F) {
 		builtin := checkScript(m, root, text, env, Scripts{})
 		if len(full) > 0 {
 			assert.NotEmpty(t, builtin, "the full analysis refuses %q (%v), the built-in reader lets it through", text, full)
+		}
+	})
+}
+
+// globWorkspace is a workspace with the denied paths a glob can meet: a
+// secret file (.env), a secret directory (secrets, a DeniedPaths entry),
+// a repository (.git, readable to the kernel) and a write-protected file
+// (.npmrc), beside plain files and directories. masked is what the
+// hardened sandbox masks there: the scan its runs make.
+func globWorkspace(t testing.TB) (root string, m pathmatch.Matcher, masked func(string) bool) {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	m, err = pathmatch.New([]string{"secrets"})
+	require.NoError(t, err)
+	for _, d := range []string{".git", "secrets", "src", "sub"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(root, d), 0o755))
+	}
+	for _, p := range []string{".env", ".git/config", ".npmrc", "secrets/id", "src/x.go", "a.txt"} {
+		require.NoError(t, os.WriteFile(filepath.Join(root, p), []byte("x"), 0o644))
+	}
+	require.NoError(t, os.Symlink(".env", filepath.Join(root, "envlink")))
+	masks, _, err := pathmatch.FindProtected(m, []string{root})
+	require.NoError(t, err)
+	require.Subset(t, masks, []string{filepath.Join(root, ".env"), filepath.Join(root, "secrets")})
+	require.NotContains(t, masks, filepath.Join(root, ".git"))
+	return root, m, func(p string) bool {
+		for _, k := range masks {
+			if p == k || strings.HasPrefix(p, k+"/") {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// TestGlobJudgement (issue 22): a script's glob is judged by what the
+// shell expands it to when the check can prove bash's default glob
+// options, and by everything it could match otherwise; a match the
+// kernel masks is no refusal, one it leaves readable (.git, .npmrc) or
+// that no kernel masks (local) is.
+func TestGlobJudgement(t *testing.T) {
+	t.Parallel()
+	root, m, masked := globWorkspace(t)
+	tests := []struct {
+		script        string
+		shell         string   // "" is bash
+		env           []string // the command's environment
+		masked, local bool     // refused with Masked, refused without
+	}{
+		// Everyday lines: "*" and "*/" do not match dot names in bash;
+		// what they match of the secrets is masked.
+		{script: "ls -d */", local: true},
+		{script: "du -sh * | sort -h", local: true},
+		{script: "ls", local: false},
+		{script: "cat *", local: true},     // envlink is .env, masked
+		{script: "wc -l */*", local: true}, // secrets/id, masked
+		{script: "grep -n TODO src/*.go", local: false},
+		{script: "for f in *; do wc -l \"$f\"; done", local: true},
+		{script: "set -euo pipefail; du -sh *", local: true},
+		{script: "ls nothing*", local: false}, // no match at all
+		{script: "cat a.t?t > out", local: false},
+		// Patterns that spell a denied name are refused as ever.
+		{script: "cat .e*", masked: true, local: true},
+		{script: "head -c 100 .e*", masked: true, local: true},
+		{script: "cat [.]git/config", masked: true, local: true},
+		{script: "cat secrets/*", masked: true, local: true},
+		// Shell state the check cannot follow: judged with dot names.
+		{script: "shopt -s dotglob; cat *", masked: true, local: true},
+		{script: "GLOBIGNORE=x; cat *", masked: true, local: true},
+		{script: "cat *", env: []string{"BASHOPTS=dotglob"}, masked: true, local: true},
+		{script: "cat *", env: []string{"BASH_ENV=./setup"}, masked: true, local: true},
+		{script: "eval \"$X\"; ls -d */", masked: true, local: true},
+		{script: ". ./setup; ls -d */", masked: true, local: true},
+		{script: "$C x; ls -d */", masked: true, local: true},
+		{script: "declare \"$N=x\"; ls -d */", masked: true, local: true},
+		{script: "trap 'x' DEBUG; ls -d */", masked: true, local: true},
+		{script: "set -f; ls -d */", masked: true, local: true},
+		{script: "ls -d */", shell: "zsh", masked: true, local: true},
+		// A pattern the program matches itself, or that the shell
+		// passes on as written, may reach .git.
+		{script: "find . -path '*/config' -exec cat {} +", masked: true, local: true},
+		{script: "cat */config", masked: true, local: true}, // nothing outside .git: passed on as written
+		{script: "ls -d \\*/", masked: true, local: true},
+		{script: "cat **/config", masked: true, local: true},
+		{script: "tool --files=*", masked: true, local: true},
+		{script: "ls -d */; tool --files=*/", masked: true, local: true}, // the same pattern, once as written
+		{script: "find . -name '*.go'", local: false},
+	}
+	for _, tt := range tests {
+		shell := tt.shell
+		if shell == "" {
+			shell = "bash"
+		}
+		args := []string{shell, "-c", tt.script}
+		for _, c := range []struct {
+			masked func(string) bool
+			want   bool
+		}{{masked, tt.masked}, {nil, tt.local}} {
+			vs := Host(m, root, args, tt.env, Scripts{Lenient: true, Masked: c.masked})
+			assert.Equal(t, c.want, len(vs) > 0, "%s -c %q (masked: %v): %v", shell, tt.script, c.masked != nil, vs)
+		}
+	}
+}
+
+// TestGlobMaskedNeverExcusesAWord: Masked excuses what a glob matches,
+// never a word that names a denied path, masked or not.
+func TestGlobMaskedNeverExcusesAWord(t *testing.T) {
+	t.Parallel()
+	root, m, masked := globWorkspace(t)
+	for _, s := range []string{"cat .env", "cat envlink", "ls secrets", "cat secrets/id", "cat .git/config", "cat .npmrc"} {
+		assert.NotEmpty(t, Host(m, root, []string{"bash", "-c", s}, nil, Scripts{Lenient: true, Masked: masked}), s)
+	}
+}
+
+func TestReadGlobWords(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		script   string
+		defaults bool
+		shell    []string // shell globs
+		other    []string // glob values that are not
+	}{
+		{"ls -d */", true, []string{"*/"}, nil},
+		{"cat '*.go' *.go", true, []string{"*.go"}, []string{"*.go"}},
+		{"find . -name \"*.go\"", true, nil, []string{"*.go"}},
+		{"x=*; cat <*.txt", true, []string{"*.txt"}, []string{"*"}},
+		{"for f in a*; do :; done", true, []string{"a*"}, nil},
+		{"[[ $x == a* ]]", true, nil, []string{"a*"}},
+		{"tool --x=*", true, nil, []string{"--x=*"}},
+		{"cat a\\*", true, nil, []string{"a*"}},
+		{"export A=1; read -r L; printf '%s' x; cat *", true, []string{"*"}, nil},
+		{"export \"$A\"; cat *", false, []string{"*"}, nil},
+		{"printf -v \"$n\" x", false, nil, nil},
+		{"export PATH=\"$PATH:/x\"; local -r y=1", true, nil, nil},
+		{"declare -i n; n=$x", false, nil, nil},
+		{"declare -n r=$x", false, nil, nil},
+		{"echo $((x))", false, nil, nil},
+		{"((x))", false, nil, nil},
+		{"let x", false, nil, nil},
+		{"[[ $a -eq 1 ]]", false, nil, nil},
+		{"[[ -f a ]]", true, nil, nil},
+		{"echo ${a[x]} ${s:x}", false, nil, nil},
+		{"a[x]=1", false, nil, nil},
+		{"command shopt -s nullglob", false, nil, nil},
+		{"coproc cat", false, nil, nil},
+		{"set -o nounset +e -- -f", true, nil, nil},
+		{"set -ef", false, nil, nil},
+		{"shopt -s nocaseglob", false, nil, nil},
+		{"echo $(", false, nil, nil},
+	}
+	for _, tt := range tests {
+		g := readGlobWords("bash", tt.script, nil, "/home/x")
+		assert.Equal(t, tt.defaults, g.defaults, "defaults of %q", tt.script)
+		assert.ElementsMatch(t, tt.shell, keys(g.shell), "shell globs of %q", tt.script)
+		assert.ElementsMatch(t, tt.other, keys(g.other), "other globs of %q", tt.script)
+	}
+	assert.False(t, readGlobWords("zsh", "ls", nil, "").defaults)
+	assert.False(t, readGlobWords("bash", "ls", []string{"SHELLOPTS=noglob"}, "").defaults)
+	assert.True(t, readGlobWords("sh", "ls", []string{"PATH=/bin"}, "").defaults)
+	assert.False(t, readGlobWords("bash", "ls", []string{"BASH_FUNC_ls%%=() { :; }"}, "").defaults)
+	assert.False(t, readGlobWords("bash", strings.Repeat("ls;", maxGlobScript/3+1), nil, "").defaults)
+}
+
+func keys(m map[string]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// FuzzGlobAgainstBash holds the glob judgement to bash itself: whatever
+// bash expands a word to in the glob workspace, when one of the paths is
+// a denied path the kernel leaves readable (.git, .npmrc, .git/config),
+// or any denied path without Masked, the check refuses the line.
+func FuzzGlobAgainstBash(f *testing.F) {
+	bash := testenv.RequireTool(f, "bash", "the glob check is compared with bash's own expansion")
+	for _, s := range []string{
+		"*", "*/", "*/*", ".*", "*/config", "?git", "[.]*", "*/.*", "**", "**/*", "s*/*", "*[!a]*", "./*", "*/./*",
+		"../*", "x/../*", "*.go", "src/../.g*", "[[:punct:]]*", "[^a]*", ".[!.]*",
+	} {
+		f.Add(s)
+	}
+	root, m, masked := globWorkspace(f)
+	f.Fuzz(func(t *testing.T, word string) {
+		if len(word) == 0 || len(word) > 40 || strings.ContainsAny(word, "\x00\n'\"\\$`;&|<>(){}!~ \t") {
+			return
+		}
+		if strings.HasPrefix(word, "-") || strings.HasPrefix(word, "#") || strings.HasPrefix(word, "=") || strings.HasPrefix(word, "/") {
+			return // an option, a comment, or the whole file system
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, bash, "-c", "printf '%s\\n' "+word)
+		cmd.Dir = root
+		out, err := cmd.Output()
+		if err != nil {
+			return
+		}
+		var readable, denied bool
+		for _, p := range strings.Split(strings.TrimSuffix(string(out), "\n"), "\n") {
+			abs := p
+			if !filepath.IsAbs(abs) {
+				abs = filepath.Join(root, p)
+			}
+			if _, err := os.Lstat(abs); err != nil {
+				continue // the pattern as written, or not a path
+			}
+			pc, err := m.CheckMemo(root, abs, nil)
+			if err != nil || !pc.Denied {
+				continue
+			}
+			denied = true
+			readable = readable || !masked(pc.Resolved)
+		}
+		args := []string{"bash", "-c", "ls -d " + word}
+		if readable {
+			assert.NotEmpty(t, Host(m, root, args, nil, Scripts{Lenient: true, Masked: masked}), "bash expands %q to %q, the kernel leaves one readable", word, out)
+		}
+		if denied {
+			assert.NotEmpty(t, Host(m, root, args, nil, Scripts{Lenient: true}), "bash expands %q to %q", word, out)
 		}
 	})
 }
