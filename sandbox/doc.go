@@ -165,10 +165,11 @@ environment, and checks, like arguments:
   - globs two ways: the pattern itself is refused when some run of its
     components can match a denied entry (".e*", "[.]git", "id_*",
     "secrets/*.json"), a wildcard there matching a leading "." too; then the glob is
-    expanded against the file system as the shell would (a wildcard
-    does not match a leading "." unless the script mentions dotglob or a
-    relative, in which case it does and case is ignored) and every
-    match is checked. A lone "*" is not refused for what it might match
+    expanded against the file system as bash would when the check can
+    prove bash's default glob options hold for the whole line (no glob
+    option, shell-options variable, code-running builtin or computed
+    program name; otherwise a wildcard matches a leading "." too and
+    case is ignored), and every match is checked. A lone "*" is not refused for what it might match
     later; only what it matches now is checked.
 
 It fails closed: a script the reader cannot read is refused, and so is
