@@ -87,7 +87,7 @@ func (r *Run) writeDecision(ctx context.Context, act *active, a policy.Action, d
 		CorrelationID: d.CorrelationID, Profile: d.Profile, Operation: string(a.Operation),
 		Decision: d.Verdict, RuleMatched: d.RuleID, Kind: audit.KindDecision, DecisionID: d.DecisionID,
 		Layer: d.Layer, DecidedBy: audit.DecidedByLayer(d.Layer), Reason: d.Reason,
-		Obligations: d.Obligations, Risk: d.Risk, ProfileHash: act.hash,
+		Obligations: d.Obligations, Risk: d.Risk, ProfileHash: act.hash, BundleVersion: act.bundle,
 		Tool: a.Tool, Command: a.Command, Host: a.Host, Targets: a.Targets,
 	}
 	if len(a.Targets) > 0 {
@@ -120,7 +120,8 @@ func cutInput(in string) string {
 }
 
 // record writes r outside any decision: it fills the time and decision id (when zero), the
-// correlation id (the decision id, when zero) and the active profile and its hash (when empty).
+// correlation id (the decision id, when zero), the active profile and its hash (when empty) and
+// the version of the policy bundle in force (when zero).
 // It writes even when ctx is done (a record of what happened must not be lost to a
 // cancellation).
 func (r *Run) record(ctx context.Context, rec audit.Record) error {
@@ -137,6 +138,9 @@ func (r *Run) record(ctx context.Context, rec audit.Record) error {
 		act := r.act.Load()
 		rec.Profile, rec.ProfileHash = act.name, act.hash
 	}
+	if rec.BundleVersion == 0 {
+		rec.BundleVersion = r.act.Load().bundle
+	}
 	if err := r.sink.Write(context.WithoutCancel(ctx), rec); err != nil {
 		return fmt.Errorf("reins: audit: %w", err)
 	}
@@ -148,7 +152,7 @@ func (r *Run) record(ctx context.Context, rec audit.Record) error {
 // where rec leaves them empty, the decision's layer, rule, obligations, risk and reason.
 func (r *Run) recordAbout(ctx context.Context, act *active, a policy.Action, d gate.Decision, rec audit.Record) error {
 	rec.DecisionID, rec.CorrelationID = d.DecisionID, d.CorrelationID
-	rec.Profile, rec.ProfileHash, rec.Operation, rec.Tool, rec.Command, rec.Host, rec.Targets = act.name, act.hash, string(a.Operation), a.Tool, a.Command, a.Host, a.Targets
+	rec.Profile, rec.ProfileHash, rec.BundleVersion, rec.Operation, rec.Tool, rec.Command, rec.Host, rec.Targets = act.name, act.hash, act.bundle, string(a.Operation), a.Tool, a.Command, a.Host, a.Targets
 	if len(a.Targets) > 0 {
 		rec.Target = a.Targets[0]
 	}

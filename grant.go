@@ -278,6 +278,7 @@ func newGrantID() string {
 // once per profile hash.
 type grantIndex struct {
 	runRev, keptRev uint64
+	asks            *policy.RuleSet // the managed tier's CONFIRM rules (managed.go); nil for none
 	grants          []*indexedGrant
 	perProf         sync.Map // profile hash -> []*indexedGrant that apply
 	now             func() time.Time
@@ -329,10 +330,16 @@ func applies(g *Grant, scope *gate.GrantScope) bool {
 
 // MatchGrant implements gate.GrantSource: the first grant (run grants first, then kept ones, in
 // the order they were made) that applies under the scope's profile, was approved for this line,
-// directory and environment, is still valid, and whose rules cover the part.
+// directory and environment, is still valid, and whose rules cover the part; none for a part a
+// CONFIRM rule of the managed tier matches.
 func (ix *grantIndex) MatchGrant(scope gate.GrantScope, sub policy.Subject) (string, string, bool) {
 	if len(ix.grants) == 0 {
 		return "", "", false
+	}
+	if ix.asks != nil {
+		if _, ok := ix.asks.Evaluate(&sub); ok {
+			return "", "", false // a managed CONFIRM rule asks: no grant answers for the human
+		}
 	}
 	var list []*indexedGrant
 	if v, ok := ix.perProf.Load(scope.Hash); ok {

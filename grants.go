@@ -126,6 +126,9 @@ func (r *Run) AddGrant(ctx context.Context, g Grant) (Grant, error) {
 // is replaced (answering the same question again does not pile grants up), and grants that
 // expired or were used up are dropped.
 func (r *Run) keep(ctx context.Context, g Grant) error {
+	if r.act.Load().rulesOnly {
+		return ErrManagedRulesOnly
+	}
 	st := r.store
 	if g.Scope == Always && r.kept != nil {
 		st = r.kept
@@ -166,6 +169,11 @@ func describeGrant(g Grant) string {
 // grant makes a grant from an approval. For an "always" answer, review (when not nil) is asked
 // to confirm the proposal first; without a reviewer or a grants store it stays a session grant.
 func (r *Run) grant(ctx context.Context, a policy.Action, exp gate.Explanation, ans Answer, review func(Proposal) bool) (Grant, error) {
+	if act := r.act.Load(); act.rulesOnly {
+		return Grant{}, ErrManagedRulesOnly // before the reviewer is asked about a grant that cannot be kept
+	} else if managedAsked(act, exp.Decision.RuleID) {
+		return Grant{}, errManagedAsks // it would never answer (MatchGrant)
+	}
 	rules, err := NarrowestRules(a, exp)
 	if err != nil {
 		return Grant{}, err

@@ -13,6 +13,7 @@ import (
 
 	"github.com/reins-go/reins/audit"
 	"github.com/reins-go/reins/gate"
+	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
 )
 
@@ -60,6 +61,9 @@ type Options struct {
 	// Logger receives diagnostics the run cannot return (a record that could not be written
 	// after the fact). Default: discard; the run never writes to the global logger.
 	Logger *slog.Logger
+	// Anchor, when not nil, makes the run write its audit log's chain head to a store off the
+	// machine periodically and at Close (see AnchorOptions, audit.VerifyAnchored).
+	Anchor *AnchorOptions
 
 	// Approver answers CONFIRM decisions. Nil means nobody can be asked: see Headless.
 	Approver Approver
@@ -139,14 +143,18 @@ type Run struct {
 
 	stopWatch context.CancelFunc
 	watchDone chan struct{}
+	anc       *anchoring // nil unless Options.Anchor is set
 }
 
 // active is the profile in force: its gate and its limit on operations in flight.
 type active struct {
-	g    *gate.Gate
-	sem  *semaphore.Weighted // nil means no limit
-	name string              // the profile's name
-	hash string              // the profile's content hash, for audit records
+	g         *gate.Gate
+	sem       *semaphore.Weighted // nil means no limit
+	name      string              // the profile's name
+	hash      string              // the profile's content hash, for audit records
+	bundle    uint64              // the policy bundle version of its managed tier, for audit records
+	rulesOnly bool                // its managed tier allows managed rules only: no grants (managed.go)
+	asks      *policy.RuleSet     // its managed tier's CONFIRM rules: no grant answers them (managed.go)
 }
 
 // DefaultApprovalTimeout is how long an approver is waited for before the CONFIRM counts as a
@@ -191,13 +199,21 @@ func New(ctx context.Context, p profile.Profile, opts *Options) (*Run, error) {
 	if r.opts.ApprovalTimeout == 0 {
 		r.opts.ApprovalTimeout = DefaultApprovalTimeout
 	}
+	p, err := p.Managed.Impose(p) // the profile's managed tier, if any (managed.go)
+	if err != nil {
+		return nil, err
+	}
 	g, err := gate.New(p, &gate.Options{Workspace: o.Workspace, ConfigDir: o.ConfigDir, Profiles: o.Profiles})
 	if err != nil {
 		return nil, err
 	}
 	r.act.Store(newActive(g))
 	r.start = r.clock.Now()
+	r.hearStore()
 	if err := r.declareMeters(ctx); err != nil {
+		return nil, err
+	}
+	if err := r.startAnchoring(); err != nil {
 		return nil, err
 	}
 	if w, ok := r.store.(Watcher); ok {
@@ -216,6 +232,9 @@ func New(ctx context.Context, p profile.Profile, opts *Options) (*Run, error) {
 func newActive(g *gate.Gate) *active {
 	c := g.Profile()
 	a := &active{g: g, name: c.Name(), hash: c.Profile().Hash()}
+	if m := c.Managed(); m != nil {
+		a.bundle, a.rulesOnly, a.asks = m.Bundle, m.RulesOnly, managedAsks(c, m)
+	}
 	if n := g.Profile().Limits().MaxConcurrentOps; n > 0 {
 		a.sem = semaphore.NewWeighted(int64(n))
 	}
@@ -223,14 +242,16 @@ func newActive(g *gate.Gate) *active {
 }
 
 // Close stops watching a shared store (when the store is a Watcher) and waits for the watch to
-// end. It does not close the store, the audit sink or any backend: they are the host's. Close is
-// safe to call more than once.
+// end; with Options.Anchor it stops anchoring and anchors the log's head once more, returning
+// that anchor's error. It does not close the store, the audit sink or any backend: they are the
+// host's. Close is safe to call more than once.
 func (r *Run) Close() error {
+	err := r.stopAnchoring()
 	if r.stopWatch != nil {
 		r.stopWatch()
 		<-r.watchDone
 	}
-	return nil
+	return err
 }
 
 // watched is the watch callback of a shared store: a halt latched elsewhere cancels the
@@ -264,10 +285,11 @@ func (r *Run) snapshot(ctx context.Context) (gate.State, error) {
 		}
 	}
 	gs := gate.State{Halt: s.Halt, Exhausted: r.exhausted(s)}
-	if len(s.Grants) > 0 || kept != nil && len(kept.Grants) > 0 {
+	if (len(s.Grants) > 0 || kept != nil && len(kept.Grants) > 0) && !r.act.Load().rulesOnly {
 		ix := r.grants.Load()
-		if ix == nil || ix.runRev != s.Rev || kept != nil && ix.keptRev != kept.Rev {
+		if asks := r.act.Load().asks; ix == nil || ix.runRev != s.Rev || kept != nil && ix.keptRev != kept.Rev || ix.asks != asks {
 			ix = newGrantIndex(s, kept, r.clock.Now)
+			ix.asks = asks
 			r.grants.Store(ix)
 		}
 		gs.Grants = ix

@@ -58,7 +58,9 @@ func (r *Run) SwitchTo(ctx context.Context, name string) (Switch, error) {
 // limits included) is always allowed; any other needs Options.ConfirmSwitch to approve it, and
 // without that callback it is refused. A switch never takes effect while an operation is in
 // flight: it is applied when the last one ends, and Begin waits for it meanwhile. Every request,
-// refusal and application is an audit record.
+// refusal and application is an audit record. Under a managed tier (profile.Managed) the new
+// profile is put under it, and one past its caps is refused whatever ConfirmSwitch says (see
+// managed.go).
 func (r *Run) SwitchProfile(ctx context.Context, p profile.Profile) (Switch, error) {
 	return r.switchProfile(ctx, p, false)
 }
@@ -66,7 +68,8 @@ func (r *Run) SwitchProfile(ctx context.Context, p profile.Profile) (Switch, err
 // Reload replaces the active profile with p, typically re-read from files that changed. The host
 // vouches for it (the loader has already applied the project-trust rules), so no confirmation is
 // asked; otherwise it behaves like SwitchProfile: a p that does not compile is refused and the
-// active profile stays, and it takes effect at the next operation boundary.
+// active profile stays, and it takes effect at the next operation boundary. p's managed tier, if
+// it carries one, replaces the active one (a newer policy bundle's); see managed.go.
 func (r *Run) Reload(ctx context.Context, p profile.Profile) (Switch, error) {
 	return r.switchProfile(ctx, p, true)
 }
@@ -90,6 +93,10 @@ func (r *Run) switchProfile(ctx context.Context, p profile.Profile, vouched bool
 			r.log.Error("reins: profile switch refusal could not be recorded", "err", err)
 		}
 		return sw, fmt.Errorf("%w: %s -> %s: %s", ErrSwitchRefused, sw.From, sw.To, reason)
+	}
+	p, err := r.managed(p, vouched) // the managed tier stays in force (managed.go)
+	if err != nil {
+		return refuse(err.Error())
 	}
 	g, err := r.act.Load().g.With(p)
 	if err != nil {

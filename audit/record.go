@@ -56,6 +56,10 @@ const (
 	// KindSandboxWaived records that a decision's Sandbox obligation was not enforced, and why
 	// (the host trusts the analysis: RuleMatched "obligation:sandbox-trusted").
 	KindSandboxWaived Kind = "sandbox_waived"
+	// KindRunState records a run-state store starting or ending a grace period in which it
+	// serves its last known state because its backend cannot be reached (RuleMatched
+	// "run-state:stale" or "run-state:current"; Reason says why and since when).
+	KindRunState Kind = "run_state"
 )
 
 // DecidedBy says who or what made a decision, coarser than Layer and stable across gate
@@ -206,6 +210,10 @@ type Record struct {
 	// ProfileHash is the content hash of the active profile, so a record names exactly the
 	// policy that decided, not only its name.
 	ProfileHash string `json:"profile_hash,omitempty"`
+	// BundleVersion is the version of the signed policy bundle the active profile's managed
+	// tier came from (profile.Managed.Bundle); 0, and omitted from the encoding, when there is
+	// none, so records without one are what they were before the field existed.
+	BundleVersion uint64 `json:"bundle_version,omitempty"`
 	// RequestedProfile and RequestedProfileHash name the profile a switch record asks for (the
 	// profile_switch_* kinds); Profile and ProfileHash name the one in force before the switch.
 	RequestedProfile     string `json:"requested_profile,omitempty"`

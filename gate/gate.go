@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/reins-go/reins/internal/fspath"
@@ -137,15 +138,39 @@ func (e *env) compile(p profile.Profile) (*state, error) {
 	}
 	return &state{prof: c, name: c.Name(), band: c.Band(), mode: c.Mode(), rules: c.Rules(),
 		external: c.ExternalWrites(), ws: ws, prot: prot, registries: c.Registries(), hash: c.Profile().Hash(),
-		limits: c.Limits(), execCkpt: c.ExecCheckpoints() == profile.ExecCheckpointsOn, lists: lists}, nil
+		limits: c.Limits(), execCkpt: c.ExecCheckpoints() == profile.ExecCheckpointsOn, lists: shared(lists, c.ProtectedPaths())}, nil
 }
 
-// Protections returns the two protection classes this gate enforces: the profile's lists, the
-// seeds' names whatever the profile says (.git among the secrets), and the user configuration
-// directory (write-protected). It is the one list a host hands to every other layer, so they
-// protect exactly what the gate does: the checkpointer (checkpoint.Options.Protected, whose
-// Protection has the same two fields) never stores them, and the sandbox
-// (sandbox.FsNetPolicy.DeniedPaths, both classes) masks them. It returns new slices.
+// shared returns the protection lists the other layers apply: the gate's, except that the
+// seeds' .git, which the gate denies to direct reads, is write-protected there unless the
+// profile itself lists it as a secret: git inside a sandbox must read its repository, and a
+// checkpoint leaves out both classes anyway.
+func shared(l fspath.Lists, profileSecrets []string) fspath.Lists {
+	if slices.ContainsFunc(profileSecrets, func(e string) bool { return strings.EqualFold(e, ".git") }) {
+		return l
+	}
+	out := fspath.Lists{Write: slices.Clone(l.Write)}
+	for _, e := range l.ReadWrite {
+		if strings.EqualFold(e, ".git") {
+			if !slices.ContainsFunc(out.Write, func(x string) bool { return strings.EqualFold(x, ".git") }) {
+				out.Write = append(out.Write, e)
+			}
+			continue
+		}
+		out.ReadWrite = append(out.ReadWrite, e)
+	}
+	return out
+}
+
+// Protections returns the two protection classes this gate enforces, as the other layers apply
+// them: the profile's lists, the seeds' names whatever the profile says, and the user
+// configuration directory (write-protected). It is the one list a host hands to every other
+// layer, so they protect what the gate does: the checkpointer (checkpoint.Options.Protected,
+// whose Protection has the same two fields) never stores either class, and the sandbox
+// (sandbox.FsNetPolicy.DeniedPaths, both classes) masks the secrets and keeps the
+// write-protected paths read-only. The seeds' .git, which the gate denies to direct reads, is
+// in the write-protected class here (git inside the sandbox reads its repository), unless the
+// profile lists it as a secret. It returns new slices.
 func (g *Gate) Protections() (readWrite, write []string) {
 	return slices.Clone(g.st.lists.ReadWrite), slices.Clone(g.st.lists.Write)
 }

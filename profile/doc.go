@@ -80,6 +80,17 @@
 // It is a separate package so that a host that uses only built-in profiles links no file
 // decoder or schema validator.
 //
+// # Managed tier
+//
+// An organisation's managed tier travels with the profile ([Profile.Managed], a [Managed]): its
+// caps on the autonomy band and the permission mode, whether it allows managed rules only, and
+// its floor (DENY and CONFIRM rules, protected paths, the list entries they refer to).
+// [Managed.Impose] puts the floor ahead of every other rule of a profile; [Profile.Compile]
+// refuses a profile that carries a tier it does not honour (its floor missing or outranked, its
+// dial or mode past the caps), so a run cannot be handed one, and [AtLeastAsRestrictive] counts
+// leaving the tier, or raising a cap, as a loosening. Package loader builds the tier from the
+// managed file or a signed policy bundle; package reins keeps it through every switch.
+//
 // # Where the seeds disagree
 //
 // The seeds contradict each other in a few places; reins makes one explicit choice for each, and

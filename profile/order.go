@@ -76,6 +76,10 @@ func modeRank(m Mode) int {
 //
 //   - A profile whose mode denies everything is at least as restrictive as any: emergency-stop,
 //     then plan. Leaving either needs confirmation.
+//   - The managed tier ([Profile.Managed]): when from is under one, to must be under the same
+//     one, with caps at least as tight and managed rules only kept; leaving it, or raising a
+//     cap, is looser. A profile without a tier may move under one (its rules and paths are
+//     judged below like any).
 //   - Every setting must be valid (the dial a number in [0, 1], a known mode, external-writes
 //     and exec-checkpoints value, unique rule ids); an invalid profile is never at least as
 //     restrictive.
@@ -148,6 +152,9 @@ func loosening(to, from *Profile) string {
 			return why
 		}
 	}
+	if why := managedLoosens(to.Managed, from.Managed); why != "" {
+		return why
+	}
 	switch {
 	case from.Mode.StricterThan(to.Mode):
 		return fmt.Sprintf("loosens the permission mode from %s to %s", from.Mode, to.Mode)
@@ -181,6 +188,9 @@ func invalid(p *Profile) string {
 		return fmt.Sprintf("the external_writes value %d is not valid", uint8(p.ExternalWrites))
 	case p.ExecCheckpoints > ExecCheckpointsOff:
 		return fmt.Sprintf("the exec_checkpoints value %d is not valid", uint8(p.ExecCheckpoints))
+	}
+	if err := p.Managed.Validate(); err != nil {
+		return err.Error()
 	}
 	seen := make(map[string]bool, len(p.Rules))
 	for _, r := range p.Rules {

@@ -177,9 +177,9 @@ the reader:
 
   - nil: [script.Builtin], which links nothing but a shell parser. It
     reads lists and pipelines of simple commands whose program it knows
-    to open only what its arguments name (cat, ls, cp, mv, rm, mkdir,
-    sort, wc, diff and a few more, each with the short options it
-    knows, and builtins that open nothing, such as echo, test and
+    to open only what its arguments name (cat, ls, grep, cp, mv, rm,
+    mkdir, sort, wc, diff and a few more, each with the short options
+    it knows, and builtins that open nothing, such as echo, test and
     sleep), with literal words. Anything else is unreadable: another
     program (go, git, make, python), a long option, an environment
     assignment, a variable or substitution in a path argument, a glob

@@ -15,6 +15,7 @@ import (
 
 	"github.com/reins-go/reins/internal/fspath"
 	"github.com/reins-go/reins/policy"
+	"github.com/reins-go/reins/profile"
 )
 
 // fileConfig is the content of one profile file, after schema validation. Absent keys are nil.
@@ -41,6 +42,14 @@ type fileConfig struct {
 	ResourceLimits  *fileLimits         `json:"resource_limits"`
 	TrustedProjects []trustedProject    `json:"trusted_projects"`
 	Approval        *approvalBlock      `json:"approval"`
+	Managed         *managedBlock       `json:"managed"`
+}
+
+// managedBlock is the managed file's caps.
+type managedBlock struct {
+	MaxBand   *string `json:"max_band"`
+	MaxMode   *string `json:"max_permission_mode"`
+	RulesOnly *bool   `json:"managed_rules_only"`
 }
 
 type fileLimits struct {
@@ -67,6 +76,7 @@ type approvalBlock struct {
 type parsedFile struct {
 	layer  Origin
 	path   string
+	bundle uint64 // the version of the signed bundle the file came in; 0 for a file
 	digest string // hex SHA-256 of the raw content
 	doc    *document
 	cfg    fileConfig
@@ -74,7 +84,7 @@ type parsedFile struct {
 
 // src returns the Source of the value at ptr.
 func (f *parsedFile) src(ptr string) Source {
-	return Source{Origin: f.layer, File: f.path, Pointer: ptr, Line: f.doc.line(ptr)}
+	return Source{Origin: f.layer, File: f.path, Bundle: f.bundle, Pointer: ptr, Line: f.doc.line(ptr)}
 }
 
 // isYAML reports whether a file name says YAML.
@@ -273,9 +283,13 @@ func (f *parsedFile) check(ctx context.Context) ([]*Error, error) {
 			}
 		}
 	}
+	if c.Managed != nil && f.layer != OriginManaged {
+		fail("/managed", "only the managed tier (the managed file, or a signed bundle's managed profile) may set caps")
+	}
+	f.checkCaps(fail)
 	for i, tp := range c.TrustedProjects {
 		p := "/trusted_projects/" + strconv.Itoa(i)
-		if f.layer == OriginProject {
+		if f.layer != OriginUser {
 			fail(p, "only the user file may list trusted projects")
 			break
 		}
@@ -306,6 +320,37 @@ func (f *parsedFile) check(ctx context.Context) ([]*Error, error) {
 		errs = append(errs, f.doc.errorf("", "more than %d problems; only the first %d are reported", maxProblems, maxProblems))
 	}
 	return errs, nil
+}
+
+// checkCaps refuses a managed file whose own dial or mode lies past its caps.
+func (f *parsedFile) checkCaps(fail func(ptr, format string, args ...any)) {
+	c := &f.cfg
+	if c.Managed == nil {
+		return
+	}
+	if c.Managed.MaxBand != nil {
+		maxBand, _ := policy.ParseBand(*c.Managed.MaxBand) // the schema checked the name
+		if c.Autonomy != nil {
+			if b, err := policy.BandOf(*c.Autonomy); err == nil && b > maxBand {
+				fail("/autonomy", "%v lies in the %s band, past this file's max_band %q", *c.Autonomy, b, *c.Managed.MaxBand)
+			}
+		}
+		if c.PermissionMode != nil {
+			if b, err := policy.ParseBand(*c.PermissionMode); err == nil && b > maxBand {
+				fail("/permission_mode", "%q lies past this file's max_band %q", *c.PermissionMode, *c.Managed.MaxBand)
+			}
+		}
+	}
+	if c.Managed.MaxMode != nil && c.PermissionMode != nil {
+		maxMode, _ := profile.ParseMode(*c.Managed.MaxMode)
+		m := profile.ModeDefault // a band name sets the default mode
+		if mm, err := profile.ParseMode(*c.PermissionMode); err == nil {
+			m = mm
+		}
+		if maxMode.StricterThan(m) {
+			fail("/permission_mode", "%q is less restrictive than this file's max_permission_mode %q", *c.PermissionMode, *c.Managed.MaxMode)
+		}
+	}
 }
 
 var hostRe = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*(:[0-9]{1,5})?$`)

@@ -59,7 +59,7 @@ func FuzzLoadProfile(f *testing.F) {
 	require.NoError(f, err)
 	user, err := parseFile(context.Background(), OriginUser, "user.json", userData)
 	require.NoError(f, err)
-	userOnly, err := build(context.Background(), profile.ProfileSafe, "", user, nil, false, []string{"/home/u/.config/reins"})
+	userOnly, err := build(context.Background(), spec{def: profile.ProfileSafe, ls: layers{user: user}, protect: []string{"/home/u/.config/reins"}})
 	require.NoError(f, err)
 
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -79,7 +79,7 @@ func FuzzLoadProfile(f *testing.F) {
 		require.NoError(t, dec.Decode(&v), "what loads is JSON")
 		require.NoError(t, schema.Validate(v), "what loads passes the schema")
 
-		if b, err := build(context.Background(), profile.ProfileSafe, "", pf, nil, false, nil); err == nil {
+		if b, err := build(context.Background(), spec{def: profile.ProfileSafe, ls: layers{user: pf}}); err == nil {
 			_, err := b.p.Compile()
 			require.NoError(t, err, "the effective profile compiles")
 		} else {
@@ -91,7 +91,7 @@ func FuzzLoadProfile(f *testing.F) {
 			require.Contains(t, err.Error(), "only the user file may list trusted projects")
 			return
 		}
-		b, err := build(context.Background(), profile.ProfileSafe, "", user, proj, false, []string{"/home/u/.config/reins"})
+		b, err := build(context.Background(), spec{def: profile.ProfileSafe, ls: layers{user: user, project: proj}, protect: []string{"/home/u/.config/reins"}})
 		if err != nil {
 			require.NotEmpty(t, Errors(err), "%v", err)
 			return
@@ -145,7 +145,7 @@ func FuzzLoadProfileYAML(f *testing.F) {
 			return
 		}
 		require.NoError(t, schema.Validate(pf.doc.value), "what loads passes the schema")
-		if b, err := build(context.Background(), profile.ProfileSafe, "", pf, nil, false, nil); err == nil {
+		if b, err := build(context.Background(), spec{def: profile.ProfileSafe, ls: layers{user: pf}}); err == nil {
 			_, err := b.p.Compile()
 			require.NoError(t, err, "the effective profile compiles")
 		} else {

@@ -14,15 +14,22 @@ import (
 	"github.com/reins-go/reins/profile"
 )
 
-// Skipped is a setting of a project file that was not applied because it loosens the profile
-// and the project is not trusted (see [Loaded.Trust]).
+// Skipped is a setting of the user or project file that was not applied: a project file's
+// setting that loosens the profile when the project is not trusted, or a setting the managed
+// tier drops (Managed is then true: a rule with the id of one of its rules, and, when it allows
+// managed rules only, every ALLOW rule and every loosening setting of the user and project
+// files).
 type Skipped struct {
-	// Source is where the setting is in the project file.
+	// Source is where the setting is in its file.
 	Source Source
 	// Setting is the setting it would have changed.
 	Setting Setting
-	// Reason says how it loosens the profile ("raises autonomy from 0.5 to 1").
+	// Reason says how it loosens the profile ("raises autonomy from 0.5 to 1"), or why the
+	// managed tier dropped it.
 	Reason string
+	// Managed reports that the managed tier dropped the setting: trusting the project does not
+	// bring it back.
+	Managed bool
 }
 
 // String returns "FILE:LINE POINTER: not applied: REASON".
@@ -34,51 +41,175 @@ func (s Skipped) String() string {
 	return loc + " " + s.Source.Pointer + ": not applied: " + s.Reason
 }
 
+// layers are the parsed files of one load, lowest first; any may be nil.
+type layers struct {
+	defaults, user, project, managed *parsedFile
+	// source describes the managed tier for profile.Managed.Source.
+	source string
+}
+
+// managedCaps returns the managed file's caps block, or nil.
+func (ls *layers) managedCaps() *managedBlock {
+	if ls.managed == nil {
+		return nil
+	}
+	return ls.managed.cfg.Managed
+}
+
+// rulesOnly reports whether the managed tier allows managed rules only.
+func (ls *layers) rulesOnly() bool {
+	c := ls.managedCaps()
+	return c != nil && c.RulesOnly != nil && *c.RulesOnly
+}
+
+// floorIDs returns the ids of the managed tier's DENY and CONFIRM rules, which no other layer
+// may replace.
+func (ls *layers) floorIDs() map[string]bool {
+	if ls.managed == nil {
+		return nil
+	}
+	ids := map[string]bool{}
+	for _, r := range ls.managed.cfg.CustomRules {
+		if r.Action != policy.Allow {
+			ids[r.ID] = true
+		}
+	}
+	return ids
+}
+
+// spec is what one build applies.
+type spec struct {
+	def, override string // override, when not "", is the base profile the host chose (Rebase)
+	ls            layers
+	allowProject  bool     // the project is trusted: its loosenings apply
+	protect       []string // the configuration directories the loader protects
+	// keep says, for a layer whose settings are judged, why its active_profile may not switch
+	// the base profile ("" when it may).
+	keep map[Origin]string
+}
+
 // builder applies the layers to a built-in profile.
 type builder struct {
 	ctx          context.Context
 	p            profile.Profile
+	base         string // the base built-in profile's hash
 	prov         Provenance
 	skipped      []Skipped
 	errs         []*Error
-	allowProject bool // the project is trusted: its loosenings apply
-	// keepProfile, when not "", is why the project file may not switch the active profile.
-	keepProfile string
+	allowProject bool            // the project is trusted: its loosenings apply
+	rulesOnly    bool            // the managed tier allows managed rules only
+	floor        map[string]bool // the managed tier's DENY and CONFIRM rule ids
 }
 
-// build computes the effective profile: the base built-in (override if set, else the highest
-// layer's active_profile, else def), then the user file, then the project file, then the
-// protected paths the host adds (protect). Project loosenings apply only when allowProject.
+// build computes the effective profile: the base built-in (the host's override if set, else the
+// managed file's active_profile, else the highest other layer's, else def), then the
+// organisation's defaults, the user file and the project file, then the protected paths the
+// host adds, then the managed tier (buildLower, then manage).
 //
-// Whether a project setting loosens is decided by profile.AtLeastAsRestrictive, the one
-// restrictiveness order, setting by setting in file order: each setting is applied to the
-// profile so far and kept when the result is at least as restrictive, so (the order being
-// transitive) the effective profile is at least as restrictive as the profile without the
-// project file. An active_profile switch replaces the base profile's rules and lists wholesale,
-// so it is judged with the user file applied to both built-in profiles. The result is checked as
-// a whole at the end: if it were not at least as restrictive as without the project file, the
-// whole project file would be left out (fail closed).
-//
-// ctx is looked at before every comparison; when it is done, build returns its error.
-func build(ctx context.Context, def, override string, user, project *parsedFile, allowProject bool, protect []string) (*builder, error) {
-	if project == nil || allowProject {
-		return build1(ctx, def, override, user, project, allowProject, protect, "")
-	}
-	without, err := build1(ctx, def, override, user, nil, false, protect, "")
+// When the managed tier allows managed rules only, the result is checked as a whole against the
+// managed tier on its own (without the user and project files): if it were not at least as
+// restrictive, both files would be left out (fail closed).
+func build(ctx context.Context, s spec) (*builder, error) {
+	b, err := buildLower(ctx, s)
 	if err != nil {
 		return nil, err
 	}
-	keep := ""
-	if n, _ := activeOf(project); n != "" && override == "" {
-		to, err := build1(ctx, def, n, user, nil, false, protect, "")
-		if err != nil {
-			return nil, err
+	if s.ls.managed == nil {
+		return b, nil
+	}
+	if err := b.manage(&s.ls); err != nil {
+		return nil, err
+	}
+	if !s.ls.rulesOnly() || s.ls.user == nil && s.ls.project == nil {
+		return b, nil
+	}
+	alone := s
+	alone.ls.user, alone.ls.project = nil, nil
+	a, err := build(ctx, alone)
+	if err != nil {
+		return nil, err
+	}
+	if ok, why := profile.AtLeastAsRestrictive(b.p, a.p); !ok {
+		for _, f := range []*parsedFile{s.ls.user, s.ls.project} {
+			if f != nil {
+				a.skipped = append(a.skipped, Skipped{Source: f.src(""), Setting: Setting{Field: f.layer.String()}, Managed: true,
+					Reason: "managed rules only: its settings, each at least as restrictive on its own, loosen the managed tier's profile together: " + why})
+			}
 		}
-		if ok, why := profile.AtLeastAsRestrictive(to.p, without.p); !ok {
-			keep = fmt.Sprintf("switches the active profile from %s to %s: %s", without.p.Name, to.p.Name, why)
+		return a, nil
+	}
+	return b, nil
+}
+
+// judgedLayers returns the layers whose settings apply only where they tighten: the project
+// file unless it is trusted, and, when the managed tier allows managed rules only, the user
+// file and the project file.
+func judgedLayers(s *spec) (user, project bool) {
+	ro := s.ls.rulesOnly()
+	return ro && s.ls.user != nil, s.ls.project != nil && (ro || !s.allowProject)
+}
+
+// buildLower applies every layer but the managed tier.
+//
+// Whether a setting of a judged layer (see judgedLayers) loosens is decided by
+// profile.AtLeastAsRestrictive, the one restrictiveness order, setting by setting in file
+// order: each setting is applied to the profile so far and kept when the result is at least as
+// restrictive, so (the order being transitive) the effective profile is at least as restrictive
+// as the profile without the judged files. An active_profile switch replaces the base profile's
+// rules and lists wholesale, so it is judged with the layers below applied to both built-in
+// profiles. The result is checked as a whole at the end: if it were not at least as
+// restrictive as without the judged files, they would be left out whole (fail closed).
+//
+// ctx is looked at before every comparison; when it is done, buildLower returns its error.
+func buildLower(ctx context.Context, s spec) (*builder, error) {
+	judgeUser, judgeProject := judgedLayers(&s)
+	if !judgeUser && !judgeProject {
+		return build1(ctx, s)
+	}
+	ref := s
+	ref.keep = nil
+	if judgeUser {
+		ref.ls.user = nil
+	}
+	if judgeProject {
+		ref.ls.project = nil
+	}
+	without, err := build1(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	keep := map[Origin]string{}
+	if s.override == "" && activeName(s.ls.managed) == "" {
+		for _, f := range []*parsedFile{s.ls.user, s.ls.project} {
+			if f == nil || f.layer == OriginUser && !judgeUser || f.layer == OriginProject && !judgeProject {
+				continue
+			}
+			n, _ := selects(f, &s.ls)
+			if n == "" {
+				continue
+			}
+			below := s
+			below.keep = maps.Clone(keep)
+			below.ls.project = nil
+			if f.layer == OriginUser {
+				below.ls.user = nil
+			}
+			from, err := build1(ctx, below)
+			if err != nil {
+				return nil, err
+			}
+			below.override = n
+			to, err := build1(ctx, below)
+			if err != nil {
+				return nil, err
+			}
+			if ok, why := profile.AtLeastAsRestrictive(to.p, from.p); !ok {
+				keep[f.layer] = fmt.Sprintf("switches the active profile from %s to %s: %s", from.p.Name, to.p.Name, why)
+			}
 		}
 	}
-	b, err := build1(ctx, def, override, user, project, false, protect, keep)
+	s.keep = keep
+	b, err := build1(ctx, s)
 	if err != nil {
 		return nil, err
 	}
@@ -86,34 +217,59 @@ func build(ctx context.Context, def, override string, user, project *parsedFile,
 		return nil, fmt.Errorf("profile: not loaded: %w", err)
 	}
 	if ok, why := profile.AtLeastAsRestrictive(b.p, without.p); !ok {
-		without.skipped = []Skipped{{Source: project.src(""), Setting: Setting{Field: "project file"},
-			Reason: "its settings, each at least as restrictive on its own, loosen the profile together: " + why}}
+		for _, f := range []*parsedFile{s.ls.user, s.ls.project} {
+			if f == nil || f.layer == OriginUser && !judgeUser || f.layer == OriginProject && !judgeProject {
+				continue
+			}
+			without.skipped = append(without.skipped, Skipped{Source: f.src(""), Setting: Setting{Field: f.layer.String()},
+				Reason: "its settings, each at least as restrictive on its own, loosen the profile together: " + why, Managed: b.rulesOnly})
+		}
 		return without, nil
 	}
 	return b, nil
 }
 
-func build1(ctx context.Context, def, override string, user, project *parsedFile, allowProject bool, protect []string, keepProfile string) (*builder, error) {
-	b := &builder{ctx: ctx, prov: Provenance{m: map[Setting]Source{}}, allowProject: allowProject, keepProfile: keepProfile}
-	name, src := def, Source{Origin: OriginBuiltin, Profile: def}
-	if override != "" {
-		name, src = override, Source{Origin: OriginHost, Profile: override}
-	} else {
-		if n, ptr := activeOf(user); n != "" {
-			name, src = n, user.src(ptr)
-		} else if m, _ := activeOf(project); m == "" && user != nil && user.cfg.Approval != nil {
-			// ADR 0006: "Safe default (ModeSafe)": the user's approval block without a mode
-			// selects safe where no file names a profile. A project file never selects one
-			// implicitly.
-			name, src = profile.ApprovalSafe, user.src("/approval")
-		}
-		if n, ptr := activeOf(project); n != "" {
+// selects returns the built-in profile a file selects as the base, and the pointer of the
+// setting: its active_profile (or approval.mode), or for the user file an approval block
+// without a mode, which selects safe where no file names a profile (ADR 0006: "Safe default
+// (ModeSafe)"; a project file never selects one implicitly).
+func selects(f *parsedFile, ls *layers) (string, string) {
+	if n, ptr := activeOf(f); n != "" {
+		return n, ptr
+	}
+	if f != nil && f.layer == OriginUser && f.cfg.Approval != nil && activeName(ls.project) == "" {
+		return profile.ApprovalSafe, "/approval"
+	}
+	return "", ""
+}
+
+func activeName(f *parsedFile) string {
+	n, _ := activeOf(f)
+	return n
+}
+
+func build1(ctx context.Context, s spec) (*builder, error) {
+	ls := &s.ls
+	b := &builder{ctx: ctx, prov: Provenance{m: map[Setting]Source{}}, allowProject: s.allowProject,
+		rulesOnly: ls.rulesOnly(), floor: ls.floorIDs()}
+	name, src := s.def, Source{Origin: OriginBuiltin, Profile: s.def}
+	switch n, ptr := activeOf(ls.managed); {
+	case s.override != "":
+		name, src = s.override, Source{Origin: OriginHost, Profile: s.override}
+	case n != "":
+		name, src = n, ls.managed.src(ptr) // the managed tier's choice outranks the others'
+	default:
+		for _, f := range []*parsedFile{ls.defaults, ls.user, ls.project} {
+			n, ptr := selects(f, ls)
+			if n == "" {
+				continue
+			}
 			cand, err := profile.Builtin(n)
 			if err != nil {
 				return nil, err
 			}
-			if b.gate(project, ptr, Setting{Field: "active_profile"}, keepProfile) {
-				name, src = cand.Name, project.src(ptr)
+			if b.gate(f, ptr, Setting{Field: "active_profile"}, s.keep[f.layer]) {
+				name, src = cand.Name, f.src(ptr)
 			}
 		}
 	}
@@ -121,9 +277,9 @@ func build1(ctx context.Context, def, override string, user, project *parsedFile
 	if err != nil {
 		return nil, err
 	}
-	b.p = base.Clone()
+	b.p, b.base = base.Clone(), base.Hash()
 	b.recordBase(base, src)
-	for _, f := range []*parsedFile{user, project} {
+	for _, f := range []*parsedFile{ls.defaults, ls.user, ls.project} {
 		if f != nil {
 			b.apply(f)
 		}
@@ -135,17 +291,31 @@ func build1(ctx context.Context, def, override string, user, project *parsedFile
 		sortErrors(b.errs)
 		return nil, joinLoadErrors(b.errs)
 	}
-	slices.SortStableFunc(b.skipped, func(x, y Skipped) int { return cmp.Compare(x.Source.Line, y.Source.Line) }) // file order
-	if b.p.Hash() != base.Hash() {
+	b.sortSkipped()
+	if b.p.Hash() != b.base {
 		b.p.Family = profile.FamilyCustom
 	}
-	for _, e := range protect {
+	for _, e := range s.protect {
 		if !slices.ContainsFunc(slices.Concat(b.p.ProtectedPaths, b.p.WriteProtectedPaths), func(x string) bool { return strings.EqualFold(x, e) }) {
 			b.p.ProtectedPaths = append(b.p.ProtectedPaths, e)
 			b.prov.set("denied_paths", e, Source{Origin: OriginHost})
 		}
 	}
 	return b, nil
+}
+
+// sortSkipped puts the skipped settings in file order: the user file's, then the project
+// file's, each by line.
+func (b *builder) sortSkipped() {
+	rank := func(o Origin) int {
+		if o == OriginProject {
+			return 1
+		}
+		return 0
+	}
+	slices.SortStableFunc(b.skipped, func(x, y Skipped) int {
+		return cmp.Or(cmp.Compare(rank(x.Source.Origin), rank(y.Source.Origin)), cmp.Compare(x.Source.Line, y.Source.Line))
+	})
 }
 
 // activeOf returns the built-in profile a file selects and the pointer of the setting.
@@ -194,11 +364,28 @@ func (b *builder) lists(p *profile.Profile) map[string][]string {
 	}
 }
 
-// loosens says how changing the profile so far to cand would loosen it, when f is an untrusted
-// project file, or "": profile.AtLeastAsRestrictive decides. A done context counts as a
-// loosening (nothing more applies; build returns the context's error).
+// judged reports whether f's settings apply only where they keep the profile at least as
+// restrictive: an untrusted project file, and, under a managed tier that allows managed rules
+// only, the user file and the project file.
+func (b *builder) judged(f *parsedFile) bool {
+	switch f.layer {
+	case OriginProject:
+		return !b.allowProject || b.rulesOnly
+	case OriginUser:
+		return b.rulesOnly
+	}
+	return false
+}
+
+// lower reports whether f is a layer below the managed tier that the managed tier governs: the
+// user file or the project file.
+func lower(f *parsedFile) bool { return f.layer == OriginUser || f.layer == OriginProject }
+
+// loosens says how changing the profile so far to cand would loosen it, when f is judged (see
+// judged), or "": profile.AtLeastAsRestrictive decides. A done context counts as a loosening
+// (nothing more applies; build returns the context's error).
 func (b *builder) loosens(f *parsedFile, cand *profile.Profile) string {
-	if f.layer != OriginProject || b.allowProject {
+	if !b.judged(f) {
 		return ""
 	}
 	if err := b.ctx.Err(); err != nil {
@@ -209,12 +396,15 @@ func (b *builder) loosens(f *parsedFile, cand *profile.Profile) string {
 }
 
 // gate decides whether a setting of f applies: when reason is "" (it does not loosen, or f is
-// not an untrusted project file); otherwise it is recorded as skipped, with the reason.
+// not judged); otherwise it is recorded as skipped, with the reason.
 func (b *builder) gate(f *parsedFile, ptr string, s Setting, reason string) bool {
-	if reason == "" || f.layer != OriginProject || b.allowProject {
+	if reason == "" || !b.judged(f) {
 		return true
 	}
-	b.skipped = append(b.skipped, Skipped{Source: f.src(ptr), Setting: s, Reason: reason})
+	if b.rulesOnly {
+		reason = "managed rules only: the user and project files may only tighten, and this " + reason
+	}
+	b.skipped = append(b.skipped, Skipped{Source: f.src(ptr), Setting: s, Reason: reason, Managed: b.rulesOnly})
 	return false
 }
 
@@ -473,6 +663,18 @@ func (b *builder) rules(f *parsedFile) {
 	added := 0
 	for i, r := range f.cfg.CustomRules {
 		ptr := "/custom_rules/" + strconv.Itoa(i)
+		switch {
+		case f.layer == OriginManaged && r.Action != policy.Allow:
+			continue // the managed tier's floor: imposed by manage, ahead of every rule
+		case lower(f) && b.floor[r.ID]:
+			b.skipped = append(b.skipped, Skipped{Source: f.src(ptr), Setting: Setting{"rules", r.ID}, Managed: true,
+				Reason: fmt.Sprintf("the managed tier sets the rule %q: no other layer replaces it", r.ID)})
+			continue
+		case lower(f) && b.rulesOnly && r.Action == policy.Allow:
+			b.skipped = append(b.skipped, Skipped{Source: f.src(ptr), Setting: Setting{"rules", r.ID}, Managed: true,
+				Reason: "managed rules only: the managed tier drops the user's and the project's ALLOW rules"})
+			continue
+		}
 		if bad := b.unknownRefs(f, ptr, r.Condition); bad {
 			continue
 		}
@@ -537,7 +739,7 @@ func (b *builder) unprotect(f *parsedFile, list []string) {
 		reason := ""
 		if i < maxJudged {
 			reason = b.loosens(f, &cand)
-		} else if f.layer == OriginProject && !b.allowProject {
+		} else if b.judged(f) {
 			reason = fmt.Sprintf("removes %q from the protected paths", e)
 		}
 		if b.gate(f, ptr, Setting{"unprotected_paths", e}, reason) {
@@ -545,4 +747,147 @@ func (b *builder) unprotect(f *parsedFile, list []string) {
 			b.prov.set("unprotected_paths", e, f.src(ptr))
 		}
 	}
+}
+
+// manage applies the managed tier on top of the other layers (ls.managed, which is not nil):
+// its settings as the highest layer (a value it sets is the value; its list entries, groups,
+// registries and ALLOW rules are added as any layer's), then its caps (a dial or a mode the
+// layers below set past them is lowered to them, with provenance saying so), then its floor
+// (its DENY and CONFIRM rules, protected paths and the list entries they refer to:
+// profile.Managed.Impose), which also becomes the profile's Managed.
+func (b *builder) manage(ls *layers) error {
+	f := ls.managed
+	b.apply(f)
+	m := &profile.Managed{Source: ls.source, Bundle: f.bundle}
+	if c := f.cfg.Managed; c != nil {
+		if c.MaxBand != nil {
+			band, err := policy.ParseBand(*c.MaxBand)
+			if err != nil { // the schema allows only band names
+				return f.doc.errorf("/managed/max_band", "%v", err)
+			}
+			m.MaxBand = &band
+		}
+		if c.MaxMode != nil {
+			mode, err := profile.ParseMode(*c.MaxMode)
+			if err != nil {
+				return f.doc.errorf("/managed/max_permission_mode", "%v", err)
+			}
+			m.MaxMode = mode
+		}
+		m.RulesOnly = c.RulesOnly != nil && *c.RulesOnly
+	}
+	if m.MaxBand != nil {
+		if cur, err := policy.BandOf(b.p.Autonomy); err == nil && cur > *m.MaxBand {
+			was := b.p.Autonomy
+			b.p.Autonomy = m.MaxBand.Dial()
+			b.capped("autonomy", f.src("/managed/max_band"), fmt.Sprintf("capped at the %s band: %v before", *m.MaxBand, was))
+		}
+	}
+	if m.MaxMode.StricterThan(b.p.Mode) {
+		was := b.p.Mode
+		b.p.Mode = m.MaxMode
+		b.capped("permission_mode", f.src("/managed/max_permission_mode"), fmt.Sprintf("capped at %s: %s before", m.MaxMode, was))
+	}
+
+	type entry struct{ field, key, ptr string }
+	var owned []entry // the floor's settings, for provenance
+	refs := map[string]bool{}
+	for i, r := range f.cfg.CustomRules {
+		if r.Action == policy.Allow {
+			continue
+		}
+		ptr := "/custom_rules/" + strconv.Itoa(i)
+		if b.unknownRefs(f, ptr, r.Condition) {
+			continue
+		}
+		r.Priority = max(-profile.MaxRulePriority, min(profile.MaxRulePriority, r.Priority)) // the schema bounds it
+		m.Rules = append(m.Rules, r)
+		owned = append(owned, entry{"rules", r.ID, ptr})
+		for _, l := range [][]string{r.Condition.Commands, r.Condition.Tools, r.Condition.Hosts, r.Condition.Providers, r.Condition.Surfaces} {
+			for _, e := range l {
+				if name, ok := strings.CutPrefix(e, "@"); ok {
+					refs[name] = true
+				}
+			}
+		}
+	}
+	if len(b.errs) > 0 {
+		sortErrors(b.errs)
+		return joinLoadErrors(b.errs)
+	}
+	c := &f.cfg
+	lists := []struct {
+		field, ptr string
+		list       []string
+		dst        *[]string
+	}{
+		{"denied_paths", "/denied_paths", c.DeniedPaths, &m.ProtectedPaths},
+		{"write_protected_paths", "/write_protected_paths", c.WriteProtected, &m.WriteProtectedPaths},
+		{"shell_blocklist", "/shell_blocklist", c.ShellBlocklist, &m.ShellBlocklist},
+	}
+	if c.Approval != nil {
+		lists = append(lists, struct {
+			field, ptr string
+			list       []string
+			dst        *[]string
+		}{"denied_paths", "/approval/denied_paths", c.Approval.DeniedPaths, &m.ProtectedPaths})
+	}
+	for _, l := range lists {
+		for i, e := range l.list {
+			*l.dst = append(*l.dst, e)
+			owned = append(owned, entry{l.field, e, l.ptr + "/" + strconv.Itoa(i)})
+		}
+	}
+	for _, g := range slices.Sorted(maps.Keys(c.HostGroups)) {
+		if !refs[g] {
+			continue // no floor rule refers to it: it applies as any layer's group, not carried
+		}
+		if m.HostGroups == nil {
+			m.HostGroups = map[string][]string{}
+		}
+		m.HostGroups[g] = slices.Clone(c.HostGroups[g])
+		for i, h := range c.HostGroups[g] {
+			owned = append(owned, entry{"host_groups." + g, h, pointerOf("host_groups", g, strconv.Itoa(i))})
+		}
+	}
+	p, err := m.Impose(b.p)
+	if err != nil {
+		return f.doc.errorf("", "the managed tier cannot be imposed: %v", err)
+	}
+	before := make(map[string]policy.Rule, len(b.p.Rules))
+	for _, r := range b.p.Rules {
+		before[r.ID] = r
+	}
+	for _, r := range p.Rules {
+		old, ok := before[r.ID]
+		if !ok || old.Priority == r.Priority || b.floor[r.ID] {
+			continue
+		}
+		note := "moved ahead of the managed tier's CONFIRM rules"
+		if old.Action != r.Action {
+			note += ", and raised to " + r.Action.String() + ": a managed CONFIRM rule covers it"
+		}
+		if src, ok := b.prov.Of("rules", r.ID); ok {
+			src.Note = note
+			b.prov.set("rules", r.ID, src)
+		}
+	}
+	b.p = p
+	for _, e := range owned {
+		b.prov.set(e.field, e.key, f.src(e.ptr))
+	}
+	if b.p.Hash() != b.base {
+		b.p.Family = profile.FamilyCustom
+	}
+	return nil
+}
+
+// capped records that the managed tier capped a value: its source is the cap, with a note
+// saying what the layers below had set.
+func (b *builder) capped(field string, cap Source, note string) {
+	if was, ok := b.prov.Of(field, ""); ok {
+		note += ", set by " + was.String()
+	}
+	cap.Note = note
+	b.prov.set(field, "", cap)
 }

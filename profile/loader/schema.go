@@ -431,7 +431,8 @@ func lookup(v any, ptr string) (any, bool) {
 var knownKeys = map[string][]string{
 	"": {"$schema", "$comment", "active_profile", "autonomy", "permission_mode", "external_writes", "exec_checkpoints", "custom_rules",
 		"shell_allowlist", "shell_blocklist", "network_allowlist", "denied_paths", "write_protected_paths", "unprotected_paths", "trusted_paths", "allowed_tools",
-		"auto_approve_patterns", "host_groups", "registries", "resource_limits", "trusted_projects", "approval"},
+		"auto_approve_patterns", "host_groups", "registries", "resource_limits", "trusted_projects", "approval", "managed"},
+	"/managed":                  {"max_band", "max_permission_mode", "managed_rules_only"},
 	"/resource_limits":          {"max_concurrent_ops", "max_files_per_plan", "timeout_seconds"},
 	"/approval":                 {"mode", "trusted_paths", "denied_paths", "allowed_tools", "auto_approve_patterns"},
 	"/trusted_projects/*":       {"path", "sha256"},

@@ -466,56 +466,41 @@ func (h *Sandbox) runFast(ctx context.Context, cmd sandbox.Command, dir string, 
 	go func() { defer wg.Done(); _, _ = io.Copy(stdout, outR) }()
 	go func() { defer wg.Done(); _, _ = io.Copy(stderr, errR) }()
 
-	replies := make(chan proto.RunReply, 2)
-	replyErr := make(chan error, 1)
-	go func() {
-		for {
-			r, err := l.reply()
-			if err != nil {
-				replyErr <- err
-				return
-			}
-			replies <- r
-			if r.Ended || r.ExecError != "" {
-				return
-			}
-		}
-	}()
-	timer := time.NewTimer(timeout(cmd))
-	defer timer.Stop()
+	// The replies are read here, under the run's deadline; a context
+	// that ends first moves the deadline to now.
+	_ = l.conn.SetReadDeadline(start.Add(timeout(cmd)))
+	cancelled := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		_ = l.conn.SetReadDeadline(time.Now())
+		close(cancelled)
+	})
 	var (
 		end      proto.RunReply
 		timedOut bool
 		lost     error
 		started  bool
 	)
-wait:
 	for {
-		select {
-		case r := <-replies:
-			if r.Started {
-				started = true
-				continue
-			}
-			end = r
-			break wait
-		case err := <-replyErr:
-			// Replies read before the error come first.
-			for len(replies) > 0 {
-				if r := <-replies; r.Started {
-					started = true
-				}
-			}
-			lost = err
-			break wait
-		case <-ctx.Done():
+		r, err := l.reply()
+		if errors.Is(err, os.ErrDeadlineExceeded) {
 			timedOut = true
-			break wait
-		case <-timer.C:
-			timedOut = true
-			break wait
+			break
 		}
+		if err != nil {
+			lost = err
+			break
+		}
+		if r.Started {
+			started = true
+			continue
+		}
+		end = r
+		break
 	}
+	if !stop() {
+		<-cancelled // the deadline it set is cleared below
+	}
+	_ = l.conn.SetReadDeadline(time.Time{})
 	duration := time.Since(start)
 	reuse := !timedOut && lost == nil
 	if !reuse {

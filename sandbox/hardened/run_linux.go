@@ -55,10 +55,19 @@ func (h *Sandbox) run(ctx context.Context, cmd sandbox.Command, probe bool) (san
 	if uerr != nil {
 		return backend.Unavailable(conf, uerr)
 	}
+	var res sandbox.Result
+	var err error
 	if h.fast() {
-		return h.runFast(ctx, cmd, dir, pol)
+		res, err = h.runFast(ctx, cmd, dir, pol)
+	} else {
+		res, err = h.runOnce(ctx, cmd, dir, pol, false)
 	}
-	return h.runOnce(ctx, cmd, dir, pol, false)
+	if ctx.Err() != nil && res.ExitCode != 0 {
+		// The context ended the run, whatever phase it was in (the
+		// set-up of a loaded machine can outlast a short deadline).
+		res.TimedOut = true
+	}
+	return res, err
 }
 
 // checkArgs is the seed's argument check: every argument that may name

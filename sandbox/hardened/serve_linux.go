@@ -92,7 +92,8 @@ func serve(p *proto.ChildPolicy, mounted bool, tmpDir, home string, lr layerRepo
 			next.end()
 			reply(proto.RunReply{ExecError: r.err.Error(), ExecCode: r.code})
 		} else {
-			reply(proto.RunReply{Started: true})
+			// The run's thread said Started as soon as the command was
+			// forked.
 			ws := waitFor(r.pid)
 			endAll(r.pid, p.PIDNS)
 			next.end()
@@ -224,6 +225,9 @@ func serveOne(base []string) spawnResult {
 	r := spawn(envlist.Build(base, req.CmdEnv, nil), req, files)
 	for _, fd := range files {
 		unix.Close(fd)
+	}
+	if r.err == nil {
+		reply(proto.RunReply{Started: true})
 	}
 	return r
 }

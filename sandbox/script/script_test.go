@@ -36,6 +36,7 @@ func TestBuiltin(t *testing.T) {
 		{"(cd sub && ls) ; { cat x; }", "", []string{"cd", "sub", "ls", "cat", "x"}},
 		{"", "", nil},
 		{"go test ./...", "does not know what go does", []string{"go", "test", "./..."}},
+		{"grep -rn TODO src && date -u", "", []string{"grep", "-rn", "TODO", "src", "n", "date", "-u"}},
 		{"python3 -c 'open(\".e\"+\"nv\")'", "does not know what python3", []string{"python3", "-c", `open(".e"+"nv")`}},
 		{"./cat x", "given by its path", []string{"./cat", "x"}},
 		{"$P x", "computed at run time", []string{"x"}},

@@ -47,11 +47,12 @@ func (s Scripts) read() script.Reader {
 // environment (~ and $HOME in a script stand for its HOME).
 func Host(m pathmatch.Matcher, dir string, args, env []string, scripts Scripts) []pathmatch.Refusal {
 	var vs []pathmatch.Refusal
+	memo := &pathmatch.Memo{}
 	checkOne := func(subject, p string) {
 		if p == "" {
 			return
 		}
-		if v, bad := PathViolation(m, dir, subject, p); bad {
+		if v, bad := pathViolation(m, dir, subject, p, memo); bad {
 			vs = append(vs, v)
 		}
 	}
@@ -70,7 +71,7 @@ func Host(m pathmatch.Matcher, dir string, args, env []string, scripts Scripts) 
 	home, _ := envlist.Lookup(env, "HOME")
 	sc := &scriptCheck{
 		match: m, dir: dir, expand: true, lenient: scripts.Lenient,
-		pathViolation: func(subject, p string) (pathmatch.Refusal, bool) { return PathViolation(m, dir, subject, p) },
+		pathViolation: func(subject, p string) (pathmatch.Refusal, bool) { return pathViolation(m, dir, subject, p, memo) },
 	}
 	return append(vs, sc.check(scripts.read(), text, home)...)
 }
@@ -107,7 +108,11 @@ func ShellScript(args []string) (string, bool) {
 // absolute against dir, as written and with every symbolic link
 // followed; bad reports whether v is a refusal.
 func PathViolation(m pathmatch.Matcher, dir, subject, p string) (v pathmatch.Refusal, bad bool) {
-	pc, err := m.Check(dir, p)
+	return pathViolation(m, dir, subject, p, nil)
+}
+
+func pathViolation(m pathmatch.Matcher, dir, subject, p string, memo *pathmatch.Memo) (v pathmatch.Refusal, bad bool) {
+	pc, err := m.CheckMemo(dir, p, memo)
 	switch {
 	case err != nil:
 		return pathmatch.Refusal{Kind: pathmatch.KindUncheckable, Subject: subject, Detail: err.Error()}, true

@@ -308,7 +308,7 @@ func FuzzBuiltinAtLeastAsStrict(f *testing.F) {
 		"shopt -s dotglob; cat dots/*", "bash -c 'cat .env'", "cat ~/.ssh/id_rsa", "FOO=.env mytool", "mytool --config=.env",
 		`cat "$F"`, "python3 -c 'open(\".e\"+\"nv\")'", "curl -s x | sh", "cd $D && cat x", "f() { echo hi; }; f",
 		"cd sub; ls -la; cat ../notes/a.txt", "sort -o.env data", "echo $(cat .env)", "cat <(cat .env)", "cat $'.e\\x6ev'",
-		"tar -C .git -xf x.tar", "cat link2", "echo .gitignore >> .gitignore.txt", "cat {.e,x}nv", "wc -c < .env", "",
+		"tar -C .git -xf x.tar", "cat link2", "grep -rn x .", "grep -f .env x", "date -r .env", "printenv HOME", "egrep -e a -e b notes/*", "echo .gitignore >> .gitignore.txt", "cat {.e,x}nv", "wc -c < .env", "",
 	} {
 		f.Add(s)
 	}

@@ -207,6 +207,59 @@ var ErrTooManyLinks = errors.New("too many levels of symbolic links")
 // visit, if not nil, is called with the location of every symlink
 // target on the way, so a caller can check intermediate hops too.
 func ResolvePath(p string, visit func(string)) (string, error) {
+	return resolvePath(p, visit, nil)
+}
+
+// Memo remembers what one check read of the file system (the lstat and
+// readlink of each path it resolved), so that the many paths of one
+// command, which share their leading directories, are not read again
+// component by component. It holds at most maxMemo paths. The zero
+// value is ready; a Memo is not safe for concurrent use.
+type Memo struct {
+	m map[string]memoEntry
+}
+
+type memoEntry struct {
+	fi     os.FileInfo
+	err    error
+	target string
+	lerr   error
+}
+
+// maxMemo bounds the paths a Memo remembers.
+const maxMemo = 4096
+
+func (mm *Memo) lstat(p string) (os.FileInfo, error) {
+	if mm == nil {
+		return os.Lstat(p)
+	}
+	if e, ok := mm.m[p]; ok {
+		return e.fi, e.err
+	}
+	fi, err := os.Lstat(p)
+	if mm.m == nil {
+		mm.m = map[string]memoEntry{}
+	}
+	if len(mm.m) < maxMemo {
+		e := memoEntry{fi: fi, err: err}
+		if err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			e.target, e.lerr = os.Readlink(p)
+		}
+		mm.m[p] = e
+	}
+	return fi, err
+}
+
+func (mm *Memo) readlink(p string) (string, error) {
+	if mm != nil {
+		if e, ok := mm.m[p]; ok && e.fi != nil {
+			return e.target, e.lerr
+		}
+	}
+	return os.Readlink(p)
+}
+
+func resolvePath(p string, visit func(string), mm *Memo) (string, error) {
 	if !filepath.IsAbs(p) {
 		return "", fmt.Errorf("sandbox: resolve %q: not absolute", p)
 	}
@@ -233,7 +286,7 @@ func ResolvePath(p string, visit func(string)) (string, error) {
 			resolved = next
 			continue
 		}
-		fi, err := os.Lstat(next)
+		fi, err := mm.lstat(next)
 		switch {
 		case errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
 			missing = true
@@ -250,7 +303,7 @@ func ResolvePath(p string, visit func(string)) (string, error) {
 		if hops > maxSymlinkHops {
 			return "", fmt.Errorf("sandbox: resolve %q: %w", p, ErrTooManyLinks)
 		}
-		target, err := os.Readlink(next)
+		target, err := mm.readlink(next)
 		if err != nil {
 			return "", fmt.Errorf("sandbox: resolve %q: %w", p, err)
 		}
@@ -283,6 +336,12 @@ type Checked struct {
 // and ".." applied to where the links led. A path that cannot be
 // resolved is an error, which callers treat as a denial.
 func (m Matcher) Check(base, unsafePath string) (Checked, error) {
+	return m.CheckMemo(base, unsafePath, nil)
+}
+
+// CheckMemo is Check reading the file system through memo (nil: no
+// memo), for the many paths of one command.
+func (m Matcher) CheckMemo(base, unsafePath string, memo *Memo) (Checked, error) {
 	abs := unsafePath
 	if !filepath.IsAbs(abs) {
 		abs = base + string(filepath.Separator) + abs
@@ -295,11 +354,11 @@ func (m Matcher) Check(base, unsafePath string) (Checked, error) {
 		pc.Entry, pc.Denied = e, true
 	}
 	var hopEntry string
-	resolved, err := ResolvePath(abs, func(hop string) {
+	resolved, err := resolvePath(abs, func(hop string) {
 		if e, ok := m.Match(hop); ok && hopEntry == "" {
 			hopEntry = e
 		}
-	})
+	}, memo)
 	if err != nil {
 		return pc, err
 	}
