@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
 )
 
@@ -37,6 +36,9 @@ type client struct {
 	// rewrites lists the tools whose input a hook can replace, and the field holding the
 	// command line.
 	rewrites map[string]string
+	// rewriteOptIn: the client applies a rewrite only in some versions (Codex CLI), so the hook
+	// rewrites only when its flag -codex-updated-input says this one does.
+	rewriteOptIn bool
 	// mcpPrefix starts the name of an MCP server's tool.
 	mcpPrefix string
 	// render writes the answer as the client reads it (JSON on standard output, exit 0).
@@ -52,23 +54,31 @@ type client struct {
 //     "onFailure": "block". permissionDecision allow/deny/ask with updatedInput (the whole new
 //     input), systemMessage shown to the user. A hook's allow does not lift Claude Code's own
 //     deny or ask rules, and its ask does not lift a deny rule.
-//   - Gemini CLI 0.56.0-nightly (google-gemini/gemini-cli: packages/core/src/hooks/hookRunner.ts,
-//     types.ts, hookAggregator.ts, scheduler/hook-utils.ts, scheduler/scheduler.ts): the
-//     command runs through the shell; exit 0 parses stdout (or stderr when stdout is empty) as
-//     JSON, exit 1 is a warning and the tool runs, any other exit (2, 127 for a missing binary,
-//     a crash) with text on stderr is a deny with that text; a timeout (60 s default) lets the
-//     tool run. decision allow/deny/block/ask; hookSpecificOutput.tool_input is merged over
-//     the tool's arguments; systemMessage is shown (and is the prompt's text for an ask). An
-//     "ask" replaces Gemini CLI's own decision, its policy's deny included. Hooks do not run at
-//     all, user-level ones included, in a folder Gemini CLI does not trust.
-//   - Codex CLI (openai/codex: codex-rs/hooks/src/events/pre_tool_use.rs, engine/output_parser.rs,
-//     engine/command_runner.rs, engine/discovery.rs): the command runs as $SHELL -lc; exit 0 with
-//     hookSpecificOutput.permissionDecision "deny" and a non-empty reason blocks, "allow" is
-//     accepted only with updatedInput (it rewrites the tool input), "ask" and a bare "allow" are
-//     rejected as unsupported and the tool runs; exit 2 with a reason on stderr blocks; any other
-//     exit, a missing binary or a timeout (600 s default) lets the tool run. Tool names: Bash
-//     (tool_input {"command"}), apply_patch ({"command": the patch}), spawn_agent, MCP tools as
-//     mcp__server__tool.
+//   - Gemini CLI 0.56.0-nightly.20260806 (google-gemini/gemini-cli at 5411f113: packages/core/src/
+//     hooks/hookRunner.ts, hookAggregator.ts, hookRegistry.ts, types.ts, hookEventHandler.ts,
+//     scheduler/hook-utils.ts, scheduler/scheduler.ts): the command runs through the shell with
+//     GEMINI_PROJECT_DIR (and CLAUDE_PROJECT_DIR) set to the payload's cwd, the working
+//     directory Gemini CLI was started for; exit 0 parses stdout (or stderr when stdout is
+//     empty) as JSON, exit 1 is a warning and the tool runs, any other exit (2, 127 for a
+//     missing binary, a Go panic's 2) with text is a deny with that text; a timeout (60 s
+//     default), a hook killed by a signal or one that cannot be spawned lets the tool run.
+//     decision allow/deny/block/ask with reason; hookSpecificOutput.tool_input replaces the
+//     tool's arguments (the tool validates them again); systemMessage is shown (and is the
+//     prompt's text for an ask). An "ask" replaces Gemini CLI's own policy decision, its deny
+//     included. No hook runs, user-level ones included, in a folder Gemini CLI does not trust.
+//     AfterTool's tool_response is {llmContent, returnDisplay, error}.
+//   - Codex CLI (openai/codex at 2219e3df: codex-rs/hooks/src/engine/output_parser.rs, at 54ea2bfe:
+//     events/pre_tool_use.rs; later versions' tool registry with with_updated_hook_input): the
+//     command runs as $SHELL -lc; exit 0 with hookSpecificOutput.permissionDecision "deny" and
+//     a non-empty reason blocks; "ask" is rejected as unsupported and the tool runs; exit 2 with
+//     a reason on stderr blocks; any other exit, a missing binary or a timeout (600 s default)
+//     lets the tool run. updatedInput: at 2219e3df it is rejected as unsupported (and the
+//     ORIGINAL input runs), later versions apply it with permissionDecision "allow"; the hook
+//     cannot tell which version calls it, so it rewrites a Codex CLI call only when told to
+//     (-codex-updated-input) and otherwise refuses a line it cannot confine. Tool names: Bash
+//     (tool_input {"command"}), apply_patch ({"command": the patch}), MCP tools as
+//     mcp__server__tool. The payload's cwd is the session's working directory: Codex CLI sets
+//     no project variable.
 var clients = map[string]*client{
 	"claude": {
 		name: "claude", display: "Claude Code",
@@ -90,11 +100,12 @@ var clients = map[string]*client{
 	},
 	"codex": {
 		name: "codex", display: "Codex CLI",
-		events:    map[string]event{"PreToolUse": evPre, "PostToolUse": evPost},
-		canAsk:    false,
-		rewrites:  map[string]string{"Bash": "command"},
-		mcpPrefix: "mcp__",
-		render:    renderCodex,
+		events:       map[string]event{"PreToolUse": evPre, "PostToolUse": evPost},
+		canAsk:       false,
+		rewrites:     map[string]string{"Bash": "command"},
+		rewriteOptIn: true,
+		mcpPrefix:    "mcp__",
+		render:       renderCodex,
 	},
 }
 
@@ -131,10 +142,23 @@ type payload struct {
 	Error          json.RawMessage `json:"error"`
 }
 
-var (
-	idPattern   = regexp.MustCompile(`^[A-Za-z0-9_.:-]{1,200}$`)
-	toolPattern = regexp.MustCompile(`^[A-Za-z0-9_.:-]{1,256}$`)
-)
+// isName reports whether s is a usable identifier of at most max bytes: letters, digits and
+// "_.:-" only (a session, tool-use or tool name). Not a regular expression: a counted repetition
+// compiles to a program of that many copies, which every call would pay for at start-up.
+func isName(s string, max int) bool {
+	if s == "" || len(s) > max {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == ':' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func isID(s string) bool { return isName(s, 200) }
 
 // parse reads one payload. env looks up the environment (the project variable).
 func (c *client) parse(b []byte, env func(string) string, projectFlag string) (*call, error) {
@@ -147,11 +171,11 @@ func (c *client) parse(b []byte, env func(string) string, projectFlag string) (*
 		return nil, fmt.Errorf("unsupported hook event %q (install the hook for %s)", p.HookEventName, strings.Join(c.eventNames(), ", "))
 	}
 	switch {
-	case !idPattern.MatchString(p.SessionID) || strings.Contains(p.SessionID, ".."):
+	case !isID(p.SessionID) || strings.Contains(p.SessionID, ".."):
 		return nil, fmt.Errorf("the hook input has no usable session_id (%q)", cut(p.SessionID, 80))
 	case !filepath.IsAbs(p.Cwd) || strings.ContainsRune(p.Cwd, 0):
 		return nil, fmt.Errorf("the hook input's cwd %q is not an absolute path", cut(p.Cwd, 200))
-	case !toolPattern.MatchString(p.ToolName):
+	case !isName(p.ToolName, 256):
 		return nil, fmt.Errorf("the hook input names no usable tool (%q)", cut(p.ToolName, 80))
 	}
 	k := &call{c: c, ev: ev, eventName: p.HookEventName, session: p.SessionID, tool: p.ToolName, raw: p.ToolInput,
@@ -163,7 +187,7 @@ func (c *client) parse(b []byte, env func(string) string, projectFlag string) (*
 	}
 	switch {
 	case p.ToolUseID != "":
-		if !idPattern.MatchString(p.ToolUseID) {
+		if !isID(p.ToolUseID) {
 			return nil, fmt.Errorf("the hook input's tool_use_id %q is not usable", cut(p.ToolUseID, 80))
 		}
 		k.key = p.ToolUseID

@@ -28,8 +28,10 @@ type hook struct {
 	projectFlag string
 	maxActions  int
 	maxFailures int
-	exe         string // this binary, for the rewritten command lines
-	env         func(string) string
+	// codexRewrite: the Codex CLI calling this hook applies updatedInput (-codex-updated-input).
+	codexRewrite bool
+	exe          string // this binary, for the rewritten command lines
+	env          func(string) string
 }
 
 // runtime is the run of one tool call: the session's run (its state in a FileStore shared by
@@ -248,6 +250,10 @@ func (rt *runtime) confine(ctx context.Context, m mapped, d gate.Decision) (*gat
 	field := k.c.rewrites[k.tool]
 	if field == "" {
 		return nil, nil, k.c.display + " lets no hook run " + k.tool + " in reins' sandbox"
+	}
+	if k.c.rewriteOptIn && !rt.h.codexRewrite {
+		return nil, nil, k.c.display + " runs " + k.tool + " unchanged unless its version applies a hook's updatedInput " +
+			"(install the hook with -codex-updated-input for one that does), so reins cannot run the line in its sandbox"
 	}
 	if why := rt.h.sandboxAvailable(ctx, k.project); why != "" {
 		return nil, nil, "no enforcing sandbox runs here (" + why + ")"

@@ -3,7 +3,7 @@
 // into the same audit log. Install it as reins-hook (README.md in this directory says how, for
 // each client, and when a client runs no hook at all).
 //
-//	reins-hook claude|gemini|codex [-state DIR] [-project DIR] [-max-actions N] [-max-failures N]
+//	reins-hook claude|gemini|codex [-state DIR] [-project DIR] [-max-actions N] [-max-failures N] [-codex-updated-input]
 //	reins-hook exec -state DIR -ticket TICKET -- bash -c LINE
 //	reins-hook reset [-state DIR] claude|gemini|codex SESSION
 //
@@ -148,6 +148,7 @@ func newHook(c *client, args []string) (*hook, error) {
 	fs.StringVar(&h.projectFlag, "project", "", "the project directory (default: the client's project variable)")
 	fs.IntVar(&h.maxActions, "max-actions", 0, "the session's action budget (0: none)")
 	fs.IntVar(&h.maxFailures, "max-failures", 3, "consecutive failures of one tool that halt the session")
+	fs.BoolVar(&h.codexRewrite, "codex-updated-input", false, "the Codex CLI calling the hook applies updatedInput (rewrite shell lines to run confined)")
 	if err := fs.Parse(args); err != nil {
 		return nil, fmt.Errorf("bad arguments: %v (flags: -state DIR, -project DIR, -max-actions N, -max-failures N)", err)
 	}
@@ -235,7 +236,7 @@ func runReset(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.SetOutput(io.Discard)
 	dir := fs.String("state", os.Getenv("REINS_HOOK_STATE"), "the state directory")
 	reason := fs.String("reason", "reset by the user", "recorded with the reset")
-	if err := fs.Parse(args); err != nil || fs.NArg() != 2 || clients[fs.Arg(0)] == nil || !idPattern.MatchString(fs.Arg(1)) {
+	if err := fs.Parse(args); err != nil || fs.NArg() != 2 || clients[fs.Arg(0)] == nil || !isID(fs.Arg(1)) {
 		fmt.Fprintln(stderr, "reins hook: usage: reset [-state DIR] [-reason TEXT] claude|gemini|codex SESSION")
 		return exitBlock
 	}
