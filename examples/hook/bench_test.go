@@ -27,7 +27,7 @@ var helloBinary = sync.OnceValues(func() (string, error) {
 	}
 	bin := filepath.Join(dir, "hello")
 	cmd := exec.Command("go", "build", "-o", bin, ".")
-	cmd.Dir = dir
+	cmd.Dir, cmd.Env = dir, buildEnv
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", &buildError{string(out), err}
 	}

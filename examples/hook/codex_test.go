@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/reins-go/reins/internal/testenv"
 )
 
 // TestCodexContract feeds Codex CLI's PreToolUse payloads (PreToolUseCommandInput of
@@ -111,4 +113,26 @@ func TestCodexPostToolUse(t *testing.T) {
 	block, reason, _, _ := codexReads(r.code, r.stdout, r.stderr, false)
 	assert.True(t, block)
 	assert.Contains(t, reason, "halted")
+}
+
+// TestCodexUpdatedInputOptIn: with -codex-updated-input, an allowed shell line is answered with
+// permissionDecision "allow" and updatedInput (the rewritten, confined line), which a Codex CLI
+// that applies updatedInput runs; one that does not would reject it (and run the original line),
+// which is why the hook rewrites only when told to.
+func TestCodexUpdatedInputOptIn(t *testing.T) {
+	w := newWorld(t).dev()
+	r := w.run("codex", w.codex("PreToolUse", "Bash", "c1", map[string]any{"command": "ls"}, nil), "-codex-updated-input")
+	require.Equal(t, 0, r.code, r.stderr)
+	block, reason, invalid, updated := codexReads(r.code, r.stdout, r.stderr, true)
+	if block && strings.Contains(reason, "no enforcing sandbox") {
+		assert.Empty(t, invalid)
+		testenv.Missing(t, "the hardened sandbox cannot run here: %s", reason)
+	}
+	require.Empty(t, invalid, r.stdout)
+	require.False(t, block, r.stdout)
+	require.NotNil(t, updated, r.stdout)
+	assert.Contains(t, updated["command"], " exec -state ")
+	assert.Contains(t, updated["command"], "-- bash -c ls")
+	_, _, invalid, _ = codexReads(r.code, r.stdout, r.stderr, false)
+	assert.Equal(t, "updatedInput", invalid, "an older Codex CLI rejects it")
 }

@@ -126,6 +126,10 @@ func (r result) decision() string {
 	return d
 }
 
+// buildEnv is the environment the test binary started with: builds run in it, not in a test's
+// (whose XDG_CACHE_HOME would move Go's build cache to an empty directory).
+var buildEnv = os.Environ()
+
 // hookBinary builds the hook once per test binary.
 var hookBinary = sync.OnceValues(func() (string, error) {
 	dir, err := os.MkdirTemp("", "reins-hook-bin-")
@@ -133,7 +137,9 @@ var hookBinary = sync.OnceValues(func() (string, error) {
 		return "", err
 	}
 	bin := filepath.Join(dir, "reins-hook")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Env = buildEnv
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return "", &buildError{string(out), err}
 	}
