@@ -130,18 +130,19 @@ func (r result) decision() string {
 // (whose XDG_CACHE_HOME would move Go's build cache to an empty directory).
 var buildEnv = os.Environ()
 
-// hookBinary builds the hook once per test binary.
+// hookBinary builds the hook and reins-hook-load, next to it, once per test binary.
 var hookBinary = sync.OnceValues(func() (string, error) {
 	dir, err := os.MkdirTemp("", "reins-hook-bin-")
 	if err != nil {
 		return "", err
 	}
 	bin := filepath.Join(dir, "reins-hook")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	cmd.Env = buildEnv
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return "", &buildError{string(out), err}
+	for pkg, out := range map[string]string{".": bin, "./load": filepath.Join(dir, loaderName)} {
+		cmd := exec.Command("go", "build", "-o", out, pkg)
+		cmd.Env = append(buildEnv, "CGO_ENABLED=0") // as README.md says to build it
+		if b, err := cmd.CombinedOutput(); err != nil {
+			return "", &buildError{string(b), err}
+		}
 	}
 	return bin, nil
 })

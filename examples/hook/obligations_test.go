@@ -154,3 +154,41 @@ func TestExecEnforcesTheTicket(t *testing.T) {
 	assert.Equal(t, 126, r.code)
 	assert.Contains(t, r.stderr, "signature")
 }
+
+// TestBinaryLoadsProfilesThroughTheLoader: the built hook loads the profiles through
+// reins-hook-load on a cache miss, reuses the cache while the files keep their identity, blocks
+// with the file's error when a file does not load, and blocks, naming the program, when
+// reins-hook-load is missing.
+func TestBinaryLoadsProfilesThroughTheLoader(t *testing.T) {
+	w := newWorld(t).dev()
+	read := w.claude("PreToolUse", "Read", "l1", map[string]any{"file_path": filepath.Join(w.ws, "README.md")}, nil)
+	r := w.binary(w.ws, read, nil, "claude", "-state", w.state)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "allow", r.decision())
+	bash := w.claude("PreToolUse", "Bash", "l2", map[string]any{"command": "rm -rf src"}, nil)
+	r = w.binary(w.ws, bash, nil, "claude", "-state", w.state)
+	assert.Equal(t, "ask", r.decision(), "PROFILE-DEV, from the cache: %s", r.stdout)
+
+	w.profile(`{"active_profile": "PROFILE-DEV", "oops": 1}`)
+	r = w.binary(w.ws, read, nil, "claude", "-state", w.state)
+	assert.Equal(t, exitBlock, r.code, "a profile file that does not load blocks")
+	assert.Contains(t, r.stderr, "oops")
+	assert.Empty(t, r.stdout)
+
+	// A copy of the hook without reins-hook-load beside it.
+	bin, err := hookBinary()
+	require.NoError(t, err)
+	alone := filepath.Join(t.TempDir(), "reins-hook")
+	b, err := os.ReadFile(bin)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(alone, b, 0o755))
+	w.profile(`{"active_profile": "PROFILE-DEV"}`)
+	cmd := exec.Command(alone, "claude", "-state", w.state)
+	cmd.Dir, cmd.Stdin = w.ws, strings.NewReader(read)
+	out, err := cmd.Output()
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee)
+	assert.Equal(t, exitBlock, ee.ExitCode())
+	assert.Empty(t, out)
+	assert.Contains(t, string(ee.Stderr), loaderName)
+}

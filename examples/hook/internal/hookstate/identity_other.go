@@ -1,15 +1,15 @@
 //go:build !unix
 
-package main
+package hookstate
 
 import (
 	"fmt"
 	"os"
 )
 
-// fileIdentity identifies a file's version by size and modification time where there are no
+// Identity identifies a file's version by size and modification time where there are no
 // inodes; "absent" when there is none, "-" for no path.
-func fileIdentity(path string) string {
+func Identity(path string) string {
 	if path == "" {
 		return "-"
 	}

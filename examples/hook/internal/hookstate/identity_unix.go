@@ -1,6 +1,6 @@
 //go:build unix
 
-package main
+package hookstate
 
 import (
 	"fmt"
@@ -8,10 +8,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// fileIdentity identifies a file's version: device, inode, size, modification and change
+// Identity identifies a file's version: device, inode, size, modification and change
 // times (the change time moves on every write and cannot be set back); "absent" when there is
 // none, "-" for no path.
-func fileIdentity(path string) string {
+func Identity(path string) string {
 	if path == "" {
 		return "-"
 	}
