@@ -48,7 +48,7 @@
 // file the built-in PROFILE-SAFE applies, which runs no shell command at all: choose a profile
 // (README.md). The loaded profile is cached in the state directory, keyed by the identity of
 // the profile files, so a call whose files did not change neither reads nor validates them; on
-// a miss the hook runs reins-hook-load (../hook/load), installed beside it, which links the
+// a miss the hook runs reins-hook-load (examples/hook/load), installed beside it, which links the
 // profile loader and its JSON Schema validation so that this program does not pay their
 // start-up on every call.
 // The client's plan mode is decided as read-only exploration.
