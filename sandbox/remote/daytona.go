@@ -62,7 +62,7 @@ func NewDaytona(cfg DaytonaConfig) (*Daytona, error) {
 	if err := checkShell("DaytonaConfig.Shell", cfg.Shell); err != nil {
 		return nil, err
 	}
-	m, denied, err := remoteDenied(cfg.Policy.DeniedPaths)
+	m, denied, err := remoteDenied(cfg.Policy)
 	if err != nil {
 		return nil, err
 	}

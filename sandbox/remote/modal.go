@@ -80,7 +80,7 @@ func NewModal(cfg ModalConfig) (*Modal, error) {
 	if cfg.CPU < 0 || cfg.MemoryMiB < 0 {
 		return nil, fmt.Errorf("sandbox: ModalConfig: negative resource request")
 	}
-	m, denied, err := remoteDenied(cfg.Policy.DeniedPaths)
+	m, denied, err := remoteDenied(cfg.Policy)
 	if err != nil {
 		return nil, err
 	}

@@ -98,7 +98,7 @@ func NewSSH(cfg SSHConfig) (*SSH, error) {
 	if cfg.ConnectTimeout < 0 {
 		return nil, fmt.Errorf("sandbox: SSHConfig.ConnectTimeout is negative")
 	}
-	m, denied, err := remoteDenied(cfg.Policy.DeniedPaths)
+	m, denied, err := remoteDenied(cfg.Policy)
 	if err != nil {
 		return nil, err
 	}

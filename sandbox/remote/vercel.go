@@ -93,7 +93,7 @@ func NewVercelSandbox(cfg VercelSandboxConfig) (*VercelSandbox, error) {
 	if err := checkShell("VercelSandboxConfig.Shell", cfg.Shell); err != nil {
 		return nil, err
 	}
-	m, denied, err := remoteDenied(cfg.Policy.DeniedPaths)
+	m, denied, err := remoteDenied(cfg.Policy)
 	if err != nil {
 		return nil, err
 	}
