@@ -41,7 +41,7 @@ type VercelSandboxConfig struct {
 	// [VercelSandboxWorkdir].
 	RemoteDir string
 	// Policy: AllowNetwork chooses --network-policy allow-all or
-	// deny-all (enforced by Vercel); DeniedPaths are checked in the
+	// deny-all (enforced by Vercel); DeniedPaths and WriteProtectedPaths are checked in the
 	// arguments and the working directory; EnvAllowlist, when not empty,
 	// clears the command's environment in the sandbox and keeps the
 	// listed variables. AllowedPaths are not supported.
