@@ -76,7 +76,11 @@ true`)})
 	assert.Equal(t, "edited\n", fileContent(t, filepath.Join(e.root, "config", "other.yaml")), "the rest of the directory stays writable: %s", res.Stderr)
 
 	// Named in an argument, it is refused, as .git is.
-	for _, args := range [][]string{{"cat", "config/deploy.yaml"}, {"sh", "-c", "echo x >> config/deploy.yaml"}} {
+	require.NoError(t, os.WriteFile(filepath.Join(e.root, "config", "other.yaml"), []byte("other"), 0o644))
+	// A glob that matches it is refused too, through a link included: it
+	// is not masked, so the glob would show what it holds.
+	require.NoError(t, os.Symlink("config", filepath.Join(e.root, "cfg")))
+	for _, args := range [][]string{{"cat", "config/deploy.yaml"}, {"sh", "-c", "echo x >> config/deploy.yaml"}, {"sh", "-c", "cat config/*"}, {"sh", "-c", "cat cf*/*"}} {
 		res, err := runCmd(t, sb, sandbox.Command{Args: args})
 		require.ErrorIs(t, err, sandbox.ErrRefused, "%q ran: %s", args, res.Stdout)
 		require.NotEmpty(t, res.Violations)
