@@ -167,7 +167,7 @@ func shared(l fspath.Lists, profileSecrets []string) fspath.Lists {
 // configuration directory (write-protected). It is the one list a host hands to every other
 // layer, so they protect what the gate does: the checkpointer (checkpoint.Options.Protected,
 // whose Protection has the same two fields) never stores either class, and the sandbox
-// (sandbox.FsNetPolicy.DeniedPaths, both classes) masks the secrets and keeps the
+// (sandbox.FsNetPolicy.DeniedPaths for readWrite, WriteProtectedPaths for write) masks the secrets and keeps the
 // write-protected paths read-only. The seeds' .git, which the gate denies to direct reads, is
 // in the write-protected class here (git inside the sandbox reads its repository), unless the
 // profile lists it as a secret. It returns new slices.

@@ -37,9 +37,10 @@
 //
 // The lists handed to the checkpointer and the sandboxes are those of the profile the run starts
 // with; a later profile switch changes what the gate protects, not what they were given. The
-// sandboxes get both protection classes as denied paths: an entry the profile write-protects
-// beyond reins' defaults is masked in a sandbox (not readable either), which is stricter than
-// the gate. Without the hardened sandbox nothing confines a command a human approved: the
+// sandboxes get each protection class in its own field (sandbox.FsNetPolicy.DeniedPaths and
+// WriteProtectedPaths): a secret is masked, a write-protected path stays readable and is never
+// written. Their argument checks still refuse a command word that names a write-protected path
+// (as they refuse .git), which the gate would let read. Without the hardened sandbox nothing confines a command a human approved: the
 // local runner is not a security boundary. The default notifier only logs; a host whose user
 // must see a notification passes its own.
 package host

@@ -116,7 +116,7 @@ func New(ctx context.Context, workspace string, preset profile.Preset, opts *Opt
 	if err != nil {
 		return nil, fmt.Errorf("host: checkpoints of %s: %w", ws, err)
 	}
-	policy := sandbox.FsNetPolicy{DeniedPaths: deniedPaths(rw, w)}
+	policy := sandboxPolicy(rw, w)
 	run.Local, err = sandbox.NewLocal(sandbox.LocalConfig{Root: ws, Policy: policy, Scripts: shellanalysis.Read})
 	if err != nil {
 		return nil, fmt.Errorf("host: %w", err)
@@ -214,25 +214,31 @@ func checkWorkspace(workspace string) (string, error) {
 	return ws, nil
 }
 
-// deniedPaths returns the entries of both protection classes that the sandboxes do not deny by
-// default: they keep their own class for those (the defaults' write-protected entries, .git
-// among them, stay readable to the programs that need them), and mask the rest.
-func deniedPaths(rw, w []string) []string {
-	defaults := map[string]bool{}
-	for _, d := range sandbox.DefaultDeniedPaths() {
-		defaults[strings.ToLower(d)] = true
-	}
-	var out []string
+// sandboxPolicy returns the entries of both protection classes that the sandboxes do not protect
+// by default, each in its own class: rw as DeniedPaths (masked), w as WriteProtectedPaths
+// (readable, never written). The defaults keep the sandboxes' own class (.git among them stays
+// readable to the programs that need it); an entry in both lists is only denied, the stricter.
+func sandboxPolicy(rw, w []string) sandbox.FsNetPolicy {
 	seen := map[string]bool{}
-	for _, e := range append(append([]string(nil), rw...), w...) {
+	for _, d := range sandbox.DefaultDeniedPaths() {
+		seen[strings.ToLower(d)] = true
+	}
+	var p sandbox.FsNetPolicy
+	add := func(dst *[]string, e string) {
 		k := strings.ToLower(e)
-		if defaults[k] || seen[k] {
-			continue
+		if seen[k] {
+			return
 		}
 		seen[k] = true
-		out = append(out, e)
+		*dst = append(*dst, e)
 	}
-	return out
+	for _, e := range rw {
+		add(&p.DeniedPaths, e)
+	}
+	for _, e := range w { // after rw: an entry of both stays denied only
+		add(&p.WriteProtectedPaths, e)
+	}
+	return p
 }
 
 // LogNotifier returns a notifier that logs every notice at level Info: the default of New,

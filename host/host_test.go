@@ -365,3 +365,45 @@ func TestNewShellTool(t *testing.T) {
 	assert.Contains(t, out, "reins denied this call of bash")
 	assert.NoFileExists(t, filepath.Join(filepath.Dir(ws), "outside.txt"))
 }
+
+// TestNewWiresWriteProtectedPaths: a write-protected path the user adds to the profile reaches the
+// sandbox in its own class: the confined command reads it (it is not masked, as a denied path
+// is) and cannot write, replace or remove it, nor move the directory that holds it away.
+func TestNewWiresWriteProtectedPaths(t *testing.T) {
+	ctx := context.Background()
+	const deploy = "deploy-canary-3f0d"
+	ws := gitWorkspace(t, map[string]string{
+		"config/deploy.yaml": deploy,
+		"secrets/prod.json":  "canary-prod-91aa",
+		"check.sh": "cat config/deploy.yaml; echo; cat secrets/prod.json; echo\n" +
+			"echo pwned >> config/deploy.yaml; mv config/deploy.yaml moved.yaml; rm -f config/deploy.yaml\n" +
+			"mv config config-old; mkdir -p config; echo pwned > config/deploy.yaml; true\n",
+	})
+	p := profile.Dev.Profile()
+	p.ProtectedPaths = append(p.ProtectedPaths, "secrets/prod.json")
+	p.WriteProtectedPaths = append(p.WriteProtectedPaths, "config/deploy.yaml")
+	run, err := host.New(ctx, ws, profile.Dev, &host.Options{Profile: &p, Logger: quiet, ConfigDir: filepath.Join(t.TempDir(), "reins")})
+	require.NoError(t, err)
+	defer run.Close()
+
+	// The gate reads it and refuses writes.
+	d, err := run.Check(ctx, policy.Action{Tool: "read_file", Operation: policy.OpRead, Targets: []string{"config/deploy.yaml"}})
+	require.NoError(t, err)
+	assert.NotEqual(t, policy.Deny, d.Verdict, "%s", d)
+	d, err = run.Check(ctx, policy.Action{Tool: "write_file", Operation: policy.OpWrite, Targets: []string{"config/deploy.yaml"}})
+	require.NoError(t, err)
+	assert.Equal(t, policy.Deny, d.Verdict, "%s", d)
+
+	if !run.Sandboxed {
+		testenv.Missing(t, "the sandbox half needs the hardened sandbox: %v", run.SandboxErr)
+	}
+	res, err := run.Sandbox.Run(ctx, sandbox.Command{Args: []string{"sh", "check.sh"}, Dir: ws})
+	require.NoError(t, err, "%s", res.Stderr)
+	assert.Contains(t, string(res.Stdout), deploy, "the confined command reads it: %s", res.Stderr)
+	assert.NotContains(t, string(res.Stdout), "canary-prod-91aa", "a denied path stays masked")
+	b, err := os.ReadFile(filepath.Join(ws, "config", "deploy.yaml"))
+	require.NoError(t, err)
+	assert.Equal(t, deploy, string(b), "the confined command changed it")
+	// (mv falls back to copying it to moved.yaml: reading it is allowed; its removal fails.)
+	assert.NoDirExists(t, filepath.Join(ws, "config-old"))
+}

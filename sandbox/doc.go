@@ -115,7 +115,8 @@ output cap per stream ([DefaultMaxOutput] when zero).
 # The policy
 
 [FsNetPolicy] mirrors the seed's policy: AllowedPaths (extra writable
-directories), AllowNetwork, DeniedPaths and EnvAllowlist.
+directories), AllowNetwork, DeniedPaths, WriteProtectedPaths and
+EnvAllowlist.
 [DefaultDeniedPaths] (.git, .env, .env.local, .ssh, id_rsa, id_ed25519, then
 the rest of the gate's two protection classes: .env.*, ~/.aws and the other
 credential stores, .envrc, shell rc files, editor and agent configuration)
@@ -128,6 +129,21 @@ case-insensitive. Paths are checked as written and again with every
 symlink followed, including the intermediate hops, so a link named
 "innocent" that points at .git is refused like .git itself; a path that
 cannot be resolved is refused.
+
+The paths belong to reins' two protection classes. DeniedPaths are read-and-write
+protected (secrets). WriteProtectedPaths take the same syntax and checks (an error names the
+field and index, FsNetPolicy.WriteProtectedPaths[2]) and are write-protected, like the
+defaults' .git, .envrc and shell rc files: readable, never written. An entry in both lists is
+denied, the stricter class. Each backend treats a WriteProtectedPaths entry as it treats the
+defaults' write-protected ones: hardened binds it read-only (never masked), keeps the
+directories that hold it from being moved, and reports a new one a run created; container
+binds it read-only; remote and the vendors refuse a working directory or script that names
+it; local, which confines no writes, refuses only arguments and working directories that name
+it. Every backend's argument check refuses a word that names one, as it refuses .git: a
+command reaches them through programs that read them (git, a build tool), not by naming them.
+A host that holds a gate hands each class in its own field (gate.Gate.Protections returns
+both lists): putting write-protected entries in DeniedPaths masks files that programs need to
+read, and leaving them out lets a command write them.
 
 A non-empty EnvAllowlist clears the environment and forwards only the
 listed variables of the host environment, so host secrets such as

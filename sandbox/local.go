@@ -46,7 +46,7 @@ func NewLocal(cfg LocalConfig) (*Local, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := pathmatch.New(cfg.Policy.DeniedPaths)
+	m, err := pathmatch.New(cfg.Policy.DeniedPaths, cfg.Policy.WriteProtectedPaths)
 	if err != nil {
 		return nil, err
 	}

@@ -21,6 +21,21 @@ type FsNetPolicy struct {
 	// case-insensitive and applies both to the path as written and to the
 	// path with every symlink followed.
 	DeniedPaths []string
+	// WriteProtectedPaths are added to the write-protected entries of
+	// [DefaultDeniedPaths] (.git, .envrc, shell rc files, editor
+	// configuration...) and get their treatment: the command may read
+	// them but never write, create, rename, delete or replace them. They
+	// take the syntax of DeniedPaths; an entry in both lists is denied
+	// (read-and-write protected, the stricter class). Per backend, as for
+	// the defaults' write-protected entries: hardened binds those that
+	// exist in the writable roots read-only (unmasked) and reports a new
+	// one a run created as an escape; local, container and remote refuse
+	// an argument or working directory that names one, and container
+	// binds them read-only (local confines no writes: see [Local]). The
+	// argument checks of every backend refuse a word that names one, as
+	// they refuse .git: the command reaches them through programs that
+	// read them, not by naming them.
+	WriteProtectedPaths []string
 	// EnvAllowlist, when non-empty, clears the environment and forwards
 	// only the host variables named here (exact, case-sensitive names).
 	// When empty, local passes the host environment through and the

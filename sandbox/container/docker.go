@@ -94,7 +94,7 @@ func NewDocker(cfg DockerConfig) (*Docker, error) {
 	if strings.HasPrefix(cfg.Runtime, "-") || strings.HasPrefix(cfg.User, "-") {
 		return nil, fmt.Errorf("sandbox: DockerConfig.Runtime and User must not start with '-'")
 	}
-	m, err := pathmatch.New(cfg.Policy.DeniedPaths)
+	m, err := pathmatch.New(cfg.Policy.DeniedPaths, cfg.Policy.WriteProtectedPaths)
 	if err != nil {
 		return nil, err
 	}

@@ -85,7 +85,7 @@ func newSingularity(cfg SingularityConfig, name string) (*Singularity, error) {
 	if cfg.CPUs < 0 || cfg.MemoryBytes < 0 || cfg.PIDs < 0 {
 		return nil, fmt.Errorf("sandbox: %s: negative resource limit", field)
 	}
-	m, err := pathmatch.New(cfg.Policy.DeniedPaths)
+	m, err := pathmatch.New(cfg.Policy.DeniedPaths, cfg.Policy.WriteProtectedPaths)
 	if err != nil {
 		return nil, err
 	}

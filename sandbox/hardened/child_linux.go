@@ -597,6 +597,23 @@ func setupMounts(p *proto.ChildPolicy) error {
 		pinned = append(pinned, pin)
 	}
 
+	// Anchors: each directory between a writable path and a
+	// write-protected path below it, bound onto itself (with what is
+	// already mounted below) so that it is a mount point, which rename
+	// and rmdir refuse (EBUSY). Without them a command could move the
+	// directory that holds config/deploy.yaml or .github/workflows away
+	// and create a new one in its place. Outermost first.
+	anchors := anchorDirs(p.GitReadOnly, p.Writable)
+	for _, a := range anchors {
+		dst := filepath.Join(nr, a)
+		if fi, err := os.Lstat(dst); err != nil || !fi.IsDir() {
+			return fmt.Errorf("anchoring %s: not a directory in the sandbox", a)
+		}
+		if err := unix.Mount(dst, dst, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return fmt.Errorf("anchoring %s: %w", a, err)
+		}
+	}
+
 	// Masks over denied paths; .git bound onto itself to be made
 	// read-only. A writable path below a masked directory is bound again
 	// inside the mask (an explicit grant is narrower than the denial).
@@ -684,6 +701,18 @@ func setupMounts(p *proto.ChildPolicy) error {
 	for _, w := range reopened {
 		attrs = append(attrs, attr{w, false})
 	}
+	// An anchor keeps the setting of the deepest path that holds it.
+	var anchorAttrs []attr
+	for _, a := range anchors {
+		ro, depth := true, -1
+		for _, x := range attrs {
+			if d := strings.Count(x.path, "/"); fspath.Within(a, x.path) && d > depth {
+				ro, depth = x.ro, d
+			}
+		}
+		anchorAttrs = append(anchorAttrs, attr{a, ro})
+	}
+	attrs = append(attrs, anchorAttrs...)
 	sort.SliceStable(attrs, func(i, j int) bool {
 		return strings.Count(attrs[i].path, "/") < strings.Count(attrs[j].path, "/")
 	})
@@ -986,4 +1015,32 @@ func setLimits(l proto.Limits) error {
 		}
 	}
 	return nil
+}
+
+// anchorDirs returns the directories strictly between each of protected
+// and the deepest writable path that holds it, outermost first, each once.
+func anchorDirs(protected, writable []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, g := range protected {
+		holder := ""
+		for _, w := range writable {
+			if w != g && fspath.Within(g, w) && len(w) > len(holder) {
+				holder = w
+			}
+		}
+		if holder == "" {
+			continue
+		}
+		for d := filepath.Dir(g); d != holder && fspath.Within(d, holder); d = filepath.Dir(d) {
+			if !seen[d] {
+				seen[d] = true
+				out = append(out, d)
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		return strings.Count(out[i], "/") < strings.Count(out[j], "/")
+	})
+	return out
 }

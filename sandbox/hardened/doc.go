@@ -76,9 +76,16 @@ in this order:
     and tar go on), a directory by an empty read-only tmpfs (an
     AllowedPaths entry below it is bound again inside); every
     write-protected path (.git, .gitmodules, shell rc files, .envrc,
-    .vscode, .idea, .claude, .codex, .mcp.json, .ripgreprc...) stays
-    readable but read-only; then pivot_root, and every mount is made
-    read-only except the writable binds;
+    .vscode, .idea, .claude, .codex, .mcp.json, .ripgreprc...; plus
+    WriteProtectedPaths) stays readable but read-only, and every
+    directory between a writable directory and such a path
+    (config in config/deploy.yaml, .github in .github/workflows) is
+    bound onto itself, a mount point the command cannot rename or
+    remove, so it cannot move the path away and create a new one in
+    its place (a rename between such a directory and the rest of the
+    workspace fails with EXDEV: mv copies instead, git mv fails); then
+    pivot_root, and every mount is made read-only except the writable
+    binds;
   - core dumps off, and every inherited descriptor above stderr marked
     close-on-exec.
 

@@ -138,7 +138,7 @@ func New(cfg Config) (*Sandbox, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := pathmatch.New(append(append([]string(nil), cfg.Policy.DeniedPaths...), CredentialStores()...))
+	m, err := pathmatch.New(append(append([]string(nil), cfg.Policy.DeniedPaths...), CredentialStores()...), cfg.Policy.WriteProtectedPaths)
 	if err != nil {
 		return nil, err
 	}
@@ -149,6 +149,7 @@ func New(cfg Config) (*Sandbox, error) {
 	}
 	h.cfg.Policy.AllowedPaths = append([]string(nil), cfg.Policy.AllowedPaths...)
 	h.cfg.Policy.DeniedPaths = append([]string(nil), cfg.Policy.DeniedPaths...)
+	h.cfg.Policy.WriteProtectedPaths = append([]string(nil), cfg.Policy.WriteProtectedPaths...)
 	h.cfg.SimulateMissing = append([]sandbox.Layer(nil), cfg.SimulateMissing...)
 	h.writable = []string{root}
 	for i, p := range cfg.Policy.AllowedPaths {

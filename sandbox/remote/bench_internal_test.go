@@ -11,7 +11,7 @@ import (
 // BenchmarkRemoteScriptBuild measures building the framed script of a
 // remote or vendor backend for a ten-argument command.
 func BenchmarkRemoteScriptBuild(b *testing.B) {
-	m, err := pathmatch.New(nil)
+	m, err := pathmatch.New(nil, nil)
 	require.NoError(b, err)
 	denied, err := deniedCasePatterns(m)
 	require.NoError(b, err)

@@ -23,7 +23,7 @@ type DaytonaConfig struct {
 	// RemoteDir is the working root inside the sandbox, absolute.
 	// Required.
 	RemoteDir string
-	// Policy: DeniedPaths are checked in the arguments and the working
+	// Policy: DeniedPaths and WriteProtectedPaths are checked in the arguments and the working
 	// directory (as written here, with links followed in the sandbox);
 	// EnvAllowlist, when not empty, clears the sandbox environment of the
 	// command and keeps the listed variables. AllowedPaths and
@@ -62,7 +62,7 @@ func NewDaytona(cfg DaytonaConfig) (*Daytona, error) {
 	if err := checkShell("DaytonaConfig.Shell", cfg.Shell); err != nil {
 		return nil, err
 	}
-	m, denied, err := remoteDenied(cfg.Policy.DeniedPaths)
+	m, denied, err := remoteDenied(cfg.Policy)
 	if err != nil {
 		return nil, err
 	}

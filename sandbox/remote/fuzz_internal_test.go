@@ -99,7 +99,7 @@ func FuzzLexicalWorkdir(f *testing.F) {
 	for _, s := range []string{"", "sub", "..", "/", "sub/../..", ".git", "a/.GIT/b", "/w/x", "/w/../w/x", "./.", "a//b/", "x/.env.local"} {
 		f.Add(s)
 	}
-	m, err := pathmatch.New([]string{"secrets"})
+	m, err := pathmatch.New([]string{"secrets"}, nil)
 	require.NoError(f, err)
 	f.Fuzz(func(t *testing.T, dir string) {
 		got, vs := lexicalWorkdir("/w", m, dir)

@@ -39,7 +39,7 @@ type ModalConfig struct {
 	// Environment is the Modal environment (-e); empty means the
 	// profile's default.
 	Environment string
-	// Policy: DeniedPaths are checked in the arguments and the working
+	// Policy: DeniedPaths and WriteProtectedPaths are checked in the arguments and the working
 	// directory; EnvAllowlist is applied in the container (empty means
 	// [sandbox.DefaultEnvAllowlist], because modal shell puts the caller's Modal
 	// token into the container's environment). AllowedPaths and
@@ -80,7 +80,7 @@ func NewModal(cfg ModalConfig) (*Modal, error) {
 	if cfg.CPU < 0 || cfg.MemoryMiB < 0 {
 		return nil, fmt.Errorf("sandbox: ModalConfig: negative resource request")
 	}
-	m, denied, err := remoteDenied(cfg.Policy.DeniedPaths)
+	m, denied, err := remoteDenied(cfg.Policy)
 	if err != nil {
 		return nil, err
 	}

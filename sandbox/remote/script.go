@@ -202,10 +202,12 @@ func (s remoteScript) build() (string, error) {
 	return b.String(), nil
 }
 
-// remoteDenied compiles the denied paths of a backend whose commands run elsewhere: the matcher
-// for the checks made on this host, and the case-insensitive patterns the far side's script uses.
-func remoteDenied(denied []string) (pathmatch.Matcher, []string, error) {
-	m, err := pathmatch.New(denied)
+// remoteDenied compiles the protected paths of a backend whose commands run elsewhere (the
+// policy's DeniedPaths and WriteProtectedPaths): the matcher for the checks made on this host,
+// and the case-insensitive patterns the far side's script uses. Both classes are refused alike
+// there, as the defaults' write-protected entries are.
+func remoteDenied(pol sandbox.FsNetPolicy) (pathmatch.Matcher, []string, error) {
+	m, err := pathmatch.New(pol.DeniedPaths, pol.WriteProtectedPaths)
 	if err != nil {
 		return m, nil, err
 	}

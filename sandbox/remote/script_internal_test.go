@@ -120,7 +120,7 @@ func TestRemoteScriptWorkdirChecks(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Join(root, "sub", ".Git"), 0o755))
 	require.NoError(t, os.Symlink(outside, filepath.Join(root, "escape")))
 	require.NoError(t, os.Symlink(filepath.Join(root, "sub", ".Git"), filepath.Join(root, "innocent")))
-	m, err := pathmatch.New(nil)
+	m, err := pathmatch.New(nil, nil)
 	require.NoError(t, err)
 	denied, err := deniedCasePatterns(m)
 	require.NoError(t, err)
@@ -188,7 +188,7 @@ func TestFrameChatterAndSplitWrites(t *testing.T) {
 
 func TestDeniedCasePatterns(t *testing.T) {
 	t.Parallel()
-	m, err := pathmatch.New([]string{"secrets/prod json", "/etc/shadow", "a*b"})
+	m, err := pathmatch.New([]string{"secrets/prod json", "/etc/shadow", "a*b"}, nil)
 	require.NoError(t, err)
 	pats, err := deniedCasePatterns(m)
 	require.NoError(t, err)
@@ -201,9 +201,9 @@ func TestDeniedCasePatterns(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, want, string(bytes.TrimSpace(out)), "dir %q", dir)
 	}
-	_, err = pathmatch.New([]string{"bad\nname"})
+	_, err = pathmatch.New([]string{"bad\nname"}, nil)
 	require.NoError(t, err)
-	m2, _ := pathmatch.New([]string{"bad\nname"})
+	m2, _ := pathmatch.New([]string{"bad\nname"}, nil)
 	_, err = deniedCasePatterns(m2)
 	assert.Error(t, err, "control characters cannot be matched portably")
 }

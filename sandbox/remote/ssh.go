@@ -40,7 +40,7 @@ type SSHConfig struct {
 	// Required. Command.Dir is resolved below it, and checked there with
 	// links followed.
 	RemoteDir string
-	// Policy: DeniedPaths are checked in the arguments and the working
+	// Policy: DeniedPaths and WriteProtectedPaths are checked in the arguments and the working
 	// directory (see the package documentation); EnvAllowlist, when not
 	// empty, clears the remote environment and keeps only the listed
 	// variables (the remote values, overridden by Command.Env). Without
@@ -98,7 +98,7 @@ func NewSSH(cfg SSHConfig) (*SSH, error) {
 	if cfg.ConnectTimeout < 0 {
 		return nil, fmt.Errorf("sandbox: SSHConfig.ConnectTimeout is negative")
 	}
-	m, denied, err := remoteDenied(cfg.Policy.DeniedPaths)
+	m, denied, err := remoteDenied(cfg.Policy)
 	if err != nil {
 		return nil, err
 	}

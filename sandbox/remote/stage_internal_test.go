@@ -25,7 +25,7 @@ func TestStageWorkspace(t *testing.T) {
 	require.NoError(t, os.Symlink("../.env", filepath.Join(root, "src", "env-link")))
 	require.NoError(t, os.Symlink(outside, filepath.Join(root, "out-link")))
 	require.NoError(t, os.Symlink("main.go", filepath.Join(root, "src", "ok-link")))
-	m, err := pathmatch.New([]string{"secrets/prod.json"})
+	m, err := pathmatch.New([]string{"secrets/prod.json"}, nil)
 	require.NoError(t, err)
 	dir, cleanup, err := stageWorkspace(root, m)
 	require.NoError(t, err)

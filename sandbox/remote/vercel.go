@@ -41,7 +41,7 @@ type VercelSandboxConfig struct {
 	// [VercelSandboxWorkdir].
 	RemoteDir string
 	// Policy: AllowNetwork chooses --network-policy allow-all or
-	// deny-all (enforced by Vercel); DeniedPaths are checked in the
+	// deny-all (enforced by Vercel); DeniedPaths and WriteProtectedPaths are checked in the
 	// arguments and the working directory; EnvAllowlist, when not empty,
 	// clears the command's environment in the sandbox and keeps the
 	// listed variables. AllowedPaths are not supported.
@@ -93,7 +93,7 @@ func NewVercelSandbox(cfg VercelSandboxConfig) (*VercelSandbox, error) {
 	if err := checkShell("VercelSandboxConfig.Shell", cfg.Shell); err != nil {
 		return nil, err
 	}
-	m, denied, err := remoteDenied(cfg.Policy.DeniedPaths)
+	m, denied, err := remoteDenied(cfg.Policy)
 	if err != nil {
 		return nil, err
 	}

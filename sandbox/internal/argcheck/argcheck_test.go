@@ -25,7 +25,7 @@ func workspace(t testing.TB) (string, pathmatch.Matcher) {
 	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)
-	m, err := pathmatch.New(nil)
+	m, err := pathmatch.New(nil, nil)
 	require.NoError(t, err)
 	return root, m
 }
@@ -174,7 +174,7 @@ func FuzzCouldMatchPattern(f *testing.F) {
 	for _, s := range []string{"a/.git/b", "x/.ENV", "id_rsa", "a/b/c", "secrets/prod.json", ".git", "a//b"} {
 		f.Add(s)
 	}
-	m, err := pathmatch.New([]string{"secrets/prod.json", "/etc/shadow"})
+	m, err := pathmatch.New([]string{"secrets/prod.json", "/etc/shadow"}, nil)
 	require.NoError(f, err)
 	f.Fuzz(func(t *testing.T, p string) {
 		if strings.ContainsAny(p, "*?[\\\x00") {
@@ -189,7 +189,7 @@ func FuzzCouldMatchPattern(f *testing.F) {
 
 func TestCouldMatchPattern(t *testing.T) {
 	t.Parallel()
-	m, err := pathmatch.New([]string{"secrets/prod.json", "/etc/shadow"})
+	m, err := pathmatch.New([]string{"secrets/prod.json", "/etc/shadow"}, nil)
 	require.NoError(t, err)
 	tests := []struct {
 		pattern string
@@ -354,7 +354,7 @@ func globWorkspace(t testing.TB) (root string, m pathmatch.Matcher, masked func(
 	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)
-	m, err = pathmatch.New([]string{"secrets"})
+	m, err = pathmatch.New([]string{"secrets"}, nil)
 	require.NoError(t, err)
 	for _, d := range []string{".git", "secrets", "src", "sub"} {
 		require.NoError(t, os.MkdirAll(filepath.Join(root, d), 0o755))

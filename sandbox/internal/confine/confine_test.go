@@ -31,7 +31,7 @@ func fixture(t testing.TB) (root, outside string, m pathmatch.Matcher) {
 	}
 	require.NoError(t, os.Symlink(outside, filepath.Join(root, "escape")))
 	require.NoError(t, os.Symlink("../file", filepath.Join(root, "dir", "link")))
-	m, err = pathmatch.New(nil)
+	m, err = pathmatch.New(nil, nil)
 	require.NoError(t, err)
 	return root, outside, m
 }

@@ -45,61 +45,89 @@ type Matcher struct {
 	Cls []fspath.Class // each entry's protection class, parallel to Raw
 }
 
-// New compiles the default denied paths plus extra. Entries starting
-// with ~ or $HOME are expanded against the user's home directory
+// New compiles the default denied paths plus the policy's own entries:
+// readWrite (FsNetPolicy.DeniedPaths) as read-and-write protected, write
+// (FsNetPolicy.WriteProtectedPaths) as write-protected, the class of the
+// defaults' .git, .envrc and shell rc files. An entry in both lists is
+// read-and-write protected, the stricter class: Match prefers it. Entries
+// starting with ~ or $HOME are expanded against the user's home directory
 // ([HomeDir]); an entry that cannot be honoured (no home directory, a
-// pattern other than * and ? in a name, "..") is an error, never dropped.
-func New(extra []string) (Matcher, error) {
+// pattern other than * and ? in a name, "..") is an error naming its
+// field and index, never dropped.
+func New(readWrite, write []string) (Matcher, error) {
 	var m Matcher
 	var relRaw, absRaw []string
 	var relCls, absCls []fspath.Class
-	defaults := DefaultDenied()
-	write := fspath.Defaults().Write
+	type source struct {
+		entries []string
+		field   string // "" for the defaults
+		cls     func(e string) fspath.Class
+	}
+	defaultWrite := fspath.Defaults().Write
+	sources := []source{
+		{DefaultDenied(), "", func(e string) fspath.Class {
+			if slices.Contains(defaultWrite, e) {
+				return fspath.WriteProtected
+			}
+			return fspath.ReadWriteProtected
+		}},
+		{readWrite, "FsNetPolicy.DeniedPaths", func(string) fspath.Class { return fspath.ReadWriteProtected }},
+		{write, "FsNetPolicy.WriteProtectedPaths", func(string) fspath.Class { return fspath.WriteProtected }},
+	}
 	home := HomeDir()
-	for i, e := range append(defaults, extra...) {
-		name := fmt.Sprintf("FsNetPolicy.DeniedPaths[%d] %q", i-len(defaults), e)
-		if i < len(defaults) {
-			name = fmt.Sprintf("default denied path %q", e)
-		}
-		if e == "" || strings.IndexByte(e, 0) >= 0 {
-			return Matcher{}, fmt.Errorf("sandbox: %s is not a path", name)
-		}
-		x := e
-		if fspath.IsAbsEntry(filepath.ToSlash(e)) {
-			var err error
-			if x, err = fspath.Expand(e, home); err != nil {
-				return Matcher{}, fmt.Errorf("sandbox: %s cannot be honoured: %w", name, err)
+	for _, src := range sources {
+		for i, e := range src.entries {
+			name := fmt.Sprintf("%s[%d] %q", src.field, i, e)
+			if src.field == "" {
+				name = fmt.Sprintf("default denied path %q", e)
 			}
-		}
-		comps := SplitComponents(filepath.Clean(x))
-		for _, c := range comps {
-			if c == ".." {
-				return Matcher{}, fmt.Errorf(`sandbox: %s has a ".." component`, name)
+			x, comps, err := compileEntry(e, name, home)
+			if err != nil {
+				return Matcher{}, err
 			}
-		}
-		if len(comps) == 0 {
-			return Matcher{}, fmt.Errorf("sandbox: %s names the root or the current directory", name)
-		}
-		if why := fspath.CheckEntry(filepath.ToSlash(x)); why != "" {
-			return Matcher{}, fmt.Errorf("sandbox: %s: %s", name, why)
-		}
-		cls := fspath.ReadWriteProtected
-		if i < len(defaults) && slices.Contains(write, e) {
-			cls = fspath.WriteProtected
-		}
-		if filepath.IsAbs(x) {
-			m.Abs = append(m.Abs, comps)
-			absRaw = append(absRaw, e)
-			absCls = append(absCls, cls)
-		} else {
-			m.Rel = append(m.Rel, comps)
-			relRaw = append(relRaw, e)
-			relCls = append(relCls, cls)
+			cls := src.cls(e)
+			if filepath.IsAbs(x) {
+				m.Abs = append(m.Abs, comps)
+				absRaw = append(absRaw, e)
+				absCls = append(absCls, cls)
+			} else {
+				m.Rel = append(m.Rel, comps)
+				relRaw = append(relRaw, e)
+				relCls = append(relCls, cls)
+			}
 		}
 	}
 	m.Raw = append(relRaw, absRaw...)
 	m.Cls = append(relCls, absCls...)
 	return m, nil
+}
+
+// compileEntry expands and checks one entry; name is how errors call it.
+// It returns the expanded entry and its components.
+func compileEntry(e, name, home string) (string, []string, error) {
+	if e == "" || strings.IndexByte(e, 0) >= 0 {
+		return "", nil, fmt.Errorf("sandbox: %s is not a path", name)
+	}
+	x := e
+	if fspath.IsAbsEntry(filepath.ToSlash(e)) {
+		var err error
+		if x, err = fspath.Expand(e, home); err != nil {
+			return "", nil, fmt.Errorf("sandbox: %s cannot be honoured: %w", name, err)
+		}
+	}
+	comps := SplitComponents(filepath.Clean(x))
+	for _, c := range comps {
+		if c == ".." {
+			return "", nil, fmt.Errorf(`sandbox: %s has a ".." component`, name)
+		}
+	}
+	if len(comps) == 0 {
+		return "", nil, fmt.Errorf("sandbox: %s names the root or the current directory", name)
+	}
+	if why := fspath.CheckEntry(filepath.ToSlash(x)); why != "" {
+		return "", nil, fmt.Errorf("sandbox: %s: %s", name, why)
+	}
+	return x, comps, nil
 }
 
 // HomeDir returns the user's home directory: $HOME when it is an

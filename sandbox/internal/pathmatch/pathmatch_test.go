@@ -12,7 +12,7 @@ import (
 
 func TestPathMatcherMatch(t *testing.T) {
 	t.Parallel()
-	m, err := New([]string{"config/prod.json", "/srv/vault"})
+	m, err := New([]string{"config/prod.json", "/srv/vault"}, nil)
 	require.NoError(t, err)
 	tests := []struct {
 		path  string
@@ -87,7 +87,7 @@ func FuzzPathCheck(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	m, err := New(nil)
+	m, err := New(nil, nil)
 	require.NoError(f, err)
 	root := fuzzTree(f)
 	fuzzMemo := &Memo{}

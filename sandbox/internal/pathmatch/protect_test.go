@@ -38,7 +38,7 @@ func TestSameListsEverywhere(t *testing.T) {
 	t.Setenv("HOME", home)
 	t.Setenv("USERPROFILE", home)
 	ws := t.TempDir()
-	m, err := New(nil)
+	m, err := New(nil, nil)
 	require.NoError(t, err)
 	g, err := gate.New(profile.YoloApproval.Profile(), &gate.Options{Workspace: []string{ws}, ConfigDir: filepath.Join(t.TempDir(), "reins")})
 	require.NoError(t, err)
@@ -79,7 +79,7 @@ func TestDeniedPathsExpandHome(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	t.Setenv("USERPROFILE", home)
-	m, err := New([]string{"~/.private", "$HOME/keys"})
+	m, err := New([]string{"~/.private", "$HOME/keys"}, nil)
 	require.NoError(t, err)
 	for _, p := range []string{".aws/credentials", ".private/x", "keys/k", ".kube/config"} {
 		_, ok := m.Match(filepath.Join(home, p))
@@ -93,14 +93,14 @@ func TestDeniedPathsExpandHome(t *testing.T) {
 		for _, env := range []string{"", "relative"} {
 			t.Setenv("HOME", env)
 			require.NotEmpty(t, HomeDir(), "HOME=%q", env)
-			m, err := New([]string{"~/.private"})
+			m, err := New([]string{"~/.private"}, nil)
 			require.NoError(t, err, "HOME=%q", env)
 			_, ok := m.Match(filepath.Join(HomeDir(), ".private", "x"))
 			assert.True(t, ok, "HOME=%q", env)
 		}
 
 	}
-	_, err = New([]string{"[ab]"})
+	_, err = New([]string{"[ab]"}, nil)
 	assert.Error(t, err)
 }
 
