@@ -1,0 +1,352 @@
+//go:build linux
+
+package shell_test
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/reins-go/reins/internal/testenv"
+	"github.com/reins-go/reins/risk/shell"
+)
+
+// The tracer proofs: every line the option tables let the analysis call read-only (or a
+// writer of named paths) is run for real, under strace, in a throwaway fixture, and what it did
+// is held to what the analysis claimed (proof_check_test.go says exactly how). See the package
+// documentation's "Proofs" section for how to add a program, and proofKnown for the lines the
+// proofs currently reject.
+
+// proofFullEnv makes TestProof run every spelling, value and context of every option.
+const proofFullEnv = "REINS_PROOF_FULL"
+
+// proofHarness holds what every run shares: the tools, the fixture template, the programs
+// installed.
+type proofHarness struct {
+	tools    proofTools
+	tpl      *proofTemplate
+	parent   string // where the runs' fixtures go
+	builtins map[string]bool
+	known    map[string]bool // programs the analysis knows (shell.ProofPrograms)
+	mu       sync.Mutex
+	found    map[string]bool // program -> installed
+}
+
+func newProofHarness(tb testing.TB, dir string) *proofHarness {
+	tb.Helper()
+	tools := requireProofTools(tb)
+	h := &proofHarness{tools: tools, tpl: newProofTemplate(tb, dir), parent: proofRunsDir,
+		builtins: map[string]bool{}, known: map[string]bool{}, found: map[string]bool{}}
+	out, err := exec.Command(tools.bash, "-c", "compgen -b; compgen -k").Output()
+	require.NoError(tb, err)
+	for _, b := range strings.Fields(string(out)) {
+		h.builtins[b] = true
+	}
+	for _, p := range shell.ProofPrograms() {
+		h.known[p] = true
+	}
+	return h
+}
+
+// installed reports whether the program runs here: a bash builtin or keyword, or in PATH.
+func (h *proofHarness) installed(name string) bool {
+	if h.builtins[name] {
+		return true
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	ok, seen := h.found[name]
+	if !seen {
+		_, err := exec.LookPath(name)
+		ok = err == nil
+		h.found[name] = ok
+	}
+	return ok
+}
+
+// proofResult is the outcome of one row.
+type proofResult struct {
+	Row      proofRow
+	Skipped  string   // why the line was not run: its claim is not bounded
+	Missing  []string // programs it needs that are not installed
+	Findings []proofFinding
+	Programs []string // the programs the line names
+	Output   string
+	TimedOut bool
+	Err      error
+}
+
+// prove analyses and runs one line.
+func (h *proofHarness) prove(ctx context.Context, row proofRow) proofResult {
+	res := proofResult{Row: row}
+	fx, err := reserveFixture(h.parent)
+	if err != nil {
+		res.Err = err
+		return res
+	}
+	defer os.RemoveAll(fx.run)
+	an, _ := shell.Analyze(row.Line, &shell.Options{Dir: fx.ws, Home: fx.home, TempDir: fx.tmp})
+	if why := unbounded(an, fx); why != "" {
+		res.Skipped = why
+		return res
+	}
+	for _, c := range an.Commands {
+		p := c.Program
+		if p == "" || strings.Contains(p, "/") || slices.Contains(res.Programs, p) {
+			continue
+		}
+		res.Programs = append(res.Programs, p)
+		if why, ok := proofUnpackaged[p]; ok {
+			res.Findings = append(res.Findings, proofFinding{Class: classUnproven, Detail: p + ": " + why, Key: classUnproven + ": " + p})
+			continue
+		}
+		if h.known[p] && !h.installed(p) {
+			res.Missing = append(res.Missing, p)
+		}
+	}
+	if len(res.Missing) > 0 || len(res.Findings) > 0 {
+		return res
+	}
+	run := traceLine(ctx, h.tools, h.tpl, fx, row.Line)
+	res.Output, res.TimedOut, res.Err = run.Output, run.TimedOut, run.Err
+	if run.Err != nil {
+		return res
+	}
+	sec, err := newProofSecrets(fx)
+	if err != nil {
+		res.Err = err
+		return res
+	}
+	res.Findings = newClaim(an, fx).check(fx, sec, run.Events)
+	return res
+}
+
+// proveAll runs rows on twice as many workers as there are processors: a run mostly waits on
+// strace and its children, and a line that follows a file waits for its deadline.
+func (h *proofHarness) proveAll(ctx context.Context, rows []proofRow) []proofResult {
+	out := make([]proofResult, len(rows))
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < 2*runtime.NumCPU(); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				out[i] = h.prove(ctx, rows[i])
+			}
+		}()
+	}
+	for i := range rows {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	return out
+}
+
+// TestProof runs every row of the option tables, find's primaries, every program the analysis
+// knows and the lines of internal/shelltables under the tracer, and fails on any effect outside
+// the analysis's claim that proofKnown does not list, and on any listed line that no longer
+// shows its effect (the list is the to-do of the fixes: it must not go stale).
+func TestProof(t *testing.T) {
+	h := newProofHarness(t, t.TempDir())
+	full := os.Getenv(proofFullEnv) == "1"
+	var rows []proofRow
+	rows = append(rows, tableRows(full)...)
+	rows = append(rows, findRows(full)...)
+	rows = append(rows, programRows()...)
+	rows = append(rows, shelltablesRows()...)
+	rows = dedupeRows(rows)
+	if proofSample > 1 {
+		// Under the race detector the proofs run again for nothing: the runs are other
+		// processes. Every proofSample-th row keeps the harness itself checked.
+		var sample []proofRow
+		for i, r := range rows {
+			if i%proofSample == 0 {
+				sample = append(sample, r)
+			}
+		}
+		rows = sample
+	}
+	results := h.proveAll(context.Background(), rows)
+	reportProof(t, results, !full && proofSample == 1)
+}
+
+// dedupeRows drops repeated lines (tables shared by several entries make some twice).
+func dedupeRows(rows []proofRow) []proofRow {
+	seen := map[string]bool{}
+	out := rows[:0]
+	for _, r := range rows {
+		if !seen[r.Line] {
+			seen[r.Line] = true
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// reportProof fails t for every finding proofKnown does not list, every listed line that ran
+// and no longer shows its findings, and (when complete, that is every CI row ran) every listed
+// line no row produced.
+func reportProof(t *testing.T, results []proofResult, complete bool) {
+	t.Helper()
+	known := proofKnownIndex()
+	missing := map[string][]string{}
+	ran, skipped, failed := 0, 0, 0
+	seenKnown := map[string]bool{}
+	unprovenSeen := map[string]bool{}
+	for _, r := range results {
+		switch {
+		case r.Err != nil:
+			t.Errorf("%s: %q: the harness failed: %v", r.Row.Entry, r.Row.Line, r.Err)
+			continue
+		case len(r.Missing) > 0:
+			for _, m := range r.Missing {
+				missing[m] = append(missing[m], r.Row.Line)
+			}
+			continue
+		case r.Skipped != "":
+			skipped++
+			continue
+		}
+		ran++
+		k, listed := known.lines[r.Row.Line]
+		if listed {
+			seenKnown[r.Row.Line] = true
+		}
+		var unknown []proofFinding
+		for _, f := range r.Findings {
+			if f.Class == classUnproven {
+				unprovenSeen[strings.TrimPrefix(f.Key, classUnproven+": ")] = true
+				if known.unproven[strings.TrimPrefix(f.Key, classUnproven+": ")] {
+					continue
+				}
+			}
+			if listed && k[f.Key] {
+				continue
+			}
+			unknown = append(unknown, f)
+		}
+		if len(r.Findings) > 0 {
+			failed++
+		}
+		switch {
+		case len(unknown) > 0:
+			t.Errorf("%s: %q does what the analysis does not claim (programs %v%s):\n\t%s\n\tadd to proofKnown only until the table is fixed:\n\t%s",
+				r.Row.Entry, r.Row.Line, r.Programs, timedOut(r.TimedOut), strings.Join(findingStrings(unknown), "\n\t"), knownLiteral(r))
+		case listed && len(r.Findings) == 0:
+			t.Errorf("%s: %q is in proofKnown but now stays inside its claim: remove it from the list", r.Row.Entry, r.Row.Line)
+		}
+	}
+	for p := range known.unproven {
+		if complete && !unprovenSeen[p] {
+			t.Errorf("proofKnown lists %s as unproven, but no row with a bounded claim names it any more: remove it from the list", p)
+		}
+	}
+	if complete {
+		for line := range known.lines {
+			if !seenKnown[line] && !known.fuzz[line] {
+				t.Errorf("proofKnown lists %q, but no row ran it (its claim is no longer bounded, or the generators changed): remove it from the list", line)
+			}
+		}
+	}
+	names := make([]string, 0, len(missing))
+	for m := range missing {
+		names = append(names, m)
+	}
+	sort.Strings(names)
+	for _, m := range names {
+		t.Run("missing/"+m, func(t *testing.T) {
+			testenv.Missing(t, "%s is not installed: %d proof lines need it (e.g. %q); CI installs it (.ci/run)", m, len(missing[m]), missing[m][0])
+		})
+	}
+	t.Logf("%d rows: %d run (%d with findings), %d not run (their claim is not bounded), %d programs missing", len(results), ran, failed, skipped, len(missing))
+}
+
+func timedOut(b bool) string {
+	if b {
+		return ", stopped at the deadline"
+	}
+	return ""
+}
+
+func findingStrings(fs []proofFinding) []string {
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = f.String()
+	}
+	return out
+}
+
+// knownLiteral spells a proofKnown entry for a result.
+func knownLiteral(r proofResult) string {
+	keys := make([]string, 0, len(r.Findings))
+	var details []string
+	for _, f := range r.Findings {
+		if !slices.Contains(keys, f.Key) {
+			keys = append(keys, f.Key)
+		}
+		details = append(details, f.Detail)
+	}
+	sort.Strings(keys)
+	return fmt.Sprintf("{%q, %#v}, // %s", r.Row.Line, keys, strings.Join(details, "; "))
+}
+
+// FuzzProof runs generated and mutated lines under the tracer: any line the analysis claims
+// bounded must stay inside its claim. Its seeds are combinations of several options of one
+// table (comboLines) and the inputs kept in testdata/fuzz/FuzzProof; a finding on a program
+// that proofKnown already lists for that program is not reported again.
+func FuzzProof(f *testing.F) {
+	skip := map[string]bool{}
+	for _, k := range proofKnown {
+		if k.Entry != "" {
+			skip[k.Entry] = true
+		}
+	}
+	n := 24
+	if fl := flag.Lookup("test.fuzz"); fl != nil && fl.Value.String() != "" {
+		n = 1500 // fuzzing: start from many combinations
+	}
+	for _, l := range comboLines(n, 22, skip) {
+		f.Add(l)
+	}
+	h := newProofHarness(f, f.TempDir())
+	known := proofKnownIndex()
+	f.Fuzz(func(t *testing.T, line string) {
+		if len(line) > 512 || strings.ContainsAny(line, "\x00\r") {
+			return
+		}
+		r := h.prove(context.Background(), proofRow{Entry: "fuzz", Line: line})
+		switch {
+		case r.Err != nil:
+			t.Fatalf("%q: the harness failed: %v", line, r.Err)
+		case len(r.Missing) > 0:
+			testenv.Missing(t, "%q needs %v, which is not installed", line, r.Missing)
+		case r.Skipped != "":
+			return
+		}
+		var unknown []proofFinding
+		for _, f := range r.Findings {
+			if !known.explains(r, f) {
+				unknown = append(unknown, f)
+			}
+		}
+		if k, listed := known.lines[line]; listed && len(r.Findings) == 0 && len(k) > 0 {
+			t.Fatalf("%q is in proofKnown but now stays inside its claim: remove it from the list", line)
+		}
+		if len(unknown) > 0 {
+			t.Fatalf("%q does what the analysis does not claim (programs %v%s):\n\t%s\n\t%s", line, r.Programs, timedOut(r.TimedOut),
+				strings.Join(findingStrings(unknown), "\n\t"), knownLiteral(r))
+		}
+	})
+}
