@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -48,8 +49,11 @@ func TestProofTraceLines(t *testing.T) {
 	assert.Equal(t, "", sockAddr(`sendto(3<socket:[1]>, "x", 1, MSG_NOSIGNAL, NULL, 0) = 1`))
 }
 
-// TestProofTraceFiles: the working directory follows chdir and passes to children at the
-// clone; plain-path calls are joined to it; unfinished calls are put back together.
+// TestProofTraceFiles: a run is the tree under its shell (other processes' files are not
+// read); the working directory follows chdir and passes to children at the clone; plain-path
+// calls are joined to it; unfinished calls are put back together; a clone in another PID
+// namespace is followed by strace's pid; a tree is complete only when strace finished every
+// file.
 func TestProofTraceFiles(t *testing.T) {
 	dir := t.TempDir()
 	prefix := filepath.Join(dir, "tr")
@@ -59,8 +63,9 @@ func TestProofTraceFiles(t *testing.T) {
 	write("10", `
 execve("/usr/bin/bash", ["bash", "-c", "x"], 0x1 /* 1 vars */) = 0
 chdir("src") = 0
-clone(child_stack=NULL, flags=SIGCHLD) = 11
+clone(child_stack=NULL, flags=SIGCHLD) = 2 /* 11 in strace's PID NS */
 mkdir("out", 0777) = -1 EROFS (Read-only file system)
++++ exited with 0 +++
 `)
 	write("11", `
 openat(AT_FDCWD, "a.go", O_WRONLY|O_CREAT|O_TRUNC, 0666 <unfinished ...>
@@ -68,14 +73,30 @@ openat(AT_FDCWD, "a.go", O_WRONLY|O_CREAT|O_TRUNC, 0666 <unfinished ...>
 rename("a.go", "/w/b.go") = 0
 execve("/usr/bin/cat", ["cat"], 0x1 /* 1 vars */) = 0
 `)
-	events, err := readTrace(prefix, "/w")
+	write("12", `
+execve("/usr/bin/other", ["other"], 0x1 /* 1 vars */) = 0
++++ exited with 0 +++
+`)
+	_, err := collectTrace(prefix, 10, time.Now().Add(50*time.Millisecond))
+	require.Error(t, err, "process 11's file is not finished")
+	require.NoError(t, os.WriteFile(prefix+".11", append(must(os.ReadFile(prefix+".11")), "+++ killed by SIGKILL +++\n"...), 0o644))
+	procs, err := collectTrace(prefix, 10, time.Now().Add(time.Second))
 	require.NoError(t, err)
+	require.Len(t, procs, 2)
+	events := traceEvents(procs, 10, "/w")
 	var got []string
 	for _, e := range events {
 		got = append(got, e.Syscall+" "+e.Path)
 	}
 	assert.Equal(t, []string{"execve /usr/bin/bash", "openat /w/src/a.go", "rename /w/src/a.go", "rename /w/b.go",
 		"execve /usr/bin/cat", "mkdir /w/src/out"}, got)
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }
 
 // TestProofCatches runs lines that do more than a claim says, each held to the claim of a

@@ -24,24 +24,31 @@ import (
 	"github.com/reins-go/reins/internal/testenv"
 )
 
-// Running a line under the tracer. The line runs as "bash -c LINE" under strace, in mount,
+// Running a line under the tracer. The line runs as "bash -c LINE", traced by strace, in mount,
 // network, UTS and IPC namespaces in which every mount is read-only except the proofs' own
 // directory, and in a PID namespace of its own: a line the analysis misjudges cannot change the
 // machine, reach a network (the new network namespace has no interface up) or outlive its run
-// (the PID namespace ends with strace, its first process). What a line tries is still seen:
-// strace records a write the read-only mount refuses, and a connect the empty network refuses,
-// as well as ones that succeed.
+// (the PID namespace ends with its shell). What a line tries is still seen: strace records a
+// write the read-only mount refuses, and a connect the empty network refuses, as well as ones
+// that succeed.
 //
-// The namespaces are made once per test process by running this test binary again as a server
-// (TestProofHelper, below), which takes jobs on its standard input. For each job it mounts the
-// run's fixture (an overlay: the template below, the run's own directory above, so that a run
-// copies nothing and cannot change the template), runs strace in a new PID namespace, waits for
-// it or for the deadline, and unmounts. As root the namespaces need nothing more; otherwise a user
-// namespace maps the user to root in them.
+// The namespaces are made once per test process: this test binary runs again as a server
+// (TestProofHelper, below), under one strace that follows everything the server starts, and
+// takes jobs on its standard input. For each job it mounts the run's fixture (an overlay: the
+// template below, the run's own directory above, so that a run copies nothing and cannot change
+// the template), starts the shell in a new PID namespace, waits for it or for the deadline,
+// unmounts, and answers with the shell's pid: the run is the tree of processes strace recorded
+// under it. (One strace for every run, rather than one per run, saves its start-up, which costs
+// more than most runs.) As root the namespaces need nothing more; otherwise a user namespace
+// maps the user to root in them.
 
-// proofHelperEnv tells the re-run test binary to serve: its value is the directory the proofs
-// write in (the one writable mount).
-const proofHelperEnv = "REINS_PROOF_HELPER"
+// proofHelperEnv tells the re-run test binary to be the proofs' server: its value is the
+// directory the proofs write in (the one writable mount). proofServeEnv holds the command that
+// runs the server under strace once the mounts are made (JSON), and is "" in that server.
+const (
+	proofHelperEnv = "REINS_PROOF_HELPER"
+	proofServeEnv  = "REINS_PROOF_SERVE"
+)
 
 // proofJob is one run, as the server gets it.
 type proofJob struct {
@@ -50,7 +57,7 @@ type proofJob struct {
 	Run     string   // the run's directory: upper, work and the fixture mount point in it
 	Root    string   // where the fixture is mounted (Run/fx)
 	Dir     string   // the line's working directory
-	Strace  []string // the command to run
+	Command []string // the command to run: the shell and the line
 	Env     []string
 	Timeout time.Duration
 }
@@ -58,9 +65,11 @@ type proofJob struct {
 // proofReply is what the server says about a job.
 type proofReply struct {
 	ID       int
+	Pid      int    // the shell's pid, as strace names its file
 	Output   string // what the line printed, bounded
 	TimedOut bool
-	Err      string // a failure of the server, not of the line
+	CPU      time.Duration // user and system time of the shell and everything it waited for
+	Err      string        // a failure of the server, not of the line
 }
 
 // proofTimeout bounds one run: a line that follows a file or prints forever is stopped there,
@@ -70,8 +79,25 @@ const proofTimeout = 5 * time.Second
 // proofEnv is the environment a line runs with: a PATH, the fixture's home and temporary
 // directory, a dumb terminal, nothing else (no locale, no pager, no editor).
 func proofEnv(fx *proofFixture) []string {
-	return []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME=" + fx.home, "TMPDIR=" + fx.tmp, "TERM=dumb"}
+	return []string{"PATH=" + proofPath(), "HOME=" + fx.home, "TMPDIR=" + fx.tmp, "TERM=dumb"}
 }
+
+// proofPath is the PATH lines run with: the system's directories, then the Go toolchain's (the
+// one "go test" runs with, which is what an agent working on a Go project runs).
+func proofPath() string {
+	proofPathOnce.Do(func() {
+		proofPathVal = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+		if goBin, err := exec.LookPath("go"); err == nil {
+			proofPathVal += ":" + filepath.Dir(goBin)
+		}
+	})
+	return proofPathVal
+}
+
+var (
+	proofPathOnce sync.Once
+	proofPathVal  string
+)
 
 // proofTools are the programs a proof needs and the server that runs it.
 type proofTools struct {
@@ -84,6 +110,7 @@ var (
 	proofToolsVal  proofTools
 	proofToolsErr  string
 	proofRunsDir   string // where every run of this process goes
+	proofTracePfx  string // strace's output: one file per process, prefix.PID
 )
 
 // requireProofTools stops t (skip, or fail in strict mode) when strace, bash or the namespaces
@@ -116,7 +143,11 @@ func startProofTools() string {
 	if proofRunsDir, err = filepath.EvalSymlinks(dir); err != nil {
 		return err.Error()
 	}
-	srv, err := startProofServer(proofRunsDir)
+	proofTracePfx = filepath.Join(proofRunsDir, "trace", "tr")
+	if err := os.MkdirAll(filepath.Dir(proofTracePfx), 0o755); err != nil {
+		return err.Error()
+	}
+	srv, err := startProofServer(proofRunsDir, proofToolsVal.strace, proofTracePfx)
 	if err != nil {
 		return "the proofs' namespaces (mount, network, PID) and read-only remounts are not available: " + err.Error()
 	}
@@ -133,7 +164,7 @@ func startProofTools() string {
 	defer os.RemoveAll(fx.run)
 	defer os.RemoveAll(lower)
 	rep := srv.do(context.Background(), proofJob{Lower: lower, Run: fx.run, Root: fx.root, Dir: fx.root, Timeout: 10 * time.Second,
-		Strace: []string{proofToolsVal.bash, "-c", "touch ok && echo fixture-writable; if touch /reins-proof-must-fail 2>/dev/null; then echo root-writable; fi"}})
+		Command: []string{proofToolsVal.bash, "-c", "touch ok && echo fixture-writable; if touch /reins-proof-must-fail 2>/dev/null; then echo root-writable; fi"}})
 	if rep.Err != "" || !strings.Contains(rep.Output, "fixture-writable") || strings.Contains(rep.Output, "root-writable") {
 		return fmt.Sprintf("the proofs' server does not confine its runs as it must: %s%s", rep.Err, rep.Output)
 	}
@@ -149,13 +180,21 @@ type proofServer struct {
 	dead    error
 }
 
-func startProofServer(runs string) (*proofServer, error) {
+func startProofServer(runs, strace, tracePrefix string) (*proofServer, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(exe, "-test.run=^TestProofHelper$", "-test.count=1", "-test.timeout=0")
-	cmd.Env = []string{proofHelperEnv + "=" + runs, "PATH=" + os.Getenv("PATH")}
+	// The helper makes the mounts, then runs itself again under strace to serve: strace's files
+	// must be opened once "/" is read-only and the runs' directory a writable mount of its own.
+	self := []string{exe, "-test.run=^TestProofHelper$", "-test.count=1", "-test.timeout=0"}
+	traced, err := json.Marshal(append([]string{strace, "-f", "-ff", "-q", "--seccomp-bpf", "--pidns-translation", "-e", "signal=none",
+		"-s", "4096", "-y", "-o", tracePrefix, "-e", "trace=" + strings.Join(proofSyscalls, ","), "--"}, self...))
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(self[0], self[1:]...)
+	cmd.Env = []string{proofHelperEnv + "=" + runs, proofServeEnv + "=" + string(traced), "PATH=" + os.Getenv("PATH")}
 	cmd.SysProcAttr = &syscall.SysProcAttr{
 		Cloneflags: syscall.CLONE_NEWNS | syscall.CLONE_NEWNET | syscall.CLONE_NEWUTS | syscall.CLONE_NEWIPC,
 		Pdeathsig:  syscall.SIGKILL,
@@ -273,6 +312,26 @@ func TestProofHelper(t *testing.T) {
 		fmt.Fprintf(os.Stderr, "proof helper: "+format+"\n", args...)
 		os.Exit(125)
 	}
+	if traced := os.Getenv(proofServeEnv); traced != "" {
+		proofSetup(runs, fail)
+		var argv []string
+		if err := json.Unmarshal([]byte(traced), &argv); err != nil {
+			fail("bad command: %v", err)
+		}
+		env := []string{proofHelperEnv + "=" + runs, proofServeEnv + "="}
+		for _, e := range os.Environ() {
+			if !strings.HasPrefix(e, proofHelperEnv+"=") && !strings.HasPrefix(e, proofServeEnv+"=") {
+				env = append(env, e)
+			}
+		}
+		err := syscall.Exec(argv[0], argv, env)
+		fail("running %s: %v", argv[0], err)
+	}
+	proofServe(runs, fail)
+}
+
+// proofSetup makes every mount read-only but the runs' directory.
+func proofSetup(runs string, fail func(string, ...any)) {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		fail("making mounts private: %v", err)
 	}
@@ -300,6 +359,11 @@ func TestProofHelper(t *testing.T) {
 	if err := unix.Mount("", runs, "", unix.MS_REMOUNT|unix.MS_BIND|flags, ""); err != nil {
 		fail("making %s writable: %v", runs, err)
 	}
+}
+
+// proofServe runs the jobs it reads on its standard input, each in a goroutine, until the
+// input ends.
+func proofServe(runs string, fail func(string, ...any)) {
 	userns := os.Getenv("REINS_PROOF_USERNS") == "1"
 	out := json.NewEncoder(os.Stdout)
 	var mu sync.Mutex
@@ -346,17 +410,24 @@ func serveProofJob(job proofJob, userns bool) proofReply {
 	defer func() { _ = unix.Unmount(job.Root, unix.MNT_DETACH) }()
 	ctx, cancel := context.WithTimeout(context.Background(), job.Timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, job.Strace[0], job.Strace[1:]...)
+	cmd := exec.CommandContext(ctx, job.Command[0], job.Command[1:]...)
 	cmd.Dir, cmd.Env = job.Dir, job.Env
 	buf := &limitedBuffer{max: 8 << 10}
 	cmd.Stdout, cmd.Stderr = buf, buf
+	// The shell is the first process of a PID namespace: what it leaves running ends with it.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWPID, Pdeathsig: syscall.SIGKILL}
-	// SIGTERM lets strace write what it saw; it is the PID namespace's first process, so what it
-	// traced ends with it.
-	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = time.Second
-	err := cmd.Run()
+	err := cmd.Start()
+	if err != nil {
+		rep.Err = err.Error()
+		return rep
+	}
+	rep.Pid = cmd.Process.Pid
+	err = cmd.Wait()
 	rep.Output, rep.TimedOut = string(buf.Bytes()), ctx.Err() != nil
+	if cmd.ProcessState != nil {
+		rep.CPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	}
 	var exit *exec.ExitError
 	if err != nil && !errors.As(err, &exit) && !rep.TimedOut {
 		rep.Err = err.Error()
@@ -432,22 +503,27 @@ type proofRun struct {
 	Events   []traceEvent
 	Output   string // what the line printed (bounded)
 	TimedOut bool
+	CPU      time.Duration
 	Err      error // a failure of the harness (not of the line)
 }
 
-// traceLine runs line in fx (mounted over the template tpl) under strace and returns the effects.
+// traceLine runs line in fx (mounted over the template tpl) and returns what strace saw.
 func traceLine(ctx context.Context, tools proofTools, tpl *proofTemplate, fx *proofFixture, line string) proofRun {
-	prefix := filepath.Join(fx.trace, "tr")
-	args := []string{tools.strace, "-f", "-ff", "-qq", "--seccomp-bpf", "-e", "signal=none", "-s", "4096", "-y",
-		"-o", prefix, "-e", "trace=" + strings.Join(proofSyscalls, ","), "--", tools.bash, "-c", line}
-	rep := tools.srv.do(ctx, proofJob{Lower: tpl.dir, Run: fx.run, Root: fx.root, Dir: fx.ws, Strace: args, Env: proofEnv(fx), Timeout: proofTimeout})
-	run := proofRun{Output: rep.Output, TimedOut: rep.TimedOut}
+	rep := tools.srv.do(ctx, proofJob{Lower: tpl.dir, Run: fx.run, Root: fx.root, Dir: fx.ws,
+		Command: []string{tools.bash, "-c", line}, Env: proofEnv(fx), Timeout: proofTimeout})
+	run := proofRun{Output: rep.Output, TimedOut: rep.TimedOut, CPU: rep.CPU}
 	if rep.Err != "" {
 		run.Err = errors.New(rep.Err)
 		return run
 	}
-	run.Events, run.Err = readTrace(prefix, fx.ws)
-	if run.Err == nil && len(run.Events) == 0 {
+	procs, err := collectTrace(proofTracePfx, rep.Pid, time.Now().Add(proofTimeout))
+	defer removeTrace(proofTracePfx, procs)
+	if err != nil {
+		run.Err = err
+		return run
+	}
+	run.Events = traceEvents(procs, rep.Pid, fx.ws)
+	if len(run.Events) == 0 {
 		run.Err = fmt.Errorf("strace recorded nothing: %s", rep.Output)
 	}
 	return run

@@ -4,18 +4,22 @@ package shell_test
 
 import (
 	"bufio"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
-// Reading strace's output. The proofs run strace with -f -ff -y: one file per process, every
-// file descriptor argument decorated with the path it refers to ("3</w/src>"), AT_FDCWD with
-// the working directory ("AT_FDCWD</w>"). A file's lines are that process's system calls in
-// order, so the working directory of a call that takes a plain path (open, mkdir, rename ...)
-// is known from the process's last chdir or *at call, or else from its parent at the clone.
+// Reading strace's output. The proofs run one strace, with -f -ff -y, over the server that runs
+// every line (proof_run_test.go): one file per process, every file descriptor argument decorated
+// with the path it refers to ("3</w/src>"), AT_FDCWD with the working directory
+// ("AT_FDCWD</w>"). A file's lines are that process's system calls in order, so the working
+// directory of a call that takes a plain path (open, mkdir, rename ...) is known from the
+// process's last chdir or *at call, or else from its parent at the clone. A run is the tree of
+// processes under the shell the server started for it.
 
 // proofSyscalls are the system calls traced: whatever opens, creates, renames, links, removes or
 // changes the metadata of a file, runs a program, changes directory, starts a process or
@@ -186,44 +190,56 @@ func fdPath(arg string) string {
 	return p
 }
 
-// traceProc is one process's file: its calls in order and the children it cloned.
+// traceProc is one process's file: its calls in order, the children it cloned, and whether
+// strace has finished it (its last line is strace's "+++ exited" or "+++ killed").
 type traceProc struct {
 	pid      int
 	calls    []traceCall
 	children map[int]int // index of the clone call -> child pid
+	done     bool
 }
 
-// readTrace reads every "prefix.PID" file strace wrote and returns the effects, walking the
-// processes from the first one (the shell strace started) so that each child starts in its
-// parent's working directory at the clone. dir is the directory the shell started in.
-func readTrace(prefix, dir string) ([]traceEvent, error) {
-	matches, err := filepath.Glob(prefix + ".*")
-	if err != nil {
-		return nil, err
+// collectTrace reads the files of the process tree rooted at root ("prefix.PID" each, written
+// by the one strace that traces every run), waiting until strace has finished every one of
+// them, at most until deadline. It returns the processes by pid.
+func collectTrace(prefix string, root int, deadline time.Time) (map[int]*traceProc, error) {
+	for {
+		procs := map[int]*traceProc{}
+		complete := true
+		queue := []int{root}
+		for len(queue) > 0 {
+			pid := queue[0]
+			queue = queue[1:]
+			if procs[pid] != nil {
+				continue
+			}
+			p, err := readProc(fmt.Sprintf("%s.%d", prefix, pid), pid)
+			if err != nil {
+				if !errors.Is(err, os.ErrNotExist) {
+					return nil, err
+				}
+				complete = false
+				continue
+			}
+			procs[pid] = p
+			complete = complete && p.done
+			for _, child := range p.children {
+				queue = append(queue, child)
+			}
+		}
+		if complete {
+			return procs, nil
+		}
+		if time.Now().After(deadline) {
+			return procs, fmt.Errorf("strace did not finish the trace of process %d in time", root)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
-	procs := map[int]*traceProc{}
-	isChild := map[int]bool{}
-	for _, m := range matches {
-		pid, err := strconv.Atoi(strings.TrimPrefix(m, prefix+"."))
-		if err != nil {
-			continue
-		}
-		p, err := readProc(m, pid)
-		if err != nil {
-			return nil, err
-		}
-		procs[pid] = p
-		for _, child := range p.children {
-			isChild[child] = true
-		}
-	}
-	var roots []int
-	for pid := range procs {
-		if !isChild[pid] {
-			roots = append(roots, pid)
-		}
-	}
-	sort.Ints(roots)
+}
+
+// traceEvents walks the process tree from root, each child starting in its parent's working
+// directory at the clone; dir is the root's working directory before its first call.
+func traceEvents(procs map[int]*traceProc, root int, dir string) []traceEvent {
 	var events []traceEvent
 	seen := map[int]bool{}
 	var walk func(pid int, cwd string)
@@ -240,10 +256,15 @@ func readTrace(prefix, dir string) ([]traceEvent, error) {
 			}
 		}
 	}
-	for _, r := range roots {
-		walk(r, dir)
+	walk(root, dir)
+	return events
+}
+
+// removeTrace deletes the files of a finished tree.
+func removeTrace(prefix string, procs map[int]*traceProc) {
+	for pid := range procs {
+		_ = os.Remove(fmt.Sprintf("%s.%d", prefix, pid))
 	}
-	return events, nil
 }
 
 func readProc(file string, pid int) (*traceProc, error) {
@@ -258,6 +279,10 @@ func readProc(file string, pid int) (*traceProc, error) {
 	pending := ""
 	for sc.Scan() {
 		line := sc.Text()
+		if strings.HasPrefix(line, "+++ ") {
+			p.done = true
+			continue
+		}
 		// A call interrupted by another's output is printed in two parts.
 		if strings.HasSuffix(line, " <unfinished ...>") {
 			pending = strings.TrimSuffix(line, " <unfinished ...>")
@@ -275,13 +300,31 @@ func readProc(file string, pid int) (*traceProc, error) {
 		}
 		switch c.name {
 		case "clone", "clone3", "fork", "vfork":
-			if child, err := strconv.Atoi(strings.Fields(c.result + " ")[0]); err == nil && child > 0 {
+			if child := clonedPid(c.result); child > 0 {
 				p.children[len(p.calls)] = child
 			}
 		}
 		p.calls = append(p.calls, c)
 	}
 	return p, sc.Err()
+}
+
+// clonedPid reads a clone's result: "1234", or with --pidns-translation "2 /* 1234 in strace's
+// PID NS */" for a child in another PID namespace (the files are named by strace's pids).
+func clonedPid(result string) int {
+	if i := strings.Index(result, "/* "); i >= 0 {
+		if f := strings.Fields(result[i+3:]); len(f) > 0 {
+			if n, err := strconv.Atoi(f[0]); err == nil {
+				return n
+			}
+		}
+	}
+	f := strings.Fields(result)
+	if len(f) == 0 {
+		return 0
+	}
+	n, _ := strconv.Atoi(f[0])
+	return n
 }
 
 // procEvents turns one call into effects and returns the process's working directory after it.
