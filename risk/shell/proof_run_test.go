@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -99,10 +100,10 @@ var (
 	proofPathVal  string
 )
 
-// proofTools are the programs a proof needs and the server that runs it.
+// proofTools are the programs a proof needs and the servers that run it.
 type proofTools struct {
 	strace, bash string
-	srv          *proofServer
+	pool         *proofPool
 }
 
 var (
@@ -110,8 +111,83 @@ var (
 	proofToolsVal  proofTools
 	proofToolsErr  string
 	proofRunsDir   string // where every run of this process goes
-	proofTracePfx  string // strace's output: one file per process, prefix.PID
 )
+
+// proofPool holds the servers: each runs one job at a time under its own strace (one strace for
+// every job would make it the bottleneck of the parallel runs), and is started when a run
+// finds none free.
+type proofPool struct {
+	mu   sync.Mutex
+	free []*proofServer
+	all  []*proofServer
+	n    int
+}
+
+// get returns a free server, starting one if there is none.
+func (p *proofPool) get() (*proofServer, error) {
+	p.mu.Lock()
+	if len(p.free) > 0 {
+		s := p.free[len(p.free)-1]
+		p.free = p.free[:len(p.free)-1]
+		p.mu.Unlock()
+		return s, nil
+	}
+	p.n++
+	n := p.n
+	p.mu.Unlock()
+	prefix := filepath.Join(proofRunsDir, fmt.Sprintf("trace%d", n), "tr")
+	if err := os.MkdirAll(filepath.Dir(prefix), 0o755); err != nil {
+		return nil, err
+	}
+	s, err := startProofServer(proofRunsDir, proofToolsVal.strace, prefix)
+	if err == nil {
+		p.mu.Lock()
+		p.all = append(p.all, s)
+		p.mu.Unlock()
+	}
+	return s, err
+}
+
+// cpu returns the processor time the servers have used so far: strace, the helper and the runs
+// they waited for (Linux's /proc; 0 where it cannot be read).
+func (p *proofPool) cpu() time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var total time.Duration
+	var add func(pid string)
+	add = func(pid string) {
+		b, err := os.ReadFile("/proc/" + pid + "/stat")
+		if err != nil {
+			return
+		}
+		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+2:]))
+		for _, i := range []int{11, 12, 13, 14} { // utime, stime, cutime, cstime
+			if i < len(f) {
+				if v, err := strconv.ParseInt(f[i], 10, 64); err == nil {
+					total += time.Duration(v) * time.Second / 100 // USER_HZ
+				}
+			}
+		}
+		if c, err := os.ReadFile("/proc/" + pid + "/task/" + pid + "/children"); err == nil {
+			for _, child := range strings.Fields(string(c)) {
+				add(child)
+			}
+		}
+	}
+	for _, s := range p.all {
+		add(strconv.Itoa(s.pid))
+	}
+	return total
+}
+
+// put gives a server back, unless it has ended.
+func (p *proofPool) put(s *proofServer) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if s.alive() {
+		p.free = append(p.free, s)
+	}
+}
 
 // requireProofTools stops t (skip, or fail in strict mode) when strace, bash or the namespaces
 // are missing; else it returns them, with the server started.
@@ -143,15 +219,12 @@ func startProofTools() string {
 	if proofRunsDir, err = filepath.EvalSymlinks(dir); err != nil {
 		return err.Error()
 	}
-	proofTracePfx = filepath.Join(proofRunsDir, "trace", "tr")
-	if err := os.MkdirAll(filepath.Dir(proofTracePfx), 0o755); err != nil {
-		return err.Error()
-	}
-	srv, err := startProofServer(proofRunsDir, proofToolsVal.strace, proofTracePfx)
+	proofToolsVal.pool = &proofPool{}
+	srv, err := proofToolsVal.pool.get()
 	if err != nil {
 		return "the proofs' namespaces (mount, network, PID) and read-only remounts are not available: " + err.Error()
 	}
-	proofToolsVal.srv = srv
+	defer proofToolsVal.pool.put(srv)
 	// The server must refuse a write outside the runs' directory and allow one inside.
 	lower := filepath.Join(proofRunsDir, "check-lower")
 	if err := os.MkdirAll(lower, 0o755); err != nil {
@@ -173,6 +246,8 @@ func startProofTools() string {
 
 // proofServer is the client side of the helper.
 type proofServer struct {
+	prefix  string // its strace's output: one file per process, prefix.PID
+	pid     int    // the helper's (then strace's) pid
 	mu      sync.Mutex
 	stdin   io.WriteCloser
 	next    int
@@ -219,7 +294,7 @@ func startProofServer(runs, strace, tracePrefix string) (*proofServer, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	s := &proofServer{stdin: stdin, waiting: map[int]chan proofReply{}}
+	s := &proofServer{prefix: tracePrefix, pid: cmd.Process.Pid, stdin: stdin, waiting: map[int]chan proofReply{}}
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		sc.Buffer(make([]byte, 1<<16), 1<<20)
@@ -250,6 +325,12 @@ func startProofServer(runs, strace, tracePrefix string) (*proofServer, error) {
 		s.mu.Unlock()
 	}()
 	return s, nil
+}
+
+func (s *proofServer) alive() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.dead == nil
 }
 
 // do sends a job and waits for its reply.
@@ -503,22 +584,36 @@ type proofRun struct {
 	Events   []traceEvent
 	Output   string // what the line printed (bounded)
 	TimedOut bool
-	CPU      time.Duration
-	Err      error // a failure of the harness (not of the line)
+	// Unfinished: strace had not finished some process's trace (see errUnfinished).
+	Unfinished bool
+	CPU        time.Duration
+	Err        error // a failure of the harness (not of the line)
 }
 
 // traceLine runs line in fx (mounted over the template tpl) and returns what strace saw.
 func traceLine(ctx context.Context, tools proofTools, tpl *proofTemplate, fx *proofFixture, line string) proofRun {
-	rep := tools.srv.do(ctx, proofJob{Lower: tpl.dir, Run: fx.run, Root: fx.root, Dir: fx.ws,
+	srv, err := tools.pool.get()
+	if err != nil {
+		return proofRun{Err: err}
+	}
+	defer tools.pool.put(srv)
+	rep := srv.do(ctx, proofJob{Lower: tpl.dir, Run: fx.run, Root: fx.root, Dir: fx.ws,
 		Command: []string{tools.bash, "-c", line}, Env: proofEnv(fx), Timeout: proofTimeout})
 	run := proofRun{Output: rep.Output, TimedOut: rep.TimedOut, CPU: rep.CPU}
 	if rep.Err != "" {
 		run.Err = errors.New(rep.Err)
 		return run
 	}
-	procs, err := collectTrace(proofTracePfx, rep.Pid, time.Now().Add(proofTimeout))
-	defer removeTrace(proofTracePfx, procs)
-	if err != nil {
+	grace := 2 * time.Second
+	if rep.TimedOut {
+		grace = 200 * time.Millisecond
+	}
+	procs, err := collectTrace(srv.prefix, rep.Pid, time.Now().Add(grace))
+	defer removeTrace(srv.prefix, procs)
+	switch {
+	case errors.Is(err, errUnfinished):
+		run.Unfinished = true
+	case err != nil:
 		run.Err = err
 		return run
 	}

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -81,15 +82,16 @@ func (h *proofHarness) installed(name string) bool {
 
 // proofResult is the outcome of one row.
 type proofResult struct {
-	Row      proofRow
-	Skipped  string   // why the line was not run: its claim is not bounded
-	Missing  []string // programs it needs that are not installed
-	Findings []proofFinding
-	Programs []string // the programs the line names
-	Output   string
-	TimedOut bool
-	CPU      time.Duration // the run's processes' CPU time
-	Err      error
+	Row        proofRow
+	Skipped    string   // why the line was not run: its claim is not bounded
+	Missing    []string // programs it needs that are not installed
+	Findings   []proofFinding
+	Programs   []string // the programs the line names
+	Output     string
+	TimedOut   bool
+	Unfinished bool          // strace had not finished every process's trace (see errUnfinished)
+	CPU        time.Duration // the run's processes' CPU time
+	Err        error
 }
 
 // prove analyses and runs one line.
@@ -138,7 +140,7 @@ func (h *proofHarness) prove(ctx context.Context, row proofRow) proofResult {
 		}
 		run = traceLine(ctx, h.tools, h.tpl, fx, row.Line)
 	}
-	res.Output, res.TimedOut, res.CPU, res.Err = run.Output, run.TimedOut, run.CPU, run.Err
+	res.Output, res.TimedOut, res.Unfinished, res.CPU, res.Err = run.Output, run.TimedOut, run.Unfinished, run.CPU, run.Err
 	if run.Err != nil {
 		return res
 	}
@@ -198,8 +200,14 @@ func TestProof(t *testing.T) {
 		}
 		rows = sample
 	}
+	start, cpu0 := time.Now(), h.tools.pool.cpu()
 	results := h.proveAll(context.Background(), rows)
 	reportProof(t, results, !full && proofSample == 1)
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	self := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	t.Logf("%d rows in %v; processor time: servers, strace and runs %v, this test process %v",
+		len(rows), time.Since(start).Round(time.Second), (h.tools.pool.cpu() - cpu0).Round(time.Second), self.Round(time.Second))
 }
 
 // dedupeRows drops repeated lines (tables shared by several entries make some twice).
@@ -222,7 +230,7 @@ func reportProof(t *testing.T, results []proofResult, complete bool) {
 	t.Helper()
 	known := proofKnownIndex()
 	missing := map[string][]string{}
-	ran, skipped, failed, timeouts := 0, 0, 0, 0
+	ran, skipped, failed, timeouts, unfinished := 0, 0, 0, 0, 0
 	seen := map[string]bool{} // "line\x00key" and "program\x00key" of the listed findings shown
 	var literals []string
 	for _, r := range results {
@@ -242,6 +250,9 @@ func reportProof(t *testing.T, results []proofResult, complete bool) {
 		ran++
 		if r.TimedOut {
 			timeouts++
+		}
+		if r.Unfinished {
+			unfinished++
 		}
 		var unknown []proofFinding
 		for _, f := range r.Findings {
@@ -304,8 +315,8 @@ func reportProof(t *testing.T, results []proofResult, complete bool) {
 	for _, r := range byCPU[:min(8, len(byCPU))] {
 		top = append(top, fmt.Sprintf("%q %v", r.Row.Line, r.CPU.Round(time.Millisecond)))
 	}
-	t.Logf("%d rows: %d run (%d with findings, %d stopped at the deadline), %d not run (their claim is not bounded), %d programs missing; the runs took %v of CPU, the most: %s",
-		len(results), ran, failed, timeouts, skipped, len(missing), cpu.Round(time.Second), strings.Join(top, ", "))
+	t.Logf("%d rows: %d run (%d with findings, %d stopped at the deadline, %d with a process whose last lines strace kept), %d not run (their claim is not bounded), %d programs missing; the runs took %v of CPU, the most: %s",
+		len(results), ran, failed, timeouts, unfinished, skipped, len(missing), cpu.Round(time.Second), strings.Join(top, ", "))
 }
 
 // knownProgram returns the program whose proofKnown entry lists f for r, or "".

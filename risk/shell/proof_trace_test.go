@@ -195,45 +195,66 @@ func fdPath(arg string) string {
 type traceProc struct {
 	pid      int
 	calls    []traceCall
-	children map[int]int // index of the clone call -> child pid
+	children map[int]int  // index of the clone call -> child pid
+	threads  map[int]bool // the children that are threads (CLONE_THREAD)
 	done     bool
 }
 
+// errUnfinished reports a tree some of whose files strace had not finished by the deadline:
+// processes killed with their PID namespace (a run stopped at its deadline, or what a line left
+// running in the background) are not always reported to strace, which then keeps their last
+// lines buffered. The rest of the tree is read all the same.
+var errUnfinished = errors.New("strace did not finish the trace of every process")
+
 // collectTrace reads the files of the process tree rooted at root ("prefix.PID" each, written
-// by the one strace that traces every run), waiting until strace has finished every one of
-// them, at most until deadline. It returns the processes by pid.
+// by the strace that traces the run's server), waiting until strace has finished every one of
+// them, at most until deadline (then with errUnfinished). It returns the processes by pid.
 func collectTrace(prefix string, root int, deadline time.Time) (map[int]*traceProc, error) {
+	procs := map[int]*traceProc{} // the finished ones are read once
+	wait := time.Millisecond
 	for {
-		procs := map[int]*traceProc{}
 		complete := true
-		queue := []int{root}
+		seen := map[int]bool{}
+		type item struct {
+			pid    int
+			thread bool
+		}
+		queue := []item{{pid: root}}
 		for len(queue) > 0 {
-			pid := queue[0]
+			it := queue[0]
 			queue = queue[1:]
-			if procs[pid] != nil {
+			if seen[it.pid] {
 				continue
 			}
-			p, err := readProc(fmt.Sprintf("%s.%d", prefix, pid), pid)
-			if err != nil {
-				if !errors.Is(err, os.ErrNotExist) {
-					return nil, err
+			seen[it.pid] = true
+			p := procs[it.pid]
+			if p == nil || !p.done {
+				var err error
+				if p, err = readProc(fmt.Sprintf("%s.%d", prefix, it.pid), it.pid); err != nil {
+					if !errors.Is(err, os.ErrNotExist) {
+						return procs, err
+					}
+					// A thread that made no traced call has no file.
+					complete = complete && it.thread
+					continue
 				}
-				complete = false
-				continue
+				procs[it.pid] = p
 			}
-			procs[pid] = p
-			complete = complete && p.done
+			// A thread ended by its process's exit_group is not always reported: its
+			// process's end is what counts.
+			complete = complete && (p.done || it.thread)
 			for _, child := range p.children {
-				queue = append(queue, child)
+				queue = append(queue, item{pid: child, thread: p.threads[child]})
 			}
 		}
 		if complete {
 			return procs, nil
 		}
 		if time.Now().After(deadline) {
-			return procs, fmt.Errorf("strace did not finish the trace of process %d in time", root)
+			return procs, errUnfinished
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(wait)
+		wait = min(2*wait, 20*time.Millisecond)
 	}
 }
 
@@ -273,7 +294,7 @@ func readProc(file string, pid int) (*traceProc, error) {
 		return nil, err
 	}
 	defer f.Close()
-	p := &traceProc{pid: pid, children: map[int]int{}}
+	p := &traceProc{pid: pid, children: map[int]int{}, threads: map[int]bool{}}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<16), 1<<22)
 	pending := ""
@@ -302,6 +323,9 @@ func readProc(file string, pid int) (*traceProc, error) {
 		case "clone", "clone3", "fork", "vfork":
 			if child := clonedPid(c.result); child > 0 {
 				p.children[len(p.calls)] = child
+				if strings.Contains(c.line, "CLONE_THREAD") {
+					p.threads[child] = true
+				}
 			}
 		}
 		p.calls = append(p.calls, c)
