@@ -15,7 +15,7 @@
 //	})
 //	if err != nil { ... }
 //	defer log.Close(context.Background())
-//	g, err := gate.New(p, &gate.Options{Audit: log})
+//	r, err := reins.New(ctx, p, &reins.Options{Audit: log})
 //	...
 //	res, err := audit.Verify("/var/lib/agent/audit.jsonl") // later, or on another machine
 //
@@ -52,7 +52,9 @@
 //	user_override           true when a human answered a CONFIRM or reset a halt
 //	kind                    decision, halt, reset, outcome, profile_switch_requested,
 //	                        profile_switch_applied, profile_switch_refused, recovery,
-//	                        checkpoint_created, checkpoint_restored, checkpoint_pruned
+//	                        checkpoint_created, checkpoint_restored, checkpoint_pruned,
+//	                        approval, parked, parked_resolved, grant, grant_revoked, budget,
+//	                        sandbox_waived, run_state
 //	decision_id             UUID of the decision (an outcome record carries the decision's id)
 //	layer                   the gate's deciding layer: input, halted, hard_stop, boundary, mode, rule, matrix, audit
 //	decided_by              optional: rule, matrix, hard_stop, boundary, mode, user, hook, default (see [DecidedByLayer])
@@ -64,6 +66,7 @@
 //	host                    optional: the network host
 //	targets                 optional: every target path
 //	profile_hash            optional: content hash of the active profile
+//	bundle_version          optional: version of the signed policy bundle the profile's managed tier came from
 //	requested_profile       optional: the profile a switch record asks for
 //	requested_profile_hash  optional: its content hash
 //	outcome                 optional: succeeded, failed or rolled_back (outcome records)
@@ -91,7 +94,8 @@
 // record ([ErrBrokenChain]). The first record has seq 1 and no prev; the chain runs on across
 // rotated files "<path>.000001", "<path>.000002", ... and the active file.
 //
-// [Verify] checks a whole log and names the first broken record by file and line; [Scan]
+// [Verify] checks a whole log and names the first broken record by file and line;
+// [VerifyAnchored] also checks it against [Anchor]s, heads kept off the machine; [Scan]
 // reads a log back, with a [Filter], for replay; [ParseJSON] parses one line strictly.
 //
 // # Crashes and failures
@@ -124,8 +128,10 @@
 // cannot tell that from a genuine log. What it guarantees is that every change shows unless
 // everything after it is rewritten too. To detect a rewrite or a cut tail, keep the head (the
 // last seq and hash, [JSONL.Head] or [VerifyResult]) somewhere the agent cannot write: another
-// host, a signed note, an append-only store. Cutting the file in the middle of a line looks
-// exactly like a crash (a torn last line); only an anchored head tells them apart.
+// host, a signed note, an append-only store; a run does it periodically with
+// reins.AnchorOptions, and [VerifyAnchored] checks a log against the [Anchor]s kept. Cutting the
+// file in the middle of a line looks exactly like a crash (a torn last line); only an anchored
+// head tells them apart.
 //
 // The hash is a plain SHA-256, not a keyed MAC or a signature: it proves integrity relative to
 // an anchor, not authorship. Run the agent as a user that cannot write the log directory, or

@@ -148,6 +148,10 @@ func appendJSON(dst []byte, r *Record, st *encState, redact bool) ([]byte, error
 			dst = appendString(dst, r.ProfileHash)
 		}
 	}
+	if r.BundleVersion != 0 {
+		dst = append(dst, `,"bundle_version":`...)
+		dst = strconv.AppendUint(dst, r.BundleVersion, 10)
+	}
 	dst = appendOptional(dst, `,"requested_profile":`, r.RequestedProfile)
 	dst = appendOptional(dst, `,"requested_profile_hash":`, r.RequestedProfileHash)
 	dst = appendOptional(dst, `,"outcome":`, string(r.Outcome))

@@ -390,6 +390,12 @@ type VerifyResult struct {
 // not follow its predecessor is reported: the line after the gap, the moved line, or the
 // line after the inserted one.
 func Verify(path string) (VerifyResult, error) {
+	return verify(path, nil)
+}
+
+// verify is Verify; check, when not nil, is called with each record that verified (and its
+// position) and stops the verification with its error.
+func verify(path string, check func(p *position, r *Record) error) (VerifyResult, error) {
 	var res VerifyResult
 	files, err := openLog(path)
 	if err != nil {
@@ -428,6 +434,11 @@ func Verify(path string) (VerifyResult, error) {
 			return res, p.errorf(ErrBrokenChain, "prev %s is not the hash of the record before it (%s:%d, seq %d, hash %s)", r.Prev.hexOrNone(), prevFile, prevLine, res.Seq, res.Head)
 		case res.Records > 0 && r.Seq != res.Seq+1:
 			return res, p.errorf(ErrBrokenChain, "seq %d does not follow seq %d of the record before it (%s:%d)", r.Seq, res.Seq, prevFile, prevLine)
+		}
+		if check != nil {
+			if err := check(&p, &r); err != nil {
+				return res, err
+			}
 		}
 		res.Records++
 		res.Seq, res.Head = r.Seq, r.Hash

@@ -41,6 +41,25 @@ const (
 	KindCheckpointCreated  Kind = "checkpoint_created"
 	KindCheckpointRestored Kind = "checkpoint_restored"
 	KindCheckpointPruned   Kind = "checkpoint_pruned"
+	// KindApproval records a human's (or the timeout's) answer to a CONFIRM: DecidedBy user (or
+	// default for a timeout or an error), UserOverride when a human answered, RuleMatched
+	// "approval:<scope>", Reason who, the scope and the note.
+	KindApproval Kind = "approval"
+	// KindParked records a CONFIRM queued for later review; KindParkedResolved its resolution.
+	KindParked         Kind = "parked"
+	KindParkedResolved Kind = "parked_resolved"
+	// KindGrant records a grant made (RuleMatched its rule id); KindGrantRevoked its revocation.
+	KindGrant        Kind = "grant"
+	KindGrantRevoked Kind = "grant_revoked"
+	// KindBudget records a meter's warning, its exhaustion, or its reset.
+	KindBudget Kind = "budget"
+	// KindSandboxWaived records that a decision's Sandbox obligation was not enforced, and why
+	// (the host trusts the analysis: RuleMatched "obligation:sandbox-trusted").
+	KindSandboxWaived Kind = "sandbox_waived"
+	// KindRunState records a run-state store starting or ending a grace period in which it
+	// serves its last known state because its backend cannot be reached (RuleMatched
+	// "run-state:stale" or "run-state:current"; Reason says why and since when).
+	KindRunState Kind = "run_state"
 )
 
 // DecidedBy says who or what made a decision, coarser than Layer and stable across gate
@@ -98,6 +117,11 @@ const (
 	OutcomeFailed Outcome = "failed"
 	// OutcomeRolledBack: the action failed and the workspace was restored to CheckpointID.
 	OutcomeRolledBack Outcome = "rolled_back"
+	// OutcomeDenied: the action did not run: the gate denied it, its approval was refused or
+	// timed out, or an obligation could not be honoured.
+	OutcomeDenied Outcome = "denied"
+	// OutcomeParked: the action waits for review.
+	OutcomeParked Outcome = "parked"
 )
 
 // Digest is a SHA-256 digest, written as 64 lower-case hex digits. The zero Digest means "none"
@@ -186,6 +210,10 @@ type Record struct {
 	// ProfileHash is the content hash of the active profile, so a record names exactly the
 	// policy that decided, not only its name.
 	ProfileHash string `json:"profile_hash,omitempty"`
+	// BundleVersion is the version of the signed policy bundle the active profile's managed
+	// tier came from (profile.Managed.Bundle); 0, and omitted from the encoding, when there is
+	// none, so records without one are what they were before the field existed.
+	BundleVersion uint64 `json:"bundle_version,omitempty"`
 	// RequestedProfile and RequestedProfileHash name the profile a switch record asks for (the
 	// profile_switch_* kinds); Profile and ProfileHash name the one in force before the switch.
 	RequestedProfile     string `json:"requested_profile,omitempty"`
@@ -198,7 +226,7 @@ type Record struct {
 	Error string `json:"error,omitempty"`
 	// Approver names who answered a CONFIRM ("timeout" when nobody did in time), ApprovalScope
 	// how far the answer reaches (once, session, always) and Note what the approver wrote
-	// (approval records of the run discipline, gate/session).
+	// (approval records of the run, package reins).
 	Approver      string `json:"approver,omitempty"`
 	ApprovalScope string `json:"approval_scope,omitempty"`
 	Note          string `json:"note,omitempty"`

@@ -117,6 +117,9 @@ func Attrs(r *Record) []slog.Attr {
 		a = append(a, slog.Any("targets", append([]string(nil), r.Targets...)))
 	}
 	opt("profile_hash", r.ProfileHash)
+	if r.BundleVersion != 0 {
+		a = append(a, slog.Uint64("bundle_version", r.BundleVersion))
+	}
 	opt("requested_profile", r.RequestedProfile)
 	opt("requested_profile_hash", r.RequestedProfileHash)
 	opt("outcome", string(r.Outcome))

@@ -33,7 +33,7 @@ func (c *Checkpointer) Batch(ctx context.Context, label string, fn func(context.
 // and the outcome of the rollback. If fn panics (or calls
 // runtime.Goexit), the workspace is rolled back and then the panic
 // continues with its original value; the rollback is reported through a
-// [CheckpointRestored] event whose Cause is a [*PanicError]. The rollback
+// [Restored] event whose Cause is a [*PanicError]. The rollback
 // runs even when ctx has been cancelled. The workspace lock is not held
 // while fn runs.
 func (c *Checkpointer) BatchWith(ctx context.Context, o CreateOptions, fn func(context.Context) error) (res BatchResult, err error) {

@@ -376,18 +376,20 @@ func sortedChanges(ch []checkpoint.Change) []checkpoint.Change {
 	return out
 }
 
-// Options.Secrets adds names (never removes the built-in ones); an entry
-// that is not one file name is refused when the Checkpointer is built.
-func TestOptionsSecrets(t *testing.T) {
+// Options.Protected takes the gate's lists as they are (the seeds are
+// always added); an entry the gate would refuse is refused when the
+// Checkpointer is built.
+func TestOptionsProtected(t *testing.T) {
 	ctx := context.Background()
 	dir := newPlainDir(t)
-	for _, bad := range []string{"a/b", "", "[ab]", "~/.aws"} {
-		_, err := checkpoint.New(ctx, dir, &checkpoint.Options{ShadowRoot: t.TempDir(), Secrets: []string{bad}})
+	for _, bad := range []string{"", "[ab]", "~user/x", "a/../b", "/abs/*.pem"} {
+		_, err := checkpoint.New(ctx, dir, &checkpoint.Options{ShadowRoot: t.TempDir(), Protected: &checkpoint.Protection{ReadWrite: []string{bad}}})
 		require.Error(t, err, bad)
+		assert.Contains(t, err.Error(), "Options.Protected.ReadWrite[0]")
 	}
 	w := &boundaryWS{kind: "plain", dir: dir, shadow: t.TempDir()}
 	var err error
-	w.c, err = checkpoint.New(ctx, dir, &checkpoint.Options{ShadowRoot: w.shadow, Secrets: []string{"*.PEM"}})
+	w.c, err = checkpoint.New(ctx, dir, &checkpoint.Options{ShadowRoot: w.shadow, Protected: &checkpoint.Protection{ReadWrite: []string{"*.PEM"}}})
 	require.NoError(t, err)
 	writeFile(t, dir, "certs/server.pem", "PEM-PRIVATE-KEY-CONTENT\n", 0o600)
 	writeFile(t, dir, ".env", "DOTENV-STILL-PROTECTED\n", 0o600)

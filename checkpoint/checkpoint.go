@@ -42,7 +42,8 @@ type Checkpoint struct {
 	// (whole seconds), never the time it was listed.
 	Time time.Time
 	// Paths is nil for a snapshot of the whole workspace, and the covered
-	// paths (workspace-relative, slash-separated, sorted) for a path-scoped one.
+	// paths (workspace-relative, slash-separated, sorted; a directory
+	// covers what is below it) for a path-scoped one.
 	Paths []string
 	// FilesChanged is the number of files that differ from the previous
 	// full checkpoint (over Paths only, for a path-scoped one; against an
@@ -50,9 +51,9 @@ type Checkpoint struct {
 	// elsewhere it is -1.
 	FilesChanged int
 	// Skipped lists files left out under [OversizeSkip], special files, and
-	// (for a path-scoped checkpoint) read-protected paths it was asked to
-	// cover (only in the value returned by Create and in its event; not
-	// stored).
+	// (for a path-scoped checkpoint) protected paths and paths in nested
+	// repositories it was asked to cover (only in the value returned by
+	// Create and in its event; not stored).
 	Skipped []string
 	// Commit is the git commit holding the snapshot; Tree its root tree.
 	Commit, Tree string
@@ -70,13 +71,18 @@ type CreateOptions struct {
 	// CorrelationID is recorded with the snapshot, e.g. the gate's
 	// decision id (at most 256 bytes of UTF-8).
 	CorrelationID string
-	// Paths, when non-nil, makes a path-scoped snapshot of just these files
-	// (workspace-relative or absolute inside the workspace; existing or
-	// not: a path that does not exist is recorded as absent, so restoring
-	// removes it). Its cost does not depend on the size of the workspace.
-	// An empty non-nil slice is an error. Directories are rejected, and so
-	// are names that are not valid UTF-8 (the paths are stored in the
-	// checkpoint's JSON metadata; full snapshots have no such limit).
+	// Paths, when non-nil, makes a path-scoped snapshot of just these
+	// paths (see [Checkpointer.SnapshotPaths]): workspace-relative or
+	// absolute inside the workspace; files or directories (a directory
+	// covers what a full snapshot covers below it); existing or not (a
+	// path that does not exist is recorded as absent, so restoring removes
+	// what is there then). Its cost depends on what the paths hold, not on
+	// the size of the workspace. A path below another listed one is
+	// covered by it; a path that is the workspace itself makes a full
+	// snapshot. An empty non-nil slice is an error, and so are paths
+	// outside the workspace and names that are not valid UTF-8 (the paths
+	// are stored in the checkpoint's JSON metadata; full snapshots have no
+	// such limit).
 	Paths []string
 }
 
@@ -87,6 +93,7 @@ type Checkpointer struct {
 	opts    Options
 	git     *gitx.Runner
 	root    string // workspace, absolute and symlink-free
+	given   string // workspace as given to New, absolute (paths may be under it)
 	workDir string // git work tree: repository top level, or root for a shadow
 	prefix  string // root relative to workDir, slash-separated, "" at top level
 	isGit   bool   // workspace inside a user repository (false: shadow repository)
@@ -106,8 +113,8 @@ type Checkpointer struct {
 	zeroOID   string
 	emptyTree string
 
-	secrets secretMatcher               // read-protected names: never stored, never touched by a restore
-	purged  bool                        // the private index was checked for secrets (guarded by the lock)
+	protect protector                   // protected paths: never stored, never touched by a restore
+	purged  bool                        // the private index was checked for protected paths (guarded by the lock)
 	hook    func(op, path string) error // tests: fails a restore midway
 	// portable (tests) makes the Checkpointer work as on a platform
 	// without the stat data git records: files are read through an
@@ -119,6 +126,13 @@ type Checkpointer struct {
 	icache      *indexCache     // the private index as last read or written (guarded by the lock)
 	held        *heldIndex      // a restore's snapshot not yet in the index (guarded by the lock)
 	sess        *objectSession  // the running restore's cat-file (guarded by the lock)
+
+	// loose: path-scoped snapshots write loose objects and a loose ref
+	// themselves (see loose.go); false where refs or objects are not
+	// plain files, and fast-import stores them.
+	loose      bool
+	refDir     string // the git directory holding refs/reins (common directory)
+	looseSince int    // loose objects written since the last look at their number (guarded by the lock)
 
 	sem chan struct{}
 }
@@ -134,7 +148,10 @@ func New(ctx context.Context, workspace string, opts *Options) (*Checkpointer, e
 	if opts != nil {
 		o = *opts
 		o.Exclude = append([]string(nil), opts.Exclude...)
-		o.Secrets = append([]string(nil), opts.Secrets...)
+		if opts.Protected != nil {
+			p := opts.Protected.clone()
+			o.Protected = &p
+		}
 	}
 	if err := o.validate(); err != nil {
 		return nil, err
@@ -169,11 +186,11 @@ func New(ctx context.Context, workspace string, opts *Options) (*Checkpointer, e
 		return nil, fmt.Errorf("%w: %s is %s, need %s or newer", ErrGitTooOld, r.Path(), v, gitx.MinVersion)
 	}
 
-	secrets, err := newSecretMatcher(o.Secrets)
+	protect, err := newProtector(o.Protected, root, homeDir())
 	if err != nil {
 		return nil, err
 	}
-	c := &Checkpointer{opts: o, root: root, sem: make(chan struct{}, 1), secrets: secrets}
+	c := &Checkpointer{opts: o, root: root, given: filepath.Clean(abs), sem: make(chan struct{}, 1), protect: protect}
 	format := "sha1"
 	repoDir, err := findRepo(root)
 	if err != nil {
@@ -242,6 +259,11 @@ func New(ctx context.Context, workspace string, opts *Options) (*Checkpointer, e
 	if err := c.setup(ctx, privGit, format); err != nil {
 		return nil, err
 	}
+	c.refDir = privGit
+	if c.isGit {
+		c.refDir = c.userGit[1]
+	}
+	c.loose = looseOK(c.refDir)
 	return c, nil
 }
 

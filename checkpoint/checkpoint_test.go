@@ -306,7 +306,9 @@ func TestPathScoped(t *testing.T) {
 			paths := []string{"src/main.go", "docs/new page.md", filepath.Join(dir, "-lead.txt")}
 			cp, err := c.CreateWith(ctx, checkpoint.CreateOptions{Label: "edit", CorrelationID: "corr-1", Paths: paths})
 			require.NoError(t, err)
-			assert.Equal(t, []string{"-lead.txt", "docs/new page.md", "src/main.go"}, cp.Paths)
+			// docs does not exist: the snapshot covers its absence, so that
+			// a restore removes the directory created for the new page too.
+			assert.Equal(t, []string{"-lead.txt", "docs", "src/main.go"}, cp.Paths)
 			assert.True(t, cp.Scoped())
 
 			writeFile(t, dir, "src/main.go", "package main // edited\n", 0o755)
@@ -357,18 +359,23 @@ func TestPathScopedRejectsBadPaths(t *testing.T) {
 		{"absolute outside", []string{"/etc/passwd"}},
 		{"git dir", []string{".git/config"}},
 		{"git dir any case", []string{"sub/.GIT/hooks/x"}},
-		{"directory", []string{"src"}},
-		{"nested pair", []string{"a", "a/b"}},
 		{"beyond symlink", []string{"via-link/main.go"}},
-		{"dot", []string{"."}},
 		{"nul", []string{"a\x00b"}},
+		{"empty path", []string{""}},
+		{"absolute escape", []string{filepath.Join(dir, "..", "x")}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := c.CreateWith(ctx, checkpoint.CreateOptions{Label: "bad", Paths: tt.paths})
 			require.ErrorIs(t, err, checkpoint.ErrInvalidPath)
+			_, err = c.SnapshotPaths(ctx, "bad", "", tt.paths)
+			require.ErrorIs(t, err, checkpoint.ErrInvalidPath)
 		})
 	}
+	// A path outside the workspace is named in the error.
+	_, err := c.SnapshotPaths(ctx, "bad", "", []string{"src/main.go", "/etc/passwd"})
+	require.ErrorContains(t, err, `"/etc/passwd" is outside the workspace`)
+	require.ErrorContains(t, err, "[1]")
 }
 
 func TestListCountsAndOrder(t *testing.T) {
@@ -402,7 +409,7 @@ func TestPrune(t *testing.T) {
 	var mu sync.Mutex
 	var pruned []string
 	c := newCheckpointer(t, dir, &checkpoint.Options{Clock: clk.Now, OnEvent: func(ev checkpoint.Event) {
-		if ev.Kind == checkpoint.CheckpointPruned {
+		if ev.Kind == checkpoint.Pruned {
 			mu.Lock()
 			pruned = append(pruned, ev.Checkpoint.ID)
 			mu.Unlock()
@@ -490,13 +497,13 @@ func TestBatch(t *testing.T) {
 			if tt.rolled {
 				assert.Equal(t, before, readTree(t, dir, nil))
 				last := events[len(events)-1]
-				require.Equal(t, checkpoint.CheckpointRestored, last.Kind)
+				require.Equal(t, checkpoint.Restored, last.Kind)
 				require.Error(t, last.Cause)
 			} else {
 				assert.FileExists(t, filepath.Join(dir, "kept.txt"))
 				require.NoError(t, err)
 				require.Len(t, events, 1)
-				assert.Equal(t, checkpoint.CheckpointCreated, events[0].Kind)
+				assert.Equal(t, checkpoint.Created, events[0].Kind)
 				assert.Equal(t, checkpoint.ReasonBatch, events[0].Checkpoint.Reason)
 			}
 			if tt.wantErr != nil {
@@ -560,7 +567,7 @@ func TestEvents(t *testing.T) {
 		kinds[i] = ev.Kind.String()
 		assert.Equal(t, c.Workspace(), ev.Workspace)
 	}
-	assert.Equal(t, []string{"CheckpointCreated", "CheckpointCreated", "CheckpointRestored", "CheckpointPruned"}, kinds)
+	assert.Equal(t, []string{"checkpoint_created", "checkpoint_created", "checkpoint_restored", "checkpoint_pruned"}, kinds)
 	assert.Equal(t, "decision-42", events[0].Checkpoint.CorrelationID)
 	assert.Equal(t, res.Undo.ID, events[2].Undo)
 	assert.Equal(t, 1, events[2].Changes)
@@ -795,6 +802,17 @@ func TestUnusualFileNames(t *testing.T) {
 			}
 			writeFile(t, dir, "odd/new-\xff", "added", 0o644)
 			require.NoError(t, c.Restore(ctx, cp.ID))
+			assert.Equal(t, want, readTree(t, dir, isIgnoredByTestRules))
+
+			// The same names below a directory of a scoped checkpoint
+			// (its own tree objects, written by the package).
+			id, err := c.SnapshotPaths(ctx, "odd names, scoped", "", []string{"odd"})
+			require.NoError(t, err)
+			for _, n := range names {
+				writeFile(t, dir, "odd/"+n, "changed again", 0o755)
+			}
+			writeFile(t, dir, "odd/new-\xff", "added again", 0o644)
+			require.NoError(t, c.Restore(ctx, id))
 			assert.Equal(t, want, readTree(t, dir, isIgnoredByTestRules))
 		})
 	}

@@ -22,7 +22,7 @@ func (c *Checkpointer) Create(ctx context.Context, label string) (Checkpoint, er
 	return c.CreateWith(ctx, CreateOptions{Label: label})
 }
 
-// CreateWith snapshots the workspace (or, with o.Paths, just those files)
+// CreateWith snapshots the workspace (or, with o.Paths, just those paths)
 // and records the label and correlation id with it. The user's HEAD,
 // index, branches, stash and working tree are not touched.
 func (c *Checkpointer) CreateWith(ctx context.Context, o CreateOptions) (Checkpoint, error) {
@@ -38,9 +38,13 @@ func (c *Checkpointer) createWith(ctx context.Context, o CreateOptions, reason s
 	}
 	var paths []string
 	if o.Paths != nil {
+		var full bool
 		var err error
-		if paths, err = normalizePaths(c.root, o.Paths); err != nil {
+		if paths, full, err = c.normalizePaths("CreateOptions.Paths", o.Paths); err != nil {
 			return Checkpoint{}, err
+		}
+		if full {
+			paths = nil // the workspace itself: a full snapshot
 		}
 	}
 	unlock, err := c.lock(ctx)
@@ -52,22 +56,23 @@ func (c *Checkpointer) createWith(ctx context.Context, o CreateOptions, reason s
 	if err != nil {
 		return Checkpoint{}, err
 	}
-	c.emit(Event{Kind: CheckpointCreated, Workspace: c.root, Checkpoint: cp})
+	c.emit(Event{Kind: Created, Workspace: c.root, Checkpoint: cp})
 	return cp, nil
 }
 
-// create stores a snapshot; the caller holds the lock.
+// create stores a new snapshot; the caller holds the lock.
 func (c *Checkpointer) create(ctx context.Context, label, corr, reason string, paths []string) (Checkpoint, error) {
-	p, err := c.prepare(ctx, paths)
+	p, err := c.prepare(ctx, paths, true)
 	if err != nil {
 		return Checkpoint{}, err
 	}
-	return c.store(ctx, label, corr, reason, paths, p)
+	return c.store(ctx, label, corr, reason, p.scope, p)
 }
 
 // prepared is a snapshot ready to be stored: the tree to build on, the
 // paths to replace or remove in it, and what it leaves out.
 type prepared struct {
+	scope     []string // the covered paths of a path-scoped snapshot (nil: full)
 	base      string
 	entries   []importEntry
 	skipped   []string
@@ -80,11 +85,16 @@ type prepared struct {
 	done                  func()
 }
 
-func (c *Checkpointer) prepare(ctx context.Context, paths []string) (prepared, error) {
+// prepare looks at what a snapshot of paths (nil: the whole workspace)
+// records. fresh says that the caller asked for it now (Create, not the
+// checkpoint a restore takes of the current state with the target's
+// scope): a path-scoped one then refuses a path through a link and covers
+// the outermost missing directory of an absent path (see scopedEntries).
+func (c *Checkpointer) prepare(ctx context.Context, paths []string, fresh bool) (prepared, error) {
 	p := prepared{base: c.emptyTree}
 	var err error
 	if paths != nil {
-		p.entries, p.skipped, p.uncovered, err = c.scopedEntries(paths)
+		p.scope, p.entries, p.skipped, p.uncovered, err = c.scopedEntries(ctx, paths, fresh)
 		return p, err
 	}
 	b := c.loadBase()
@@ -128,7 +138,13 @@ func (c *Checkpointer) store(ctx context.Context, label, corr, reason string, pa
 		msg, err := m.message()
 		return rec, msg, err
 	}
-	imp, err := c.importCommit(ctx, streamSpec{ref: RefPrefix + id, when: now.Unix(), base: p.base, finish: finish}, p.entries)
+	spec := streamSpec{ref: RefPrefix + id, when: now.Unix(), base: p.base, finish: finish}
+	var imp imported
+	if paths != nil && c.loose {
+		imp, err = c.looseCommit(ctx, spec, p.entries)
+	} else {
+		imp, err = c.importCommit(ctx, spec, p.entries)
+	}
 	if err != nil {
 		return Checkpoint{}, err
 	}
@@ -155,7 +171,11 @@ func (c *Checkpointer) store(ctx context.Context, label, corr, reason string, pa
 	if paths == nil {
 		c.setBase(cp)
 	}
-	c.maybeRepack(ctx)
+	if paths == nil || !c.loose {
+		// Each fast-import adds a pack (a loose scoped snapshot looks at
+		// its objects itself, see looseCommit).
+		c.maybeRepack(ctx, 0)
+	}
 	return cp, nil
 }
 
@@ -170,9 +190,9 @@ func (c *Checkpointer) privEnvCopy() []string {
 // files. It returns the files left out under OversizeSkip, and the record
 // of everything the snapshot leaves out (work-tree paths, directories
 // ending in "/"): ignored files and directories, nested repositories,
-// read-protected files, and the skipped files.
+// protected files, and the skipped files.
 func (c *Checkpointer) refreshIndex(ctx context.Context) (skipped, uncov []string, err error) {
-	if err := c.purgeSecrets(ctx); err != nil {
+	if err := c.purgeProtected(ctx); err != nil {
 		return nil, nil, err
 	}
 	// The scans and the look at the user's index are independent; run
@@ -495,8 +515,8 @@ func (cl *classifier) considerName(p string) action {
 		cl.uncov = append(cl.uncov, p) // a nested repository
 		return actNone
 	}
-	if rel, ok := cl.c.wsPath(p); !ok || cl.c.secrets.match(rel) || cl.inNested(p) {
-		cl.uncov = append(cl.uncov, p) // read-protected
+	if rel, ok := cl.c.wsPath(p); !ok || cl.c.protect.match(rel) || cl.inNested(p) {
+		cl.uncov = append(cl.uncov, p) // protected, or in a nested repository
 		return actNone
 	}
 	return actAdd
@@ -521,8 +541,9 @@ func (cl *classifier) consider(p string, tracked bool) (action, error) {
 		cl.uncov = append(cl.uncov, p)
 		return actNone, nil
 	}
-	if rel, ok := c.wsPath(p); !ok || c.secrets.match(rel) || cl.inNested(p) {
-		// Read-protected: never stored, whether ignored or not.
+	if rel, ok := c.wsPath(p); !ok || c.protect.match(rel) || cl.inNested(p) {
+		// Protected (or in a nested repository): never stored, whether
+		// ignored or not.
 		cl.uncov = append(cl.uncov, p)
 		return leftOut(), nil
 	}
@@ -683,21 +704,17 @@ func (c *Checkpointer) noteDirs(paths []string) {
 	}
 }
 
-// purgeSecrets removes read-protected paths from the private index, once
-// per Checkpointer and list of names: an index written by an older
-// version, or before Options.Secrets named them, may hold some, and an
-// unchanged entry would otherwise be carried into every later snapshot.
-func (c *Checkpointer) purgeSecrets(ctx context.Context) error {
+// purgeProtected removes protected paths from the private index, once per
+// Checkpointer and protection lists: an index written by an older version,
+// or before the lists named them, may hold some, and an unchanged entry
+// would otherwise be carried into every later snapshot. Removed from the
+// index, they drop out of the next snapshot's tree as well.
+func (c *Checkpointer) purgeProtected(ctx context.Context) error {
 	if c.purged {
 		return nil
 	}
-	names := append(defaultSecrets(), c.opts.Secrets...)
-	for i := range names {
-		names[i] = lowerASCII(names[i])
-	}
-	slices.Sort(names)
-	sig := "v1\n" + strings.Join(names, "\n") + "\n"
-	marker := filepath.Join(c.private, "secrets-purged")
+	sig := c.protect.sig
+	marker := filepath.Join(c.private, "protected-purged")
 	if b, err := os.ReadFile(marker); err == nil && string(b) == sig {
 		c.purged = true
 		return nil
@@ -716,7 +733,7 @@ func (c *Checkpointer) purgeSecrets(ctx context.Context) error {
 	}
 	var remove []string
 	for _, p := range all {
-		if rel, ok := c.wsPath(p); !ok || c.secrets.match(rel) {
+		if rel, ok := c.wsPath(p); !ok || c.protect.match(rel) {
 			remove = append(remove, p)
 		}
 	}
@@ -724,6 +741,7 @@ func (c *Checkpointer) purgeSecrets(ctx context.Context) error {
 		if err := c.updateIndex(ctx, c.privEnv, []string{"--force-remove"}, remove); err != nil {
 			return err
 		}
+		c.icache = nil
 	}
 	c.purged = true
 	return writeFileAtomic(marker, []byte(sig))
@@ -808,89 +826,6 @@ func (c *Checkpointer) trackedAmong(ctx context.Context, ignored []string, all b
 		return nil, nil, fmt.Errorf("checkpoint: ls-files: %w", err)
 	}
 	return paths, func() { _ = writeFileAtomic(stateFile, []byte(sig)) }, nil
-}
-
-// snapshotPaths writes a tree holding just the given workspace-relative
-// files, through a temporary index: its cost depends on len(paths) only.
-func (c *Checkpointer) snapshotPaths(ctx context.Context, paths []string) (string, []string, error) {
-	var add, skipped []string
-	limit := c.opts.maxFileSize()
-	for _, p := range paths {
-		rp := c.repoPath(p)
-		if err := c.checkNoSymlinkParent(p); err != nil {
-			return "", nil, err
-		}
-		if c.secrets.match(p) {
-			skipped = append(skipped, p)
-			continue
-		}
-		st, err := os.Lstat(filepath.Join(c.workDir, filepath.FromSlash(rp)))
-		switch {
-		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, errNotDir):
-			continue // absent: restoring removes it
-		case err != nil:
-			return "", nil, fmt.Errorf("checkpoint: %s: %w", p, err)
-		case st.IsDir():
-			return "", nil, fmt.Errorf("%w: %s is a directory; path-scoped snapshots take files", ErrInvalidPath, p)
-		case st.Mode().IsRegular():
-			if limit >= 0 && st.Size() > limit {
-				if c.opts.Oversize == OversizeFail {
-					return "", nil, &FileTooLargeError{Path: p, Size: st.Size(), Limit: limit}
-				}
-				skipped = append(skipped, p)
-				continue
-			}
-		case st.Mode()&fs.ModeSymlink != 0:
-		default:
-			skipped = append(skipped, p)
-			continue
-		}
-		add = append(add, rp)
-	}
-	tmp, err := os.CreateTemp(c.private, "scoped-index-*")
-	if err != nil {
-		return "", nil, fmt.Errorf("checkpoint: %w", err)
-	}
-	tmpName := tmp.Name()
-	tmp.Close()
-	// An empty file is not a valid index; git creates it.
-	os.Remove(tmpName)
-	defer os.Remove(tmpName)
-	env := append(c.privEnvCopy(), "GIT_INDEX_FILE="+tmpName)
-	if len(add) > 0 {
-		if err := c.updateIndex(ctx, env, []string{"--add"}, add); err != nil {
-			return "", nil, err
-		}
-	}
-	tree, err := c.writeTree(ctx, env)
-	if err != nil {
-		return "", nil, err
-	}
-	return tree, skipped, nil
-}
-
-// checkNoSymlinkParent rejects a workspace-relative path one of whose
-// parent directories (inside the workspace) is a symbolic link: such a
-// path is not a file of the workspace tree, and writing to it would
-// follow the link.
-func (c *Checkpointer) checkNoSymlinkParent(p string) error {
-	var parents []string
-	for d := path.Dir(p); d != "."; d = path.Dir(d) {
-		parents = append(parents, d)
-	}
-	for i := len(parents) - 1; i >= 0; i-- {
-		st, err := os.Lstat(filepath.Join(c.root, filepath.FromSlash(parents[i])))
-		if err != nil {
-			return nil // missing from here down
-		}
-		if st.Mode()&fs.ModeSymlink != 0 {
-			return fmt.Errorf("%w: %s: parent %s is a symbolic link", ErrInvalidPath, p, parents[i])
-		}
-		if !st.IsDir() {
-			return nil
-		}
-	}
-	return nil
 }
 
 // Snapshot takes a full checkpoint with a label and a correlation id and returns its id. It is

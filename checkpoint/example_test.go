@@ -177,12 +177,12 @@ func ExampleCheckpointer_List() {
 	}
 	fmt.Println("a.txt:", read(dir, "a.txt"))
 	// Output:
-	// event: CheckpointCreated create
-	// event: CheckpointCreated create
+	// event: checkpoint_created create
+	// event: checkpoint_created create
 	// 1. 15:05:05 "added two files" files changed: 2
 	// 2. 15:04:05 "start" files changed: 1
-	// event: CheckpointCreated before-restore
-	// event: CheckpointRestored create
+	// event: checkpoint_created before-restore
+	// event: checkpoint_restored create
 	// a.txt: (absent)
 }
 

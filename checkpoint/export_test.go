@@ -10,3 +10,12 @@ func SetPortable(c *Checkpointer) { c.portable = true }
 
 // SetFetchBudget bounds the content c's restores read before writing.
 func SetFetchBudget(c *Checkpointer, n int64) { c.fetchBudget = n }
+
+// SetLoose makes c's path-scoped snapshots write loose objects and refs
+// itself (true, the default where the repository allows it) or leave all
+// writing to git (false, as in a repository whose refs or objects are not
+// plain files).
+func SetLoose(c *Checkpointer, on bool) { c.loose = on }
+
+// Loose reports whether c's path-scoped snapshots write objects themselves.
+func Loose(c *Checkpointer) bool { return c.loose }

@@ -62,13 +62,33 @@ func FuzzCheckRelPath(f *testing.F) {
 }
 
 func FuzzNormalizePaths(f *testing.F) {
-	for _, s := range []string{"a.txt", "/work/ws/a", "/work/wsx/a", "/work/ws/../ws/a", "./a/./b", "a/../../b", "/work/ws", "/etc/passwd"} {
-		f.Add(s, "b")
+	for _, s := range []string{"a.txt", "/work/ws/a", "/work/wsx/a", "/work/ws/../ws/a", "./a/./b", "a/../../b", "/work/ws",
+		"/etc/passwd", "/work/link/a", "/work/link", ".", "a/b", "a", "..", "/work/link/../ws/x"} {
+		f.Add(s, "a")
 	}
-	const root = "/work/ws"
+	const root, given = "/work/ws", "/work/link"
+	c := &Checkpointer{root: root, given: given}
 	f.Fuzz(func(t *testing.T, p, q string) {
-		got, err := normalizePaths(root, []string{p, q})
+		got, full, err := c.normalizePaths("paths", []string{p, q})
 		if err != nil {
+			require.ErrorIs(t, err, ErrInvalidPath)
+			return
+		}
+		inside := func(s string) (string, bool) {
+			x := filepath.Clean(s)
+			if !filepath.IsAbs(x) {
+				x = filepath.Join(root, x)
+			} else if within(given, x) {
+				rel, _ := filepath.Rel(given, x)
+				x = filepath.Join(root, rel)
+			}
+			return x, within(root, x)
+		}
+		if full {
+			require.Nil(t, got)
+			a, _ := inside(p)
+			b, _ := inside(q)
+			require.True(t, a == root || b == root, "full snapshot for %q, %q", p, q)
 			return
 		}
 		require.NotEmpty(t, got)
@@ -77,6 +97,21 @@ func FuzzNormalizePaths(f *testing.F) {
 			full := filepath.Join(root, filepath.FromSlash(g))
 			require.True(t, within(root, full), "%q escapes %q", g, root)
 			require.NotEqual(t, root, full)
+			for _, h := range got {
+				require.False(t, strings.HasPrefix(h, g+"/"), "%q is inside %q", h, g)
+			}
+		}
+		// Every input is covered by a result.
+		for _, s := range []string{p, q} {
+			x, ok := inside(s)
+			require.True(t, ok, "%q accepted but outside", s)
+			rel, err := filepath.Rel(root, x)
+			require.NoError(t, err)
+			covered := false
+			for _, g := range got {
+				covered = covered || rel == g || strings.HasPrefix(rel, g+"/")
+			}
+			require.True(t, covered, "%q not covered by %q", s, got)
 		}
 	})
 }

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -260,12 +259,18 @@ func (c *Checkpointer) writeStream(w *bufio.Writer, src fileSource, spec streamS
 	res.recordOID = c.blobOID(record)
 	fmt.Fprintf(w, "blob\nmark :2\ndata %d\n", len(record))
 	w.Write(record)
-	const recordMsg = "reins checkpoint: record of the paths the snapshot does not cover\n"
 	fmt.Fprintf(w, "\ncommit %s\nmark :3\ncommitter %s <%s> %d +0000\ndata %d\n%s\nM 100644 :2 %s\n\n",
 		spec.ref, gitx.IdentityName, gitx.IdentityEmail, spec.when, len(recordMsg), recordMsg, uncoveredName)
 	fmt.Fprintf(w, "commit %s\nmark :1\ncommitter %s <%s> %d +0000\ndata %d\n", spec.ref, gitx.IdentityName, gitx.IdentityEmail, spec.when, len(msg))
 	w.Write(msg)
-	fmt.Fprintf(w, "\nfrom :3\nM 040000 %s \"\"\n", spec.base)
+	if spec.base == c.emptyTree {
+		// Built from nothing: fast-import then stores the trees it
+		// builds, the empty tree included (a snapshot of only absent
+		// paths names it, and git fsck wants it stored).
+		w.WriteString("\nfrom :3\ndeleteall\n")
+	} else {
+		fmt.Fprintf(w, "\nfrom :3\nM 040000 %s \"\"\n", spec.base)
+	}
 	for _, p := range res.gone {
 		w.WriteString("D ")
 		writePath(w, p)
@@ -424,77 +429,57 @@ func (c *Checkpointer) syncHead(b baseState) error {
 	return writeFileAtomic(name, []byte(want))
 }
 
-// scopedEntries validates the paths of a path-scoped snapshot and lists
-// the existing ones (built on the empty tree, an absent path is simply not
-// in the snapshot).
-//
-// Read-protected paths are reported as skipped, like files above the size
-// cap and special files; all three are recorded as uncovered, so that a
-// restore leaves them alone.
-func (c *Checkpointer) scopedEntries(paths []string) (entries []importEntry, skipped, uncov []string, err error) {
-	limit := c.opts.maxFileSize()
-	skip := func(p string) {
-		skipped = append(skipped, p)
-		uncov = append(uncov, c.repoPath(p))
-	}
-	for _, p := range paths {
-		rp := c.repoPath(p)
-		if err := c.checkNoSymlinkParent(p); err != nil {
-			return nil, nil, nil, err
-		}
-		if c.secrets.match(p) {
-			skip(p)
-			continue
-		}
-		st, err := os.Lstat(filepath.Join(c.workDir, filepath.FromSlash(rp)))
-		switch {
-		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, errNotDir):
-			continue // absent: restoring removes it
-		case err != nil:
-			return nil, nil, nil, fmt.Errorf("checkpoint: %s: %w", p, err)
-		case st.IsDir():
-			return nil, nil, nil, fmt.Errorf("%w: %s is a directory; path-scoped snapshots take files", ErrInvalidPath, p)
-		case st.Mode().IsRegular():
-			if limit >= 0 && st.Size() > limit {
-				if c.opts.Oversize == OversizeFail {
-					return nil, nil, nil, &FileTooLargeError{Path: p, Size: st.Size(), Limit: limit}
-				}
-				skip(p)
-				continue
-			}
-		case st.Mode()&fs.ModeSymlink != 0:
-		default:
-			skip(p)
-			continue
-		}
-		entries = append(entries, importEntry{path: rp})
-	}
-	return entries, skipped, uncov, nil
-}
-
 // packLimit is the number of packs above which a checkpoint consolidates
-// them: each checkpoint adds one pack, and git looks objects up pack by
-// pack.
-const packLimit = 32
+// them: each full checkpoint adds one pack, and git looks objects up pack
+// by pack. looseLimit is the estimated number of loose objects (each
+// path-scoped checkpoint writes a few) above which a full checkpoint
+// packs them; looseHardLimit, far higher, makes a path-scoped one do it.
+const (
+	packLimit      = 32
+	looseLimit     = 4096
+	looseHardLimit = 32768
+	// looseCheckEvery is how many loose objects a Checkpointer writes
+	// between two looks at the object store's loose objects.
+	looseCheckEvery = 1024
+)
 
 // maybeRepack merges small packs geometrically ("git repack -d
-// --geometric=2"), which rewrites only the small packs, when the object
-// store holds more than packLimit of them. Failure is not an error of the
-// checkpoint that triggered it: the next one tries again.
-func (c *Checkpointer) maybeRepack(ctx context.Context) {
-	entries, err := os.ReadDir(filepath.Join(c.objects, "pack"))
-	if err != nil {
-		return
+// --geometric=2", which rewrites only the small packs and rolls the loose
+// objects into a pack) when the object store holds more than packLimit
+// packs or about more than limit loose objects (0: looseLimit). Failure
+// is not an error of the checkpoint that triggered it: the next one tries
+// again.
+func (c *Checkpointer) maybeRepack(ctx context.Context, limit int) {
+	if limit == 0 {
+		limit = looseLimit
 	}
 	n := 0
-	for _, e := range entries {
-		if strings.HasSuffix(e.Name(), ".pack") {
-			n++
+	if entries, err := os.ReadDir(filepath.Join(c.objects, "pack")); err == nil {
+		for _, e := range entries {
+			if strings.HasSuffix(e.Name(), ".pack") {
+				n++
+			}
 		}
 	}
-	if n <= packLimit {
+	if n <= packLimit && c.looseEstimate() <= limit {
 		return
 	}
 	_, _ = c.git.Run(ctx, gitx.Cmd{Dir: c.workDir, Env: c.refEnv,
 		Args: []string{"repack", "-d", "-q", "--geometric=2", "--no-write-bitmap-index"}})
+}
+
+// looseEstimate estimates the loose objects in the object store from one
+// fan-out directory, as "git gc --auto" does.
+func (c *Checkpointer) looseEstimate() int {
+	entries, err := os.ReadDir(filepath.Join(c.objects, "17"))
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, e := range entries {
+		if len(e.Name()) == len(c.zeroOID)-2 {
+			n++
+		}
+	}
+	return n * 256
 }

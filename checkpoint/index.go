@@ -615,6 +615,13 @@ func (n *treeNode) sub(name string) *treeNode {
 // directory that dirty does not name (dirty nil: every directory is) is
 // taken from old when old has it, without reading its entries.
 func buildTree(entries []indexEntry, off int, h hash.Hash, old *treeNode, dirty map[string]bool) *treeNode {
+	return buildTreeEmit(entries, off, h, old, dirty, nil)
+}
+
+// buildTreeEmit is buildTree that also hands every tree it computes (not
+// those taken from old) to emit, with its object id and content, subtrees
+// first.
+func buildTreeEmit(entries []indexEntry, off int, h hash.Hash, old *treeNode, dirty map[string]bool, emit func(oid, content []byte)) *treeNode {
 	dir := ""
 	if off > 0 {
 		dir = entries[0].path[:off-1]
@@ -643,7 +650,7 @@ func buildTree(entries []indexEntry, off int, h hash.Hash, old *treeNode, dirty 
 			p := entries[i+1+x].path
 			return p > prefix && !strings.HasPrefix(p, prefix)
 		})
-		sub := buildTree(entries[i:k], off+j+1, h, old.sub(name), dirty)
+		sub := buildTreeEmit(entries[i:k], off+j+1, h, old.sub(name), dirty, emit)
 		sub.name = name
 		n.subs = append(n.subs, sub)
 		content = append(content, "40000 "...)
@@ -656,5 +663,8 @@ func buildTree(entries []indexEntry, off int, h hash.Hash, old *treeNode, dirty 
 	h.Write([]byte("tree " + strconv.Itoa(len(content)) + "\x00"))
 	h.Write(content)
 	n.oid = h.Sum(nil)
+	if emit != nil {
+		emit(n.oid, content)
+	}
 	return n
 }

@@ -94,6 +94,19 @@ func (m *meta) message() ([]byte, error) {
 	}
 	var b bytes.Buffer
 	b.WriteString("reins checkpoint: ")
+	if m.Paths != nil {
+		// A path-scoped snapshot says so where "git log" shows it.
+		if r := []rune(m.Paths[0]); len(m.Paths) == 1 && len(r) <= 60 {
+			b.WriteString("[scoped to " + strings.Map(func(r rune) rune {
+				if unicode.IsControl(r) {
+					return ' '
+				}
+				return r
+			}, string(r)) + "] ")
+		} else {
+			fmt.Fprintf(&b, "[scoped to %d paths] ", len(m.Paths))
+		}
+	}
 	b.WriteString(subject)
 	b.WriteString("\n\n")
 	b.Write(body)

@@ -65,17 +65,25 @@ type Options struct {
 	// They apply even when IncludeIgnored is set.
 	Exclude []string
 
-	// Secrets adds read-protected names to the built-in list, which is
-	// the in-workspace part of reins' read-and-write protected list (the
-	// one the gate and the sandbox enforce): .env, .env.local, .env.*,
-	// .ssh, id_rsa, id_ed25519, other private key and credential file
-	// names. A path with a component matching one of them, ignoring ASCII
-	// case, is never stored in a checkpoint and never deleted or
-	// overwritten by a restore, whether or not it is ignored. Each entry
-	// is one file name; * and ? are wildcards. The built-in names cannot
-	// be removed. A host wiring a gate passes the extra names of its
-	// profile here.
-	Secrets []string
+	// Protected are the protection lists, in the form and with the meaning
+	// the gate gives them (see [Protection]): pass the lists the gate
+	// compiled from the active profile, so that one list reaches the gate,
+	// the sandbox and the checkpoints. nil means reins' default lists
+	// (internal/fspath): secrets (.env, .env.local, .env.*, .ssh, id_rsa,
+	// id_ed25519, other private key and credential file names, the
+	// credential stores in the home directory) and write-protected paths
+	// (.git, shell rc files, .envrc, editor and agent configuration,
+	// .reins, CI workflows). Non-nil lists are used as given (a profile may
+	// narrow the defaults with unprotected_paths, and the gate then allows
+	// what it unprotects), plus the seeds' six names (.git, .env,
+	// .env.local, .ssh, id_rsa, id_ed25519), which are always protected. A
+	// path that either class protects is never stored in a checkpoint (no
+	// object, tree, index entry or file of the checkpoint store holds its
+	// content) and never written or deleted by a restore, whether or not
+	// it is ignored. An entry the gate would refuse (a pattern other than
+	// * and ?, "..", ~user, ~ without a home directory) makes [New] fail
+	// naming it.
+	Protected *Protection
 
 	// MaxFileSize is the size cap per file in bytes. 0 means
 	// DefaultMaxFileSize; a negative value means no cap.
@@ -91,10 +99,9 @@ type Options struct {
 	// applies as well.
 	LockTimeout time.Duration
 
-	// OnEvent, when set, receives a [CheckpointCreated],
-	// [CheckpointRestored] or [CheckpointPruned] event after each
-	// operation, synchronously and with no lock held (so it may call back
-	// into the Checkpointer). Default: no events.
+	// OnEvent, when set, receives a [Created], [Restored] or [Pruned]
+	// event after each operation, synchronously and with no lock held (so
+	// it may call back into the Checkpointer). Default: no events.
 	OnEvent func(Event)
 
 	// Clock supplies the time recorded as a checkpoint's creation time and
@@ -111,9 +118,9 @@ func (o *Options) validate() error {
 			return fmt.Errorf("checkpoint: Options.Exclude[%d]: %q is not a single-line ignore pattern", i, p)
 		}
 	}
-	for i, n := range o.Secrets {
-		if err := validSecretName(n); err != nil {
-			return fmt.Errorf("checkpoint: Options.Secrets[%d]: %w", i, err)
+	if o.Protected != nil {
+		if err := validProtection(*o.Protected); err != nil {
+			return err
 		}
 	}
 	if strings.ContainsRune(o.ShadowRoot, 0) {

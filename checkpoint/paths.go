@@ -46,48 +46,76 @@ func checkTreePath(p string) error {
 	return nil
 }
 
-// normalizePaths turns caller-supplied paths (workspace-relative or
-// absolute inside the workspace, OS separators) into sorted, unique,
-// validated workspace-relative slash paths.
-func normalizePaths(root string, unsafePaths []string) ([]string, error) {
+// normalizePaths turns caller-supplied paths (workspace-relative, or
+// absolute inside the workspace as given to New or as resolved; OS
+// separators; files or directories, existing or not) into sorted, unique,
+// validated workspace-relative slash paths, none inside another (a path
+// below a listed directory is covered by it). full is true when a path is
+// the workspace itself: the snapshot is then a full one. field names the
+// argument in errors.
+func (c *Checkpointer) normalizePaths(field string, unsafePaths []string) (paths []string, full bool, err error) {
 	if len(unsafePaths) == 0 {
-		return nil, fmt.Errorf("%w: CreateOptions.Paths is empty (use nil for a full snapshot)", ErrInvalidPath)
+		return nil, false, fmt.Errorf("%w: %s is empty (a full snapshot takes no paths)", ErrInvalidPath, field)
 	}
 	if len(unsafePaths) > maxScopedPaths {
-		return nil, fmt.Errorf("%w: CreateOptions.Paths has %d entries, at most %d allowed", ErrInvalidPath, len(unsafePaths), maxScopedPaths)
+		return nil, false, fmt.Errorf("%w: %s has %d entries, at most %d allowed", ErrInvalidPath, field, len(unsafePaths), maxScopedPaths)
 	}
 	out := make([]string, 0, len(unsafePaths))
 	for i, p := range unsafePaths {
-		if strings.ContainsRune(p, 0) {
-			return nil, fmt.Errorf("%w: CreateOptions.Paths[%d]: contains NUL", ErrInvalidPath, i)
+		if p == "" || strings.ContainsRune(p, 0) {
+			return nil, false, fmt.Errorf("%w: %s[%d]: %q is not a path", ErrInvalidPath, field, i, truncate(p, 200))
 		}
-		q := p
+		q := filepath.Clean(p)
 		if filepath.IsAbs(q) {
-			rel, err := filepath.Rel(root, filepath.Clean(q))
-			if err != nil || !within(root, filepath.Clean(q)) {
-				return nil, fmt.Errorf("%w: CreateOptions.Paths[%d]: %q is outside the workspace %s", ErrInvalidPath, i, truncate(p, 200), root)
+			var base string
+			switch {
+			case within(c.root, q):
+				base = c.root
+			case within(c.given, q):
+				base = c.given
+			default:
+				return nil, false, fmt.Errorf("%w: %s[%d]: %q is outside the workspace %s", ErrInvalidPath, field, i, truncate(p, 200), c.root)
+			}
+			rel, err := filepath.Rel(base, q)
+			if err != nil {
+				return nil, false, fmt.Errorf("%w: %s[%d]: %q: %v", ErrInvalidPath, field, i, truncate(p, 200), err)
 			}
 			q = rel
 		}
-		q = filepath.ToSlash(filepath.Clean(q))
+		q = filepath.ToSlash(q)
+		if q == "." {
+			return nil, true, nil
+		}
+		if q == ".." || strings.HasPrefix(q, "../") {
+			return nil, false, fmt.Errorf("%w: %s[%d]: %q is outside the workspace %s", ErrInvalidPath, field, i, truncate(p, 200), c.root)
+		}
 		if err := checkRelPath(q); err != nil {
-			return nil, fmt.Errorf("CreateOptions.Paths[%d]: %w", i, err)
+			return nil, false, fmt.Errorf("%s[%d]: %w", field, i, err)
 		}
 		out = append(out, q)
 	}
-	slices.Sort(out)
-	out = slices.Compact(out)
-	// A path and one below it cannot both be files.
-	set := make(map[string]bool, len(out))
-	for _, p := range out {
+	return collapse(out), false, nil
+}
+
+// collapse sorts workspace-relative paths and drops duplicates and every
+// path below another one (covered by it).
+func collapse(paths []string) []string {
+	slices.Sort(paths)
+	paths = slices.Compact(paths)
+	set := make(map[string]bool, len(paths))
+	for _, p := range paths {
 		set[p] = true
 	}
-	for _, p := range out {
-		for d := path.Dir(p); d != "."; d = path.Dir(d) {
-			if set[d] {
-				return nil, fmt.Errorf("%w: CreateOptions.Paths: %q is inside %q; paths must name files", ErrInvalidPath, p, d)
-			}
+	return slices.DeleteFunc(paths, func(p string) bool { return coveredBy(path.Dir(p), set) })
+}
+
+// coveredBy reports whether the workspace-relative p is in scope (a set of
+// scoped paths) or below one of them.
+func coveredBy(p string, scope map[string]bool) bool {
+	for ; p != "." && p != "/" && p != ""; p = path.Dir(p) {
+		if scope[p] {
+			return true
 		}
 	}
-	return out, nil
+	return false
 }

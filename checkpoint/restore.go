@@ -73,7 +73,7 @@ func (c *Checkpointer) Restore(ctx context.Context, id string) error {
 // current state (same scope as the target, [ReasonBeforeRestore]) so the
 // rewind can itself be rewound, then writes only the files that differ
 // and removes only the files created since that the target covered;
-// what the target did not cover (ignored, read-protected, skipped or in a
+// what the target did not cover (ignored, protected, skipped or in a
 // nested repository when it was taken, see the package documentation),
 // HEAD, branches and the user's index are left alone, and no symbolic
 // link is followed. A restore that cannot be carried out returns a
@@ -115,7 +115,7 @@ func (c *Checkpointer) rewind(ctx context.Context, resolve func(context.Context)
 	res, events, err := c.rewindLocked(ctx, resolve)
 	unlock()
 	for _, ev := range events {
-		if ev.Kind == CheckpointRestored {
+		if ev.Kind == Restored {
 			ev.Cause = cause
 		}
 		c.emit(ev)
@@ -145,7 +145,7 @@ func (c *Checkpointer) rewindLocked(ctx context.Context, resolve func(context.Co
 	if target.Label != "" {
 		label += " (" + truncate(target.Label, 200) + ")"
 	}
-	p, err := c.prepare(ctx, target.Paths)
+	p, err := c.prepare(ctx, target.Paths, false)
 	if err != nil {
 		return RewindResult{}, nil, fail(RestoreSnapshotFailed, "", err)
 	}
@@ -172,7 +172,7 @@ func (c *Checkpointer) rewindLocked(ctx context.Context, resolve func(context.Co
 	if err != nil {
 		return RewindResult{}, nil, fail(RestoreSnapshotFailed, "", err)
 	}
-	events := []Event{{Kind: CheckpointCreated, Workspace: c.root, Checkpoint: undo}}
+	events := []Event{{Kind: Created, Workspace: c.root, Checkpoint: undo}}
 	if pr.err != nil {
 		return RewindResult{}, events, fail(RestoreUnreadable, undo.ID, pr.err)
 	}
@@ -204,7 +204,7 @@ func (c *Checkpointer) rewindLocked(ctx context.Context, resolve func(context.Co
 		}
 		return RewindResult{}, events, fail(RestoreUnreadable, undo.ID, err)
 	}
-	events = append(events, Event{Kind: CheckpointRestored, Workspace: c.root, Checkpoint: target, Undo: undo.ID, Changes: len(changes)})
+	events = append(events, Event{Kind: Restored, Workspace: c.root, Checkpoint: target, Undo: undo.ID, Changes: len(changes)})
 	return RewindResult{Restored: target, Undo: undo, Changes: changes}, events, nil
 }
 
@@ -223,7 +223,7 @@ func (c *Checkpointer) returnTo(ctx context.Context, cp Checkpoint, unc uncovere
 		entries, err = c.indexToTree(ctx, cp.Tree)
 	} else {
 		var cur string
-		if cur, _, err = c.snapshotPaths(ctx, cp.Paths); err == nil {
+		if cur, err = c.scopedTree(ctx, cp.Paths); err == nil {
 			entries, err = c.diffTrees(ctx, cur, cp.Tree, nil)
 		}
 	}
@@ -404,6 +404,16 @@ func (c *Checkpointer) restoreEntries(ctx context.Context, entries []gitx.RawEnt
 		return nil, err
 	}
 	pl.full = full
+	if target.Paths != nil {
+		// A path-scoped restore touches nothing outside its paths: a
+		// directory its removals leave empty is removed only when the
+		// checkpoint covers it.
+		scope := make(map[string]bool, len(target.Paths))
+		for _, p := range target.Paths {
+			scope[p] = true
+		}
+		pl.dirs = slices.DeleteFunc(pl.dirs, func(d string) bool { return !coveredBy(d, scope) })
+	}
 	if err := c.applyPlan(ctx, root, pl); err != nil {
 		return nil, &RestoreError{Failure: RestoreInterrupted, Err: err}
 	}
@@ -440,8 +450,8 @@ func (c *Checkpointer) plan(ctx context.Context, root *os.Root, entries []gitx.R
 			return pl, &RestoreError{Failure: RestoreUnreadable, Path: truncate(rel, 200),
 				Err: fmt.Errorf("checkpoint: snapshot holds an unsafe path: %w", err)}
 		}
-		if c.secrets.match(rel) {
-			continue // read-protected: never deleted, never overwritten
+		if c.protect.match(rel) {
+			continue // protected: never deleted, never overwritten
 		}
 		if e.OldMode != gitx.ModeNone {
 			inCur[rel] = true

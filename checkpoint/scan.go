@@ -33,7 +33,7 @@ var errStatusFailed = errors.New("checkpoint: scanning the work tree with git st
 // files one by one.
 func (c *Checkpointer) scan(ctx context.Context, b baseState) (prepared, error) {
 	p := prepared{base: b.tree}
-	if err := c.purgeSecrets(ctx); err != nil {
+	if err := c.purgeProtected(ctx); err != nil {
 		return p, err
 	}
 	if err := c.syncHead(b); err != nil {

@@ -37,7 +37,7 @@ type seedRef struct {
 // and the object's size equal to the size of the file it was hashed
 // from. Entries git would check by content anyway (changed within the
 // second the index was written, or with a zeroed size), assume-unchanged
-// ones, submodules, read-protected paths and paths outside the workspace
+// ones, submodules, protected paths and paths outside the workspace
 // are left to the scan. It returns the entries taken (nil: nothing
 // seeded); any doubt means no seed, never an error.
 func (c *Checkpointer) seedIndex(ctx context.Context) map[string]seedRef {
@@ -77,7 +77,7 @@ func (c *Checkpointer) seedIndex(ctx context.Context) map[string]seedRef {
 		}
 		rel, ok := c.wsPath(e.path)
 		if !ok || e.mode == gitx.ModeGitlink || e.valid || e.sd.size == 0 || e.sd.mtimeSec >= written ||
-			c.secrets.match(rel) || checkTreePath(rel) != nil {
+			c.protect.match(rel) || checkTreePath(rel) != nil {
 			continue
 		}
 		cand = append(cand, e)

@@ -143,7 +143,7 @@ func (c *Checkpointer) Diff(ctx context.Context, id string) ([]Change, error) {
 	}
 	var entries []gitx.RawEntry
 	if cp.Scoped() {
-		cur, _, err := c.snapshotPaths(ctx, cp.Paths)
+		cur, err := c.scopedTree(ctx, cp.Paths)
 		if err != nil {
 			return nil, err
 		}
@@ -217,7 +217,7 @@ func (c *Checkpointer) Prune(ctx context.Context, o PruneOptions) ([]Checkpoint,
 		return nil, fmt.Errorf("checkpoint: pruning: %w", err)
 	}
 	for _, cp := range pruned {
-		c.emit(Event{Kind: CheckpointPruned, Workspace: c.root, Checkpoint: cp})
+		c.emit(Event{Kind: Pruned, Workspace: c.root, Checkpoint: cp})
 	}
 	return pruned, nil
 }

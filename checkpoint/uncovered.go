@@ -24,7 +24,7 @@ const (
 
 // The record of what a snapshot did not cover is stored with every
 // checkpoint (metadata version 2): a blob listing, as work-tree paths, the
-// files that existed but were left out (ignored, read-protected, above the
+// files that existed but were left out (ignored, protected, above the
 // size cap, special files) and, ending in "/", the directories left out as
 // a whole (ignored directories, nested repositories). A restore never
 // deletes a path that its target did not cover, whatever changed since:

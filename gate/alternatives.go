@@ -1,11 +1,11 @@
 package gate
 
 import (
-	"context"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
@@ -48,11 +48,15 @@ const maxAltPaths = 8
 
 // Alternatives returns the ways forward the engine knows for action a that decision d denied:
 // a narrower path, the same command in the sandbox, asking for approval, the nearest profile
-// that would allow it. It decides each candidate as Check would, without recording anything. A
-// halt or a hard stop has no alternative but Reset; an input error none at all.
-func (g *Gate) Alternatives(ctx context.Context, a policy.Action, d Decision) []Alternative {
-	if ctx.Err() != nil || d.Verdict != policy.Deny {
+// that would allow it. It reads d (its layer and check) and decides only the candidates, each
+// under the same run state s (nil means the zero State), recording nothing. A halt or a hard
+// stop has no alternative but a reset; an input error none at all.
+func (g *Gate) Alternatives(s *State, a policy.Action, d Decision) []Alternative {
+	if d.Verdict != policy.Deny {
 		return nil
+	}
+	if s == nil {
+		s = &zeroState
 	}
 	var out []Alternative
 	switch d.Layer {
@@ -71,9 +75,8 @@ func (g *Gate) Alternatives(ctx context.Context, a policy.Action, d Decision) []
 		}
 		return out
 	}
-	st := g.st.Load()
-	out = append(out, g.narrowerPaths(st, a)...)
-	if p, v, ok := g.nearestProfile(st, a); ok {
+	out = append(out, g.narrowerPaths(s, a)...)
+	if p, v, ok := g.nearestProfile(s, a); ok {
 		out = append(out, Alternative{Kind: AltProfile, Profile: p, Verdict: v,
 			Description: "under profile " + p + " the action would be " + verdictWords(v)})
 	}
@@ -82,7 +85,8 @@ func (g *Gate) Alternatives(ctx context.Context, a policy.Action, d Decision) []
 
 // narrowerPaths proposes, for a denied action with targets, the same action on entries of a
 // directory target and, for a target outside the workspace, on the same name inside it.
-func (g *Gate) narrowerPaths(st *state, a policy.Action) []Alternative {
+func (g *Gate) narrowerPaths(s *State, a policy.Action) []Alternative {
+	st := g.st
 	var out []Alternative
 	for i, t := range a.Targets {
 		var cands []string
@@ -104,7 +108,7 @@ func (g *Gate) narrowerPaths(st *state, a policy.Action) []Alternative {
 			b := a
 			b.Targets = slices.Clone(a.Targets)
 			b.Targets[i] = c
-			if d, _ := g.decide(st, &b, nil); d.Verdict != policy.Deny {
+			if d := g.decide(st, s, &b, nil); d.Verdict != policy.Deny {
 				out = append(out, Alternative{Kind: AltNarrowerPath, Action: b, Verdict: d.Verdict,
 					Description: "the narrower path " + c + " instead of " + t})
 			}
@@ -116,10 +120,11 @@ func (g *Gate) narrowerPaths(st *state, a policy.Action) []Alternative {
 // nearestProfile finds the profile SwitchTo can select, other than the active one, that would
 // not deny a and is closest to the active one: the fewest steps of permission mode, then the
 // smallest change of autonomy.
-func (g *Gate) nearestProfile(st *state, a policy.Action) (string, policy.Verdict, bool) {
+func (g *Gate) nearestProfile(s *State, a policy.Action) (string, policy.Verdict, bool) {
+	st := g.st
 	cur := st.prof.Profile()
 	best, bestV, bestDist := "", policy.Deny, math.Inf(1)
-	for _, info := range g.Profiles() {
+	for _, info := range ListProfiles(g.env.opts.Profiles, st.name) {
 		if info.Name == st.name {
 			continue
 		}
@@ -128,7 +133,7 @@ func (g *Gate) nearestProfile(st *state, a policy.Action) (string, policy.Verdic
 			continue
 		}
 		b := a
-		d, _ := g.decide(alt, &b, nil)
+		d := g.decide(alt, s, &b, nil)
 		if d.Verdict == policy.Deny {
 			continue
 		}
@@ -156,18 +161,54 @@ func modeStep(m profile.Mode) int {
 	return 3
 }
 
-// altState compiles (once per gate) the state of a profile SwitchTo can select.
+// altState compiles (once per run) the state of a profile a run can switch to.
 func (g *Gate) altState(name string) (*state, bool) {
-	if v, ok := g.alts.Load(name); ok {
+	if v, ok := g.env.alts.Load(name); ok {
 		st, _ := v.(*state)
 		return st, st != nil
 	}
 	var st *state
-	if p, err := g.LookupProfile(name); err == nil {
-		st, _ = g.compile(p)
+	if p, err := LookupProfile(g.env.opts.Profiles, name); err == nil {
+		st, _ = g.env.compile(p)
 	}
-	g.alts.Store(name, st)
+	g.env.alts.Store(name, st)
 	return st, st != nil
+}
+
+// ProfileInfo describes a profile a run can switch to.
+type ProfileInfo struct {
+	Name        string
+	Family      profile.Family
+	Description string
+	Active      bool
+}
+
+// ListProfiles lists the profiles a run can switch to: extra (the profiles given in
+// Options.Profiles), then the built-in ones they do not shadow. Active marks the one named
+// active.
+func ListProfiles(extra []profile.Profile, active string) []ProfileInfo {
+	var out []ProfileInfo
+	seen := map[string]bool{}
+	for _, p := range append(append([]profile.Profile(nil), extra...), profile.All()...) {
+		key := strings.ToLower(p.Name)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		out = append(out, ProfileInfo{Name: p.Name, Family: p.Family, Description: p.Description, Active: p.Name == active})
+	}
+	return out
+}
+
+// LookupProfile returns the profile named name (case-insensitively) among extra, then the
+// built-in profiles.
+func LookupProfile(extra []profile.Profile, name string) (profile.Profile, error) {
+	for _, p := range extra {
+		if strings.EqualFold(p.Name, name) {
+			return p.Clone(), nil
+		}
+	}
+	return profile.Builtin(name)
 }
 
 func verdictWords(v policy.Verdict) string {

@@ -1,7 +1,6 @@
 package gate_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -13,7 +12,7 @@ import (
 )
 
 func TestAlternatives(t *testing.T) {
-	ctx := context.Background()
+
 	// A rule that denies writing the docs directory as a whole: its files are the narrower way.
 	p := builtin(profile.PermissionTrusted).WithRules(policy.Rule{ID: "no-docs-dir", Priority: 1, Action: policy.Deny,
 		Condition: policy.Condition{OperationType: []policy.Operation{policy.OpWrite}, TargetPattern: "docs"}})
@@ -22,7 +21,7 @@ func TestAlternatives(t *testing.T) {
 	a := policy.Action{Tool: "write_file", Operation: policy.OpWrite, Targets: []string{"docs"}}
 	d := f.check(t, a)
 	require.Equal(t, policy.Deny, d.Verdict)
-	alts := f.g.Alternatives(ctx, a, d)
+	alts := f.g.Alternatives(nil, a, d)
 	var narrower []string
 	for _, alt := range alts {
 		if alt.Kind == gate.AltNarrowerPath {
@@ -37,7 +36,7 @@ func TestAlternatives(t *testing.T) {
 	a = policy.Action{Tool: "delete_file", Operation: policy.OpDelete, Targets: []string{"README.md"}}
 	d = f.check(t, a)
 	require.Equal(t, policy.Deny, d.Verdict)
-	alts = f.g.Alternatives(ctx, a, d)
+	alts = f.g.Alternatives(nil, a, d)
 	var prof *gate.Alternative
 	for i := range alts {
 		if alts[i].Kind == gate.AltProfile {
@@ -52,11 +51,11 @@ func TestAlternatives(t *testing.T) {
 	a = policy.Action{Tool: "read_file", Operation: policy.OpRead, Targets: []string{".env"}}
 	d = f.check(t, a)
 	require.Equal(t, policy.Deny, d.Verdict)
-	for _, alt := range f.g.Alternatives(ctx, a, d) {
+	for _, alt := range f.g.Alternatives(nil, a, d) {
 		assert.NotEqual(t, gate.AltNarrowerPath, alt.Kind)
 	}
-	f.g.Halt(ctx, "stop")
+	f.st.Halt = &gate.Halt{Cause: gate.CauseManual, Reason: "stop"}
 	d = f.check(t, a)
-	assert.Empty(t, f.g.Alternatives(ctx, a, d))
-	assert.Empty(t, f.g.Alternatives(ctx, a, gate.Decision{Verdict: policy.Allow}))
+	assert.Empty(t, f.g.Alternatives(nil, a, d))
+	assert.Empty(t, f.g.Alternatives(nil, a, gate.Decision{Verdict: policy.Allow}))
 }

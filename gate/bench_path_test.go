@@ -1,7 +1,6 @@
 package gate_test
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/reins-go/reins/audit"
 	"github.com/reins-go/reins/gate"
 	"github.com/reins-go/reins/internal/fspath"
 	"github.com/reins-go/reins/policy"
@@ -22,9 +20,9 @@ import (
 // resolution (openat2 on Linux; elsewhere the same walk) and with the component walk forced, in
 // the same run: the walk is the baseline whose cost grows with depth.
 func BenchmarkCheckPath(b *testing.B) {
-	ctx := context.Background()
+
 	dir := b.TempDir()
-	g, err := gate.New(profile.MustBuiltin(profile.ProfileDev), &gate.Options{Workspace: []string{dir}, Audit: audit.Discard})
+	g, err := gate.New(profile.MustBuiltin(profile.ProfileDev), &gate.Options{Workspace: []string{dir}})
 	require.NoError(b, err)
 	for _, depth := range []int{1, 3, 8} {
 		var parts []string
@@ -38,7 +36,7 @@ func BenchmarkCheckPath(b *testing.B) {
 			{"existing", file}, {"new", strings.Join(append(parts, "new.go"), "/")},
 		} {
 			a := policy.Action{Tool: "edit_file", Operation: policy.OpWrite, Targets: []string{target.path}}
-			d, err := g.Check(ctx, a)
+			d, err := decide(g, a)
 			require.NoError(b, err)
 			require.Equal(b, policy.Allow, d.Verdict, "the benchmark measures the ALLOW path")
 			for _, mode := range []struct {
@@ -49,7 +47,7 @@ func BenchmarkCheckPath(b *testing.B) {
 					defer fspath.SetFastResolve(fspath.SetFastResolve(mode.fast))
 					b.ReportAllocs()
 					for b.Loop() {
-						_, _ = g.Check(ctx, a)
+						_, _ = decide(g, a)
 					}
 				})
 			}

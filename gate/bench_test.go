@@ -1,7 +1,6 @@
 package gate_test
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/reins-go/reins/audit"
 	"github.com/reins-go/reins/gate"
 	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
@@ -25,7 +23,7 @@ func benchWorkspace(b testing.TB) string {
 }
 
 func newBenchGate(b testing.TB, p profile.Profile) *gate.Gate {
-	g, err := gate.New(p, &gate.Options{Workspace: []string{benchWorkspace(b)}, Audit: audit.Discard})
+	g, err := gate.New(p, &gate.Options{Workspace: []string{benchWorkspace(b)}})
 	require.NoError(b, err)
 	return g
 }
@@ -45,7 +43,7 @@ func regexBlocklist() profile.Profile {
 // BenchmarkCheck: PROFILE-DEV (11 rules), actions that are allowed. The command cases hit the
 // per-profile analysis cache, as an agent repeating its test command does.
 func BenchmarkCheck(b *testing.B) {
-	ctx := context.Background()
+
 	dev := newBenchGate(b, profile.MustBuiltin(profile.ProfileDev))
 	rx := newBenchGate(b, regexBlocklist())
 	cases := []struct {
@@ -62,12 +60,12 @@ func BenchmarkCheck(b *testing.B) {
 	for _, c := range cases {
 		g := c.g
 		b.Run(c.name, func(b *testing.B) {
-			d, err := g.Check(ctx, c.a)
+			d, err := decide(g, c.a)
 			require.NoError(b, err)
 			require.Equal(b, policy.Allow, d.Verdict, d.String())
 			b.ReportAllocs()
 			for b.Loop() {
-				_, _ = g.Check(ctx, c.a)
+				_, _ = decide(g, c.a)
 			}
 		})
 	}
@@ -79,7 +77,7 @@ func BenchmarkCheck(b *testing.B) {
 // or last. A Check stops at the denied part, so denied-first costs about one part of
 // denied-last; compare the two in one run.
 func BenchmarkCheckLine(b *testing.B) {
-	ctx := context.Background()
+
 	g := newBenchGate(b, regexBlocklist())
 	cases := []struct {
 		name, line string
@@ -92,12 +90,12 @@ func BenchmarkCheckLine(b *testing.B) {
 	for _, c := range cases {
 		a := policy.Action{Tool: "bash", Operation: policy.OpShell, Command: c.line}
 		b.Run(c.name, func(b *testing.B) {
-			d, err := g.Check(ctx, a)
+			d, err := decide(g, a)
 			require.NoError(b, err)
 			require.Equal(b, c.verdict, d.Verdict, d.String())
 			b.ReportAllocs()
 			for b.Loop() {
-				_, _ = g.Check(ctx, a)
+				_, _ = decide(g, a)
 			}
 		})
 	}
@@ -127,7 +125,7 @@ func synthRules(n int) []policy.Rule {
 }
 
 func BenchmarkCheckRules(b *testing.B) {
-	ctx := context.Background()
+
 	for _, n := range []int{10, 100, 1000, 10000} {
 		p := profile.MustBuiltin(profile.PermissionAutonomous).WithRules(synthRules(n)...)
 		g := newBenchGate(b, p)
@@ -139,12 +137,12 @@ func BenchmarkCheckRules(b *testing.B) {
 			{"command", policy.Action{Tool: "bash", Operation: policy.OpShell, Command: "go test ./..."}},
 		} {
 			b.Run(fmt.Sprintf("%s/rules=%d", c.name, n), func(b *testing.B) {
-				d, err := g.Check(ctx, c.a)
+				d, err := decide(g, c.a)
 				require.NoError(b, err)
 				require.Equal(b, policy.Allow, d.Verdict, d.String())
 				b.ReportAllocs()
 				for b.Loop() {
-					_, _ = g.Check(ctx, c.a)
+					_, _ = decide(g, c.a)
 				}
 			})
 		}
@@ -169,13 +167,13 @@ func BenchmarkCompileRules(b *testing.B) {
 }
 
 func BenchmarkCheckParallel(b *testing.B) {
-	ctx := context.Background()
+
 	g := newBenchGate(b, profile.MustBuiltin(profile.ProfileDev))
 	a := policy.Action{Tool: "edit_file", Operation: policy.OpWrite, Targets: []string{"src/pkg/main.go"}}
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			_, _ = g.Check(ctx, a)
+			_, _ = decide(g, a)
 		}
 	})
 }

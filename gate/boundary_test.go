@@ -1,7 +1,6 @@
 package gate_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -21,7 +20,8 @@ import (
 // TestDefaultProtectedPaths reproduces the seed's default denied path boundaries (.git, .env,
 // .env.local, .ssh, id_rsa, id_ed25519) in their two classes, matched on path components: a file
 // merely named like one is fine. Secrets are neither read nor written; write-protected paths
-// (.git, reins' own configuration, shell rc files, ...) are read but never written.
+// (reins' own configuration, shell rc files, ...) are read but never written. .git is denied
+// outright, as the seeds list it (issue 23): its config can hold tokens in remote URLs.
 func TestDefaultProtectedPaths(t *testing.T) {
 	t.Parallel()
 	assert.Subset(t, profile.DefaultProtectedPaths(), []string{".env", ".env.local", ".ssh", "id_rsa", "id_ed25519", ".env.*", "~/.aws"})
@@ -35,10 +35,10 @@ func TestDefaultProtectedPaths(t *testing.T) {
 		target    string
 		protected int
 	}{
-		{".git", writes},
-		{".git/config", writes},
-		{"sub/.git/config", writes},
-		{".GIT/config", writes}, // case-insensitive: safe on case-insensitive filesystems
+		{".git", all},
+		{".git/config", all},
+		{"sub/.git/config", all},
+		{".GIT/config", all}, // case-insensitive: safe on case-insensitive filesystems
 		{".env", all},
 		{"app/.env", all},
 		{".env.local", all},
@@ -135,7 +135,7 @@ func TestHomeEntriesAreExpanded(t *testing.T) {
 	g, err := gate.New(p, &gate.Options{Workspace: []string{ws}, ConfigDir: filepath.Join(t.TempDir(), "reins")})
 	require.NoError(t, err)
 	for _, target := range []string{".aws/credentials", ".netrc", ".config/gcloud/x.json", ".kube/config", ".docker/config.json", ".private/k"} {
-		d, err := g.Check(context.Background(), policy.Action{Operation: policy.OpRead, Targets: []string{filepath.Join(home, target)}})
+		d, err := decide(g, policy.Action{Operation: policy.OpRead, Targets: []string{filepath.Join(home, target)}})
 		require.NoError(t, err)
 		assert.Equal(t, policy.Deny, d.Verdict, "%s: %s", target, d)
 		assert.Equal(t, policy.LayerBoundary, d.Layer, target)
@@ -155,7 +155,7 @@ func TestConfigDirIsAlwaysProtected(t *testing.T) {
 	p.ProtectedPaths = nil // even a profile that protects nothing
 	g, err := gate.New(p, &gate.Options{Workspace: []string{ws}, ConfigDir: cfg})
 	require.NoError(t, err)
-	d, err := g.Check(context.Background(), policy.Action{Operation: policy.OpWrite, Targets: []string{filepath.Join(cfg, "profile.json")}})
+	d, err := decide(g, policy.Action{Operation: policy.OpWrite, Targets: []string{filepath.Join(cfg, "profile.json")}})
 	require.NoError(t, err)
 	assert.Equal(t, policy.Deny, d.Verdict, d)
 	assert.Equal(t, policy.LayerBoundary, d.Layer)
@@ -179,7 +179,7 @@ func TestSymlinkSafeConfinement(t *testing.T) {
 		t.Helper()
 		g, err := gate.New(builtin(profile.PermissionAutonomous), &gate.Options{Workspace: []string{f.ws}})
 		require.NoError(t, err)
-		d, err := g.Check(context.Background(), policy.Action{Tool: "write_file", Operation: policy.OpWrite, Targets: []string{target}})
+		d, err := decide(g, policy.Action{Tool: "write_file", Operation: policy.OpWrite, Targets: []string{target}})
 		require.NoError(t, err)
 		return d
 	}
@@ -227,7 +227,7 @@ func TestMultipleRootsAndTrustedPaths(t *testing.T) {
 	g, err := gate.New(p, &gate.Options{Workspace: []string{a, b}})
 	require.NoError(t, err)
 	for _, target := range []string{"src/pkg/main.go", filepath.Join(b, "README.md"), filepath.Join(trusted, "x.txt")} {
-		d, err := g.Check(context.Background(), policy.Action{Operation: policy.OpWrite, Targets: []string{target}})
+		d, err := decide(g, policy.Action{Operation: policy.OpWrite, Targets: []string{target}})
 		require.NoError(t, err)
 		assert.Equal(t, policy.Allow, d.Verdict, "%s: %s", target, d)
 	}
@@ -263,11 +263,8 @@ func TestGateEscapes(t *testing.T) {
 		require.NoError(t, err)
 		check := func(a policy.Action) gate.Decision {
 			t.Helper()
-			d, err := g.Check(context.Background(), a)
+			d, err := decide(g, a)
 			require.NoError(t, err)
-			if d.Layer == policy.LayerHardStop {
-				g.Reset(context.Background(), "test") // keep checking after a latched halt
-			}
 			return d
 		}
 		for _, tc := range []struct {
@@ -329,7 +326,7 @@ func TestShellPathsInBothClasses(t *testing.T) {
 	}{
 		{"cat .env", "", true},
 		{"cat deploy/.env.staging", "", true},
-		{"cat .git/config", "", false}, // write-protected: reading is the profile's call
+		{"cat .git/config", "", true}, // the seeds deny .git: remote URLs can hold tokens (issue 23)
 		{"echo x >> .bashrc", "", true},
 		{"cp notes.md .vscode/settings.json", "", true},
 		{"rm -rf .git", "", true},
@@ -340,11 +337,8 @@ func TestShellPathsInBothClasses(t *testing.T) {
 		{"echo x > pwned", "src/..", false},            // both readings agree
 		{"echo x > hooks/pre-commit", "gitlink", true}, // .git through a link
 	} {
-		d, err := g.Check(context.Background(), policy.Action{Tool: "bash", Operation: policy.OpShell, Command: tc.line, WorkDir: tc.workdir})
+		d, err := decide(g, policy.Action{Tool: "bash", Operation: policy.OpShell, Command: tc.line, WorkDir: tc.workdir})
 		require.NoError(t, err)
-		if d.Layer == policy.LayerHardStop {
-			g.Reset(context.Background(), "test")
-		}
 		if tc.boundary {
 			assert.Equal(t, policy.Deny, d.Verdict, "%s (in %q): %s", tc.line, tc.workdir, d)
 			assert.Equal(t, policy.LayerBoundary, d.Layer, "%s (in %q): %s", tc.line, tc.workdir, d)

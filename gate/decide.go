@@ -23,13 +23,14 @@ const (
 
 // target is one path an action touches, after resolution.
 type target struct {
-	raw    string
-	root   string // "" when outside every root
-	path   string // relative to root when inside, absolute when outside
-	err    error
-	piece  int
-	access access
-	glob   bool
+	raw     string
+	root    string // "" when outside every root
+	path    string // relative to root when inside, absolute when outside
+	err     error
+	piece   int
+	access  access
+	glob    bool
+	unknown bool // stands for paths the line does not name (shell.Path.Unknown)
 }
 
 // piece is a part of an action with one set of risk levels: the action as declared, or one
@@ -101,37 +102,44 @@ func writes(levels risk.Set) bool {
 // walk is one pass of the decision order over an action: what every layer needs, and the
 // decision so far. It lives on decide's stack; the layers are its methods, one per layer.
 //
-// The action is not a field but an argument of the layers that read it: escape analysis follows
-// a struct's fields as one, and what the Gate's pointers reach is on the heap, so an action
-// pointer kept beside them would move the caller's Action to the heap on every Check.
+// The action is not a field but an argument of the layers that read it, and the run state is a
+// copy, not a pointer: escape analysis follows a struct's fields as one, and what the Gate's
+// pointers reach is on the heap, so an action or State pointer kept beside them would move the
+// caller's Action or State to the heap on every decision.
 type walk struct {
-	g    *Gate
-	st   *state
-	op   policy.Operation
-	tr   *tracer // nil unless explaining
-	d    Decision
-	halt *Halt // a hard stop for the caller to latch
+	e  *env
+	st *state
+	s  State
+	op policy.Operation
+	tr *Trace // nil unless tracing
+	d  Decision
+	// The action as written, for standing grants (see GrantScope): its line, the directory its
+	// command runs in, and its environment assignments.
+	line, dir string
+	env       []string
+	shell     bool // the action has a command line the analysis read
 }
 
 // decide walks the decision order for a (doc.go; DESIGN.md, "The decision order"): the first
-// layer that decides wins. It has no side effects: a hard stop that must latch is returned for
-// the caller to apply. tr, when not nil, collects the explanation.
-func (g *Gate) decide(st *state, a *policy.Action, tr *tracer) (Decision, *Halt) {
-	w := walk{g: g, st: st, op: a.Operation.Canonical(), tr: tr, d: Decision{Verdict: policy.Deny, Profile: st.name}}
+// layer that decides wins. It has no side effects: a hard stop that must latch is named in the
+// decision's Latch for the run to apply. tr, when not nil, collects the trace.
+func (g *Gate) decide(st *state, s *State, a *policy.Action, tr *Trace) Decision {
+	w := walk{e: g.env, st: st, s: *s, op: a.Operation.Canonical(), tr: tr, d: Decision{Verdict: policy.Deny, Profile: st.name}}
+	tr.begin(st)
 	if w.invalidRisk(a) || w.halted() {
-		return w.d, nil
+		return w.d
 	}
 	var pfix [4]piece
 	var tfix [8]target
 	pieces, targets, ok := w.parts(a, pfix[:0], tfix[:0])
 	if !ok {
-		return w.d, nil
+		return w.d
 	}
 	if w.hardStops(pieces, targets) || w.boundaries(pieces, targets) || w.permissionMode() {
-		return w.d, w.halt
+		return w.d
 	}
 	w.rulesAndMatrix(a, pieces, targets)
-	return w.d, nil
+	return w.d
 }
 
 // deny records that layer l decided: a Deny by check id with the reason.
@@ -151,7 +159,7 @@ func (w *walk) invalidRisk(a *policy.Action) bool {
 
 // halted is layer 1: a latched hard stop, or the emergency-stop mode, denies everything.
 func (w *walk) halted() bool {
-	if h := w.g.halt.Load(); h != nil {
+	if h := w.s.Halt; h != nil {
 		return w.deny(policy.LayerHalted, CheckHalted, "the run is halted: "+h.Reason)
 	}
 	if w.st.mode == profile.ModeEmergencyStop {
@@ -167,10 +175,18 @@ func (w *walk) halted() bool {
 // layer decided).
 func (w *walk) parts(a *policy.Action, pieces []piece, targets []target) (_ []piece, _ []target, ok bool) {
 	var an *shell.Analysis
+	w.line, w.env = a.Command, a.Env
 	if a.Command != "" {
 		var aerr error
-		an, aerr = w.g.analyze(w.st, a.Command, a.WorkDir)
-		w.tr.analysis(an)
+		w.shell = true
+		dir, err := w.st.ws.workDir(a.WorkDir)
+		if err != nil {
+			w.deny(policy.LayerBoundary, CheckAmbiguousPath, fmt.Sprintf("working directory %q is ambiguous, so it is refused: %v", a.WorkDir, err))
+			return pieces, targets, false
+		}
+		w.dir = dir
+		an, aerr = w.e.analyze(w.st, a.Command, w.dir)
+		w.tr.analysis(an, w.dir)
 		// A line that does not parse cannot run as written (a line too long to analyse is only
 		// opaque: it may be valid).
 		if aerr != nil && aerr != shell.ErrTooLong {
@@ -193,6 +209,9 @@ func (w *walk) parts(a *policy.Action, pieces []piece, targets []target) (_ []pi
 			own.command = a.Command
 			own.opaque = an.Opaque
 		}
+		if !inertEnv(a.Env) {
+			own.levels, own.opaque = own.levels.With(risk.Exec), true
+		}
 		pieces = append(pieces, own)
 		for _, t := range a.Targets {
 			targets = append(targets, target{raw: t, piece: len(pieces) - 1, access: accessAny})
@@ -209,18 +228,23 @@ func (w *walk) parts(a *policy.Action, pieces []piece, targets []target) (_ []pi
 			if len(c.Hosts) > 0 {
 				p.host = c.Hosts[0]
 			}
+			// An environment assignment the host adds that is not known to be inert may change
+			// what any command of the line runs.
+			if !inertEnv(a.Env) {
+				p.levels, p.opaque = p.levels.With(risk.Exec), true
+			}
 			// Repository trust (repotrust.go): git in a repository whose configuration runs
 			// programs is exec, and opaque: what it runs is not on the line.
-			if lv, why := w.g.gitLevels(c, p.levels); why != "" {
+			if lv, why := w.e.gitLevels(c, p.levels); why != "" {
 				p.levels, p.opaque = lv, true
 				w.tr.passed(policy.LayerInput, why)
 			}
 			pieces = append(pieces, p)
 			for _, r := range c.Reads {
-				targets = append(targets, target{raw: r.Path, piece: len(pieces) - 1, access: accessRead, glob: r.Glob})
+				targets = append(targets, target{raw: r.Path, piece: len(pieces) - 1, access: accessRead, glob: r.Glob, unknown: r.Unknown})
 			}
 			for _, wr := range c.Writes {
-				targets = append(targets, target{raw: wr.Path, piece: len(pieces) - 1, access: accessWrite, glob: wr.Glob})
+				targets = append(targets, target{raw: wr.Path, piece: len(pieces) - 1, access: accessWrite, glob: wr.Glob, unknown: wr.Unknown})
 			}
 		}
 	}
@@ -240,9 +264,9 @@ func (w *walk) parts(a *policy.Action, pieces []piece, targets []target) (_ []pi
 // returned to the caller to latch. The other hard stops (a sandbox escape, repeated tool
 // failure) latch where they are reported and are seen by halted.
 func (w *walk) hardStops(pieces []piece, targets []target) bool {
-	if budget := w.g.budgetValue(); budget > 0 && w.g.spentValue() > budget {
-		w.halt = &Halt{Cause: CauseBudget, Reason: fmt.Sprintf("budget exceeded: spent %g of %g", w.g.spentValue(), budget)}
-		return w.deny(policy.LayerHardStop, CheckHardStopBudget, w.halt.Reason)
+	if w.s.Exhausted != "" {
+		w.d.Latch = CauseBudget
+		return w.deny(policy.LayerHardStop, CheckHardStopBudget, w.s.Exhausted)
 	}
 	for i := range targets {
 		t := &targets[i]
@@ -253,8 +277,8 @@ func (w *walk) hardStops(pieces []piece, targets []target) bool {
 			t := &targets[i]
 			written := t.access == accessWrite || t.access == accessAny && (pieces[t.piece].levels.Has(risk.Mutating) || pieces[t.piece].levels.Has(risk.Destructive))
 			if written && t.err == nil && t.root == "" {
-				w.halt = &Halt{Cause: CauseExternalWrite, Reason: "write outside the workspace: " + t.path}
-				return w.deny(policy.LayerHardStop, CheckHardStopExternalWrite, w.halt.Reason)
+				w.d.Latch = CauseExternalWrite
+				return w.deny(policy.LayerHardStop, CheckHardStopExternalWrite, "write outside the workspace: "+t.path)
 			}
 		}
 	}
@@ -347,14 +371,14 @@ parts:
 					}
 					matched = true
 					sub.Root, sub.Target = t.root, t.path
-					acc.add(w.g.decidePart(w.st, &sub, p.shellIdx, w.tr, &memo))
+					acc.add(w.decidePart(&sub, p.shellIdx, &memo))
 					if w.settled(&acc, pieces, targets, pi) {
 						break parts
 					}
 				}
 				if !matched {
 					sub.Root, sub.Target = "", ""
-					acc.add(w.g.decidePart(w.st, &sub, p.shellIdx, w.tr, &memo))
+					acc.add(w.decidePart(&sub, p.shellIdx, &memo))
 					if w.settled(&acc, pieces, targets, pi) {
 						break parts
 					}
@@ -373,6 +397,13 @@ parts:
 	}
 	if d.Verdict != policy.Deny {
 		d.Obligations = acc.obl
+	}
+	if d.Verdict == policy.Allow && w.shell {
+		// The analysis proposes, the sandbox enforces: a line that goes ahead without asking
+		// runs confined to what its analysis claims (Trace.Confinement), whichever layer
+		// allowed it. A wrong classification then fails in the sandbox instead of doing harm.
+		d.Obligations |= policy.Sandbox
+		w.tr.confine(pieces, targets)
 	}
 	w.tr.decided(d.Layer, d.Reason)
 }
@@ -395,7 +426,7 @@ func partLevels(pieces []piece, targets []target, pi int) risk.Set {
 // of equally strict parts unless a later one is more severe, and the obligations of a DENY are
 // dropped, so the remaining parts could change nothing.
 func (w *walk) settled(acc *strictest, pieces []piece, targets []target, pi int) bool {
-	if w.tr != nil || acc.first || w.d.Verdict != policy.Deny {
+	if w.tr.full() || acc.first || w.d.Verdict != policy.Deny {
 		return false
 	}
 	if acc.sev >= risk.High {
@@ -441,41 +472,50 @@ type partOutcome struct {
 	sev     risk.Severity
 }
 
-// decidePart runs the rule layer, then the matrix, for one part.
-func (g *Gate) decidePart(st *state, sub *policy.Subject, cmd int, tr *tracer, memo *policy.LineMemo) partOutcome {
+// decidePart runs the rule layer, then the matrix, for one part. A standing grant of the run
+// state answers a part the two would CONFIRM, keeping the part's obligations.
+func (w *walk) decidePart(sub *policy.Subject, cmd int, memo *policy.LineMemo) partOutcome {
+	st := w.st
 	cell := policy.Matrix(st.band, sub.Level)
 	obl := cell.Obligations | st.discipline(sub.Level)
 	out := partOutcome{cell.Verdict, policy.LayerMatrix, CheckMatrix, matrixReasons[st.band][sub.Level], obl, sub.Severity}
 	if m, ok := st.rules.EvaluateMemo(sub, memo); ok {
 		out = partOutcome{m.Verdict, policy.LayerRule, m.Rule.ID, m.Rule.Reason, obl | m.Obligations, sub.Severity}
 	}
-	if out.verdict == policy.Confirm {
-		g.applyGrant(st, sub, &out) // grants.go: a standing grant answers the CONFIRM
+	if out.verdict == policy.Confirm && w.s.Grants != nil && (st.mode == profile.ModeDefault || st.mode == profile.ModeReadOnly) {
+		if id, reason, ok := w.s.Grants.MatchGrant(w.grantScope(), *sub); ok {
+			out.verdict, out.layer, out.ruleID, out.reason = policy.Allow, policy.LayerRule, id, reason
+		}
 	}
-	tr.part(st, sub, cmd, out.verdict, out.layer, out.ruleID, cell)
+	w.tr.part(sub, cmd, out.verdict, out.layer, out.ruleID, cell)
 	return out
 }
 
 // analyze returns the shell analysis of a command line, from the profile's cache when it was
 // seen before in the same working directory. The analysis reads no files, so it only depends on
 // the line, the directory and the profile.
-func (g *Gate) analyze(st *state, line, workdir string) (*shell.Analysis, error) {
-	// The working directory is joined, not cleaned: a ".." in it must be applied after symbolic
-	// links, which resolution does for every path the analysis reports below it.
-	dir := st.ws.primary
-	if workdir != "" {
-		if strings.HasPrefix(workdir, "/") {
-			dir = workdir
-		} else {
-			dir = strings.TrimSuffix(st.ws.primary, "/") + "/" + workdir
-		}
-	}
+func (e *env) analyze(st *state, line, dir string) (*shell.Analysis, error) {
 	if v, ok := st.shellCache.load(line); ok && v.dir == dir {
 		return v.an, v.err
 	}
-	an, err := shell.Analyze(line, &shell.Options{Dir: dir, Home: g.home, TempDir: g.tmp, Registries: st.registries})
+	an, err := shell.Analyze(line, &shell.Options{Dir: dir, Home: e.home, TempDir: e.tmp, Registries: st.registries})
 	st.shellCache.store(line, cachedAnalysis{dir: dir, an: an, err: err})
 	return an, err
+}
+
+// inertEnv reports whether every assignment of env is inert (shell.InertAssignment).
+func inertEnv(env []string) bool {
+	for _, kv := range env {
+		if !shell.InertAssignment(kv) {
+			return false
+		}
+	}
+	return true
+}
+
+// grantScope is the scope a standing grant is matched in.
+func (w *walk) grantScope() GrantScope {
+	return GrantScope{Profile: w.st.prof, Hash: w.st.hash, Line: w.line, Dir: w.dir, Env: w.env}
 }
 
 // hostGroupOf names the host group a host reported by the shell analysis belongs to by what it

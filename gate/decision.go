@@ -28,6 +28,9 @@ type Decision struct {
 	Profile string
 	// Risk is the action's risk set: declared, implied by its operation, and derived.
 	Risk risk.Set
+	// Latch, when not empty, is the hard stop this decision found (layer hard_stop): the run
+	// latches it, with Reason as the halt's reason, when it records the decision.
+	Latch Cause
 	// CorrelationID groups the decisions of one agent turn or run: the action's, or a fresh
 	// UUIDv7 (then equal to DecisionID).
 	CorrelationID uuid.UUID

@@ -1,37 +1,47 @@
-// Package gate is where reins decides: every action an agent wants to take passes [Gate.Check]
-// and gets ALLOW, DENY or CONFIRM, with obligations (checkpoint first, notify the user, run in a
-// sandbox), and every decision is handed to an audit sink before it is returned.
+// Package gate is where reins decides: every action an agent wants to take passes
+// [Gate.Decide] and gets ALLOW, DENY or CONFIRM, with obligations (checkpoint first, notify the
+// user, run in a sandbox).
+//
+// Deciding is a pure function of the compiled profile (a Gate), a snapshot of the run's state
+// ([State]: a latched halt, an exhausted budget, standing grants) and the action, like
+// cedar-go's Authorize. The gate holds no run state, records nothing and latches nothing: the
+// run that owns the state (package reins, the module's root) takes the snapshot, records the
+// decision and latches the hard stop a decision names in [Decision.Latch]. A [Trace] passed to
+// Decide collects how the decision was reached, and [Trace.Explanation] reads it: an explanation
+// shown to a human is the decision's own, never a second decision.
 //
 // # Quick start
 //
-//	g, err := gate.New(profile.MustBuiltin(profile.ProfileDev), &gate.Options{
-//		Workspace: []string{"/path/to/project"},
-//		Audit:     sink, // an audit.Sink; nil means audit.Discard
-//	})
+//	g, err := gate.New(profile.Dev.Profile(), &gate.Options{Workspace: []string{"/path/to/project"}})
 //	if err != nil { ... }
-//	d, err := g.Check(ctx, policy.Action{Tool: "edit_file", Operation: policy.OpWrite, Targets: []string{"main.go"}})
-//	switch {
-//	case err != nil:                    // d.Verdict is Deny
-//	case d.Verdict == policy.Allow:     // honour d.Obligations, then act
-//	case d.Verdict == policy.Confirm:   // ask a human; no approver means no
-//	default:                            // Deny: show d.Reason
+//	d := g.Decide(nil, policy.Action{Tool: "edit_file", Operation: policy.OpWrite, Targets: []string{"main.go"}}, nil)
+//	switch d.Verdict {
+//	case policy.Allow:   // honour d.Obligations, then act
+//	case policy.Confirm: // ask a human; no approver means no
+//	default:             // Deny: show d.Reason
 //	}
+//
+// Most hosts use a reins.Run instead, which records every decision and carries out its
+// obligations.
 //
 // # The decision order
 //
-// Check walks the same layers, in this order; the first layer that decides wins:
+// Decide walks the same layers, in this order; the first layer that decides wins:
 //
-//  1. Halted: a latched hard stop, or the emergency-stop mode, denies everything until
-//     [Gate.Reset].
-//  2. Hard stops: budget exceeded ([Gate.RecordSpend]), a sandbox escape signal
-//     ([Gate.RecordViolation]), a tool failing 3 times in a row ([Gate.RecordResult]), a write
-//     outside the workspace. Each latches the halt and denies.
+//  1. Halted: a latched hard stop ([State].Halt), or the emergency-stop mode, denies everything
+//     until the run is reset.
+//  2. Hard stops: a budget meter exhausted ([State].Exhausted), a write outside the workspace.
+//     Each denies and names its cause in [Decision.Latch] for the run to latch. (A sandbox
+//     escape signal and a tool failing 3 times in a row latch where the run sees them, and reach
+//     the gate as [State].Halt.)
 //  3. Boundaries: two protection classes, one source for gate and sandbox (internal/fspath).
 //     Secrets (profile ProtectedPaths: .env, .env.local, .env.*, .ssh, id_rsa, id_ed25519, the
 //     user's credential stores such as ~/.aws) are neither read nor written; write-protected
-//     paths (WriteProtectedPaths: .git, shell rc files, .envrc, .mcp.json, editor and agent
+//     paths (WriteProtectedPaths: shell rc files, .envrc, .mcp.json, editor and agent
 //     configuration, .reins, and the user configuration directory reins loads profiles from)
-//     are never written. The seeds' six names hold whatever the profile says. Matched on the
+//     are never written. The seeds' six names hold whatever the profile says, and the seeds'
+//     .git is denied outright, reads included (its config can hold tokens); git's own commands
+//     name no path under it and are decided by the analysis. Matched on the
 //     path components of every target and of every path a shell command reads or writes, after
 //     symlink-safe resolution; targets that cannot be resolved, or that the kernel and a lexical
 //     join read differently, are denied. In every mode, the most autonomous included.
@@ -41,9 +51,9 @@
 //     the autonomy seed's table gives it.
 //
 // An action is split into parts (each risk level it carries, times each target), layers 5 and 6
-// decide every part, and the strictest part decides the action. (Check stops at a denied part
-// that no later part could outrank, which gives the same decision; Explain decides, and lists,
-// every part.) Nothing a user saves can outrank layers 1 to 4.
+// decide every part, and the strictest part decides the action. (Decide stops at a denied part
+// that no later part could outrank, which gives the same decision; a full Trace, as Explain's,
+// decides and lists every part.) Nothing a user saves can outrank layers 1 to 4.
 //
 // The code reads the same way: decide.go has one method per layer, called in this order.
 //
@@ -81,7 +91,7 @@
 //	            obligation:notify,                 CheckObligationNotify,
 //	            obligation:sandbox                 CheckObligationSandbox
 //
-// The approval and obligation checks are package session's. Audit records of a latched hard
+// The approval and obligation checks are the run's (package reins). Audit records of a latched hard
 // stop name its cause's check ([Cause.CheckID]: hard-stop:sandbox-escape,
 // hard-stop:tool-failures, hard-stop:manual, hard-stop:emergency-stop, and the two above), and a
 // reset record names [CheckReset].
@@ -110,29 +120,41 @@
 // resolved (a loop, a NUL byte, more than 40 links, a permission error) is denied. Trusted paths
 // of the profile count as workspace.
 //
+// For the same reason a target is denied as ambiguous when the process that opens it decides
+// where it leads: a path through a /proc link to a process's state (/proc/self/cwd,
+// /proc/<pid>/root, /dev/fd/N, /dev/stdin, however spelled or linked to), and a declared target
+// (or working directory) starting with ~user or a $ expansion other than $HOME (~ and $HOME are
+// the home directory, as a shell expands them; a $ later in a path is literal). Every root is
+// checked on use to still be the directory the gate found; one moved away or replaced by a link
+// (a committed symlink checked out by git) is not a starting point, and its targets are decided
+// by what they lead to now. Protection is by name and by identity: a hard link to a protected
+// file has that file's protection, and making one (ln without -s, cp -l) writes its source.
+//
 // # Fail-closed semantics
 //
-// The zero Verdict is Deny. A non-nil error from Check always comes with a Deny: the context was
-// done, or the audit record could not be written (a decision that cannot be recorded does not
-// happen). An action whose risk is unknown is treated as destructive; a command line the gate
+// The zero Verdict is Deny. An action whose risk is unknown is treated as destructive; a command line the gate
 // cannot analyse is never auto-approved (at least Confirm). A Confirm with no human to ask must be
 // treated as Deny by the host.
 //
 // # Concurrency and cost
 //
-// A Gate is safe for concurrent use; Check takes no lock (the profile and the halt latch are
-// atomic pointers). With a no-op audit sink, an allowed Check allocates nothing. Its only I/O
-// besides the audit sink is the lstat(2) of each target path component needed for symlink-safe
-// resolution; see the benchmarks for what that costs.
+// A Gate is immutable and safe for concurrent use; Decide takes no lock. An allowed Decide
+// without a trace allocates nothing (with a Trace on the caller's stack, nothing for actions of
+// up to 16 parts). Its only I/O, per target, is a root check, the resolution (one openat2 for a
+// clean path on Linux, an lstat per component otherwise) and one lstat for identity; the
+// identity index is built (bounded by fspath.MaxIndexEntries) the first time a target has
+// several links, and rebuilt when one changed. For git commands it stats the repository
+// configuration files it caches. See the benchmarks for what that costs.
 //
 // # Platforms
 //
 // The decision order is the same everywhere. Path confinement and protected-path matching follow
 // the host's rules: drive letters, UNC volumes and "\\" on Windows, and case-insensitive names
 // on Windows and macOS, where two spellings of one file must not escape a protection. On Linux a
-// target is resolved with one openat2 call (RESOLVE_BENEATH, RESOLVE_NO_SYMLINKS,
-// RESOLVE_NO_MAGICLINKS) relative to the held workspace root; elsewhere, or when a symbolic link
-// lies on the path, it is resolved component by component with the same result.
+// target is resolved with one openat2 call on the whole path (RESOLVE_NO_SYMLINKS,
+// RESOLVE_NO_MAGICLINKS); elsewhere, or when a symbolic link lies on the path, it is resolved
+// component by component with the same result. /proc links are recognised on Linux only;
+// Windows has no identity index.
 //
 // # Security model and limitations
 //
@@ -140,5 +162,5 @@
 // resolve to at the moment of the check: a file that changes between the check and the action
 // (a symbolic link swapped in by a concurrent process) is the sandbox's to stop, which is why
 // the hardened sandbox re-checks at use time in the kernel. Hard stops protect a run, not a
-// machine: they latch in this Gate value only.
+// machine: they latch in the run's state (and every run that shares its store).
 package gate

@@ -1,7 +1,6 @@
 package gate_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -52,7 +51,7 @@ func devGate(t *testing.T, name string) (*gate.Gate, string) {
 func TestEverydayWorkAllowedUnderDev(t *testing.T) {
 	g, _ := devGate(t, profile.ProfileDev)
 	for _, line := range everyday {
-		d, err := g.Check(context.Background(), policy.Action{Tool: "bash", Operation: policy.OpShell, Command: line})
+		d, err := decide(g, policy.Action{Tool: "bash", Operation: policy.OpShell, Command: line})
 		require.NoError(t, err)
 		assert.Equal(t, policy.Allow, d.Verdict, "%q under PROFILE-DEV: %s", line, d)
 	}
@@ -77,7 +76,7 @@ var notEveryday = []string{
 func TestEverydayVariantsAsk(t *testing.T) {
 	g, _ := devGate(t, profile.ProfileDev)
 	for _, line := range notEveryday {
-		d, err := g.Check(context.Background(), policy.Action{Tool: "bash", Operation: policy.OpShell, Command: line})
+		d, err := decide(g, policy.Action{Tool: "bash", Operation: policy.OpShell, Command: line})
 		require.NoError(t, err)
 		assert.NotEqual(t, policy.Allow, d.Verdict, "%q under PROFILE-DEV: %s", line, d)
 	}

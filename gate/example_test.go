@@ -1,19 +1,18 @@
 package gate_test
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"strings"
 
-	"github.com/reins-go/reins/audit"
 	"github.com/reins-go/reins/gate"
 	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
 	"github.com/reins-go/reins/risk"
 )
 
-// A host wires a gate with a built-in profile and checks each action before running it.
+// A gate compiles a built-in profile over a workspace and decides each action: a pure function
+// of the gate, the run state (here none) and the action.
 func Example() {
 	ws, err := os.MkdirTemp("", "reins-example-")
 	if err != nil {
@@ -22,8 +21,7 @@ func Example() {
 	}
 	defer os.RemoveAll(ws)
 
-	sink := audit.NewMemory(100)
-	g, err := gate.New(profile.MustBuiltin(profile.ProfileDev), &gate.Options{Workspace: []string{ws}, Audit: sink})
+	g, err := gate.New(profile.Dev.Profile(), &gate.Options{Workspace: []string{ws}})
 	if err != nil {
 		fmt.Println("error:", err)
 		return
@@ -34,41 +32,30 @@ func Example() {
 		{Tool: "bash", Operation: policy.OpShell, Command: "go test ./..."},
 		{Tool: "bash", Operation: policy.OpShell, Command: "shutdown -h now"},
 	} {
-		d, err := g.Check(context.Background(), a)
-		if err != nil {
-			fmt.Println("error:", err)
-			return
-		}
-		fmt.Println(d)
+		fmt.Println(g.Decide(nil, a, nil))
 	}
-	fmt.Println(sink.Len(), "records")
 	// Output:
 	// ALLOW+checkpoint+notify by rule allow-low-med-risk: low- and medium-risk actions run automatically
 	// DENY by boundary protected-path: target ".env" is protected (.env)
 	// ALLOW+checkpoint+notify+sandbox by rule allow-shell-allowlist: the command is on the shell allowlist
 	// DENY by rule deny-dangerous-commands: the command is on the shell blocklist
-	// 4 records
 }
 
 // The autonomy matrix decides when a profile has no rules: here the seed's Trusted band.
-func ExampleGate_Check() {
+func ExampleGate_Decide() {
 	ws, err := os.MkdirTemp("", "reins-example-")
 	if err != nil {
 		fmt.Println("error:", err)
 		return
 	}
 	defer os.RemoveAll(ws)
-	g, err := gate.New(profile.MustBuiltin(profile.PermissionTrusted), &gate.Options{Workspace: []string{ws}})
+	g, err := gate.New(profile.Trusted.Profile(), &gate.Options{Workspace: []string{ws}})
 	if err != nil {
 		fmt.Println("error:", err)
 		return
 	}
 	for _, l := range risk.Levels() {
-		d, err := g.Check(context.Background(), policy.Action{Tool: "tool", Operation: policy.OpTool, Risk: risk.Of(l)})
-		if err != nil {
-			fmt.Println("error:", err)
-			return
-		}
+		d := g.Decide(nil, policy.Action{Tool: "tool", Operation: policy.OpTool, Risk: risk.Of(l)}, nil)
 		fmt.Printf("%-11s %s\n", l, strings.TrimSpace(d.Verdict.String()+" "+d.Obligations.String()))
 	}
 	// Output:
@@ -79,34 +66,53 @@ func ExampleGate_Check() {
 	// network     ALLOW
 }
 
-// A hard stop latches: after three failures of one tool in a row every action is denied until
-// the host resets the gate.
-func ExampleGate_RecordResult() {
+// The run state is an input: a latched halt denies everything, and a hard stop the decision
+// finds is named for the run to latch. Nothing is latched by the gate itself.
+func ExampleState() {
 	ws, err := os.MkdirTemp("", "reins-example-")
 	if err != nil {
 		fmt.Println("error:", err)
 		return
 	}
 	defer os.RemoveAll(ws)
-	ctx := context.Background()
-	g, err := gate.New(profile.MustBuiltin(profile.PermissionAutonomous), &gate.Options{Workspace: []string{ws}})
+	g, err := gate.New(profile.Autonomous.Profile(), &gate.Options{Workspace: []string{ws}})
 	if err != nil {
 		fmt.Println("error:", err)
 		return
 	}
-	for range 3 {
-		g.RecordResult(ctx, "bash", fmt.Errorf("exit status 1"))
-	}
 	read := policy.Action{Tool: "read_file", Operation: policy.OpRead, Targets: []string{"go.mod"}}
-	d, _ := g.Check(ctx, read)
-	fmt.Println(d.Verdict, d.Layer)
-	if err := g.Reset(ctx, "operator looked at the failures"); err != nil {
+	halted := &gate.State{Halt: &gate.Halt{Cause: gate.CauseToolFailures, Reason: "bash failed 3 times in a row"}}
+	fmt.Println(g.Decide(halted, read, nil))
+	fmt.Println(g.Decide(nil, read, nil).Verdict)
+	d := g.Decide(nil, policy.Action{Tool: "write_file", Operation: policy.OpWrite, Targets: []string{"/etc/motd"}}, nil)
+	fmt.Println(d.Verdict, d.Layer, d.Latch)
+	// Output:
+	// DENY by halted: the run is halted: bash failed 3 times in a row
+	// ALLOW
+	// DENY hard_stop external_write
+}
+
+// A trace collected while deciding explains the decision without deciding again.
+func ExampleTrace_Explanation() {
+	ws, err := os.MkdirTemp("", "reins-example-")
+	if err != nil {
 		fmt.Println("error:", err)
 		return
 	}
-	d, _ = g.Check(ctx, read)
-	fmt.Println(d.Verdict, d.Layer)
+	defer os.RemoveAll(ws)
+	g, err := gate.New(profile.Dev.Profile(), &gate.Options{Workspace: []string{ws}})
+	if err != nil {
+		fmt.Println("error:", err)
+		return
+	}
+	var tr gate.Trace
+	d := g.Decide(nil, policy.Action{Tool: "bash", Operation: policy.OpShell, Command: "rm -rf build"}, &tr)
+	e := tr.Explanation(d)
+	fmt.Println(e.Decision.Verdict, e.Decision.RuleID)
+	for _, c := range e.Commands {
+		fmt.Println(c.Command.Text, c.Verdict, c.RuleID)
+	}
 	// Output:
-	// DENY halted
-	// ALLOW matrix
+	// CONFIRM confirm-high-risk
+	// rm -rf build CONFIRM confirm-high-risk
 }

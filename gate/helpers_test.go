@@ -1,14 +1,12 @@
 package gate_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/reins-go/reins/audit"
 	"github.com/reins-go/reins/gate"
 	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
@@ -27,26 +25,36 @@ func workspace(t testing.TB) string {
 	return dir
 }
 
+// fixture is a gate over a fresh workspace, and the run state its decisions read (the zero
+// State unless a test sets it).
 type fixture struct {
-	g    *gate.Gate
-	ws   string
-	sink *audit.Memory
+	g  *gate.Gate
+	ws string
+	st gate.State
 }
 
 func newFixture(t testing.TB, p profile.Profile) *fixture {
 	t.Helper()
 	ws := workspace(t)
-	sink := audit.NewMemory(0)
-	g, err := gate.New(p, &gate.Options{Workspace: []string{ws}, Audit: sink, ConfigDir: filepath.Join(t.TempDir(), "reins")})
+	g, err := gate.New(p, &gate.Options{Workspace: []string{ws}, ConfigDir: filepath.Join(t.TempDir(), "reins")})
 	require.NoError(t, err)
-	return &fixture{g: g, ws: ws, sink: sink}
+	return &fixture{g: g, ws: ws}
 }
 
 func (f *fixture) check(t testing.TB, a policy.Action) gate.Decision {
 	t.Helper()
-	d, err := f.g.Check(context.Background(), a)
-	require.NoError(t, err)
-	return d
+	return f.g.Decide(&f.st, a, nil)
+}
+
+// decide decides a with g against the zero run state. The error is always nil: it keeps the
+// shape of a host's check (decide, then look at the error) in the tables below.
+func decide(g *gate.Gate, a policy.Action) (gate.Decision, error) {
+	return g.Decide(nil, a, nil), nil
+}
+
+// explain explains a with g against the zero run state (error always nil, as decide's).
+func explain(g *gate.Gate, a policy.Action) (gate.Explanation, error) {
+	return g.Explain(nil, a), nil
 }
 
 func builtin(name string) profile.Profile { return profile.MustBuiltin(name) }

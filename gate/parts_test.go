@@ -1,7 +1,6 @@
 package gate_test
 
 import (
-	"context"
 	"sync/atomic"
 	"testing"
 
@@ -57,15 +56,14 @@ func TestDeniedPartStopsCheck(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t, profile.MustBuiltin(profile.ProfileDev).WithRules(tc.rules...))
 			grants := &countingGrants{}
-			f.g.SetGrants(grants)
+			f.st.Grants = grants
 			a := policy.Action{Tool: "bash", Operation: policy.OpShell, Command: tc.line}
 			d := f.check(t, a)
 			assert.Equal(t, tc.rule, d.RuleID, d.String())
 			assert.Equal(t, tc.checkAsk, grants.asked.Load(), "CONFIRMed parts Check decided")
 
 			grants.asked.Store(0)
-			exp, err := f.g.Explain(context.Background(), a)
-			require.NoError(t, err)
+			exp := f.g.Explain(&f.st, a)
 			assert.Equal(t, d.Verdict, exp.Decision.Verdict)
 			assert.Equal(t, d.RuleID, exp.Decision.RuleID)
 			assert.Equal(t, d.Reason, exp.Decision.Reason)
@@ -100,7 +98,7 @@ func TestEarlyStopAgreesWithExplain(t *testing.T) {
 				line := x + " ; " + y + " && " + z
 				a := policy.Action{Tool: "bash", Operation: policy.OpShell, Command: line}
 				d := f.check(t, a)
-				exp, err := f.g.Explain(context.Background(), a)
+				exp, err := explain(f.g, a)
 				require.NoError(t, err)
 				e := exp.Decision
 				require.Equal(t, []any{e.Verdict, e.Layer, e.RuleID, e.Reason, e.Obligations, e.Risk},

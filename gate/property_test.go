@@ -104,7 +104,7 @@ func TestProtectedPathsUnderEveryProfile(t *testing.T) {
 	for _, p := range profile.All() {
 		for _, target := range []string{".git/config", ".env", "deploy/.env.local", ".ssh/id_rsa", "keys/id_ed25519", ".reins/project-profile.json", ".env.production", ".envrc"} {
 			for _, op := range []policy.Operation{policy.OpRead, policy.OpWrite, policy.OpDelete} {
-				if op == policy.OpRead && (strings.HasPrefix(target, ".git/") || strings.HasPrefix(target, ".reins/") || target == ".envrc") {
+				if op == policy.OpRead && (strings.HasPrefix(target, ".reins/") || target == ".envrc") {
 					continue // write-protected: reading is up to the profile
 				}
 				f := newFixture(t, p)

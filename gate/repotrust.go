@@ -44,11 +44,11 @@ type repoTrust struct {
 
 // repoDistrust reports why git run in dir may run programs its repository configuration names, or ""
 // when it may not. An unknown directory ("") is not trusted.
-func (g *Gate) repoDistrust(dir string) string {
+func (e *env) repoDistrust(dir string) string {
 	if dir == "" {
 		return "git runs in a directory the line makes unknown, so its repository configuration is unknown"
 	}
-	if m := g.repos.p.Load(); m != nil {
+	if m := e.repos.p.Load(); m != nil {
 		if e, ok := (*m)[dir]; ok && !e.rep.Changed() {
 			return e.reason
 		}
@@ -59,17 +59,22 @@ func (g *Gate) repoDistrust(dir string) string {
 	} else {
 		start = filepath.Clean(filepath.FromSlash(dir))
 	}
-	rep := gitcfg.Scan(start, g.home, nil)
+	rep := gitcfg.Scan(start, e.home, nil)
 	// The directory as the command names it: if a symbolic link on the way now leads elsewhere,
 	// its identity changes and the repository is found again.
 	c := gitcfg.CPath(filepath.FromSlash(dir))
 	rep.Files = append(rep.Files, gitcfg.Watch{Path: dir, CPath: c, ID: gitcfg.StatID(c)})
-	e := &repoEntry{rep: rep}
+	return e.repos.store(dir, rep)
+}
+
+// store caches the answer rep gives under key and returns its reason ("" when trusted).
+func (t *repoTrust) store(key string, rep *gitcfg.Report) string {
+	ent := &repoEntry{rep: rep}
 	if !rep.Trusted() {
-		e.reason = rep.Reason()
+		ent.reason = rep.Reason()
 	}
 	for {
-		old := g.repos.p.Load()
+		old := t.p.Load()
 		var n map[string]*repoEntry
 		if old == nil || len(*old) >= maxRepoEntries {
 			n = make(map[string]*repoEntry, 1)
@@ -79,12 +84,30 @@ func (g *Gate) repoDistrust(dir string) string {
 				n[k] = v
 			}
 		}
-		n[dir] = e
-		if g.repos.p.CompareAndSwap(old, &n) {
-			break
+		n[key] = ent
+		if t.p.CompareAndSwap(old, &n) {
+			return ent.reason
 		}
 	}
-	return e.reason
+}
+
+// filesDistrust reports why a program that reads the configuration files cfg names may run
+// what they say (one of them exists), or "" when none exists. An unknown directory is not
+// trusted. The answer is cached with the identity of every path looked at, like git's.
+func (e *env) filesDistrust(cfg *shell.Config) string {
+	if cfg.Dir == "" {
+		return "the program runs in a directory the line makes unknown, so its configuration is unknown"
+	}
+	key := "files\x00" + cfg.Dir + "\x00" + strings.Join(cfg.Names, "\x00")
+	if cfg.Up {
+		key += "\x00up"
+	}
+	if m := e.repos.p.Load(); m != nil {
+		if ent, ok := (*m)[key]; ok && !ent.rep.Changed() {
+			return ent.reason
+		}
+	}
+	return e.repos.store(key, gitcfg.ScanFiles(filepath.FromSlash(cfg.Dir), cfg.Names, cfg.Up, nil))
 }
 
 // isGit reports whether a command of the analysis runs git.
@@ -92,14 +115,34 @@ func isGit(c *shell.Command) bool {
 	return c.Program == "git" || strings.HasSuffix(c.Program, "/git") || len(c.Argv) > 0 && c.Argv[0] == "git"
 }
 
-// gitLevels returns the levels of a git command after repository trust: exec is added when the
-// repository's configuration runs programs. why says so ("" when nothing changed).
-func (g *Gate) gitLevels(c *shell.Command, levels risk.Set) (risk.Set, string) {
-	if !isGit(c) || levels.Has(risk.Exec) {
+// gitLevels returns the levels of a command after configuration trust: exec is added when git's
+// repository configuration runs programs, or when a configuration file the program reads from
+// the workspace exists (shell.Command.Config). why says so ("" when nothing changed).
+func (e *env) gitLevels(c *shell.Command, levels risk.Set) (risk.Set, string) {
+	if levels.Has(risk.Exec) {
 		return levels, ""
 	}
-	if why := g.repoDistrust(c.Dir); why != "" {
-		return levels.With(risk.Exec), why
+	repo := false
+	for i := range c.Config {
+		cfg := &c.Config[i]
+		var why string
+		switch cfg.Kind {
+		case shell.ConfigRepository:
+			repo = true
+			why = e.repoDistrust(cfg.Dir)
+		case shell.ConfigFiles:
+			why = e.filesDistrust(cfg)
+		default:
+			why = "the program reads configuration of a kind the gate does not know"
+		}
+		if why != "" {
+			return levels.With(risk.Exec), why
+		}
+	}
+	if !repo && isGit(c) {
+		if why := e.repoDistrust(c.Dir); why != "" {
+			return levels.With(risk.Exec), why
+		}
 	}
 	return levels, ""
 }

@@ -1,7 +1,6 @@
 package gate_test
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,7 +12,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/reins-go/reins/audit"
 	"github.com/reins-go/reins/gate"
 	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
@@ -53,7 +51,7 @@ func gitWorkspace(t *testing.T) string {
 
 func shellCheck(t *testing.T, g *gate.Gate, line string) gate.Decision {
 	t.Helper()
-	d, err := g.Check(context.Background(), policy.Action{Tool: "bash", Operation: policy.OpShell, Command: line})
+	d, err := decide(g, policy.Action{Tool: "bash", Operation: policy.OpShell, Command: line})
 	require.NoError(t, err)
 	return d
 }
@@ -63,7 +61,7 @@ func shellCheck(t *testing.T, g *gate.Gate, line string) gate.Decision {
 // change, with one gate.
 func TestRepositoryTrust(t *testing.T) {
 	ws := gitWorkspace(t)
-	g, err := gate.New(profile.MustBuiltin(profile.ProfileDev), &gate.Options{Workspace: []string{ws}, Audit: audit.Discard, ConfigDir: filepath.Join(t.TempDir(), "reins")})
+	g, err := gate.New(profile.MustBuiltin(profile.ProfileDev), &gate.Options{Workspace: []string{ws}, ConfigDir: filepath.Join(t.TempDir(), "reins")})
 	require.NoError(t, err)
 	lines := []string{"git status", "git log --oneline -20"}
 	// Found from a subdirectory too (these are not on DEV's allowlist, so only the risk shows).
@@ -84,7 +82,7 @@ func TestRepositoryTrust(t *testing.T) {
 		assert.NotEqual(t, policy.Allow, d.Verdict, "core.fsmonitor planted, %q: %s", l, d)
 		assert.True(t, d.Risk.Has(risk.Exec), "%q: %s", l, d)
 	}
-	ex, err := g.Explain(context.Background(), policy.Action{Tool: "bash", Operation: policy.OpShell, Command: "git status"})
+	ex, err := explain(g, policy.Action{Tool: "bash", Operation: policy.OpShell, Command: "git status"})
 	require.NoError(t, err)
 	assert.Contains(t, ex.String(), "core.fsmonitor")
 
@@ -113,7 +111,7 @@ func TestRepositoryTrustOtherRepository(t *testing.T) {
 	require.NoError(t, os.MkdirAll(bare, 0o755))
 	runGit(t, bare, "init", "-q", "--bare")
 	runGit(t, bare, "config", "core.pager", "sh -c id")
-	g, err := gate.New(profile.MustBuiltin(profile.ProfileDev), &gate.Options{Workspace: []string{ws}, Audit: audit.Discard, ConfigDir: filepath.Join(t.TempDir(), "reins")})
+	g, err := gate.New(profile.MustBuiltin(profile.ProfileDev), &gate.Options{Workspace: []string{ws}, ConfigDir: filepath.Join(t.TempDir(), "reins")})
 	require.NoError(t, err)
 	assert.Equal(t, policy.Allow, shellCheck(t, g, "git status").Verdict)
 	assert.NotEqual(t, policy.Allow, shellCheck(t, g, "cd vendor/b.git && git log").Verdict)
@@ -130,14 +128,14 @@ func TestRepeatedGitCheckDoesNotAllocate(t *testing.T) {
 		t.Skip("the race detector's instrumentation allocates")
 	}
 	ws := gitWorkspace(t)
-	g, err := gate.New(profile.MustBuiltin(profile.ProfileDev), &gate.Options{Workspace: []string{ws}, Audit: audit.Discard, ConfigDir: filepath.Join(t.TempDir(), "reins")})
+	g, err := gate.New(profile.MustBuiltin(profile.ProfileDev), &gate.Options{Workspace: []string{ws}, ConfigDir: filepath.Join(t.TempDir(), "reins")})
 	require.NoError(t, err)
-	ctx := context.Background()
+
 	a := policy.Action{Tool: "bash", Operation: policy.OpShell, Command: "git status"}
-	d, err := g.Check(ctx, a)
+	d, err := decide(g, a)
 	require.NoError(t, err)
 	require.Equal(t, policy.Allow, d.Verdict, d.String())
-	allocs := testing.AllocsPerRun(100, func() { _, _ = g.Check(ctx, a) })
+	allocs := testing.AllocsPerRun(100, func() { _, _ = decide(g, a) })
 	assert.Zero(t, allocs)
 }
 
@@ -172,18 +170,18 @@ func BenchmarkGitRepositoryTrust(b *testing.B) {
 	cmd := exec.Command("git", "init", "-q")
 	cmd.Dir = dir
 	require.NoError(b, cmd.Run())
-	g, err := gate.New(profile.MustBuiltin(profile.ProfileDev), &gate.Options{Workspace: []string{dir}, Audit: audit.Discard, ConfigDir: filepath.Join(b.TempDir(), "reins")})
+	g, err := gate.New(profile.MustBuiltin(profile.ProfileDev), &gate.Options{Workspace: []string{dir}, ConfigDir: filepath.Join(b.TempDir(), "reins")})
 	require.NoError(b, err)
-	ctx := context.Background()
+
 	for _, line := range []string{"go test ./...", "git status"} {
 		a := policy.Action{Tool: "bash", Operation: policy.OpShell, Command: line}
 		b.Run(line, func(b *testing.B) {
-			d, err := g.Check(ctx, a)
+			d, err := decide(g, a)
 			require.NoError(b, err)
 			require.Equal(b, policy.Allow, d.Verdict, d.String())
 			b.ReportAllocs()
 			for b.Loop() {
-				_, _ = g.Check(ctx, a)
+				_, _ = decide(g, a)
 			}
 		})
 	}
@@ -193,7 +191,7 @@ func BenchmarkGitRepositoryTrust(b *testing.B) {
 // share the cache safely, and once the change is made every later Check sees it.
 func TestRepositoryTrustConcurrent(t *testing.T) {
 	ws := gitWorkspace(t)
-	g, err := gate.New(profile.MustBuiltin(profile.ProfileDev), &gate.Options{Workspace: []string{ws}, Audit: audit.Discard, ConfigDir: filepath.Join(t.TempDir(), "reins")})
+	g, err := gate.New(profile.MustBuiltin(profile.ProfileDev), &gate.Options{Workspace: []string{ws}, ConfigDir: filepath.Join(t.TempDir(), "reins")})
 	require.NoError(t, err)
 	var wg sync.WaitGroup
 	for i := 0; i < 4; i++ {
@@ -202,7 +200,7 @@ func TestRepositoryTrustConcurrent(t *testing.T) {
 			defer wg.Done()
 			lines := []string{"git status", "git log --oneline -20", "cd src && git status", "cd src/pkg && git log"}
 			for j := 0; j < 50; j++ {
-				d, err := g.Check(context.Background(), policy.Action{Tool: "bash", Operation: policy.OpShell, Command: lines[(i+j)%len(lines)]})
+				d, err := decide(g, policy.Action{Tool: "bash", Operation: policy.OpShell, Command: lines[(i+j)%len(lines)]})
 				assert.NoError(t, err)
 				assert.NotEqual(t, policy.Deny, d.Verdict)
 			}
@@ -213,4 +211,32 @@ func TestRepositoryTrustConcurrent(t *testing.T) {
 	for _, l := range []string{"git status", "git log --oneline -20"} {
 		assert.NotEqual(t, policy.Allow, shellCheck(t, g, l).Verdict, l)
 	}
+}
+
+// TestConfigFilesTrust: a program whose classification depends on configuration files it reads
+// from the workspace (the analysis names them: shell.Command.Config, ConfigFiles) is decided as
+// the analysis says while none exists, and is exec and never auto-approved once one appears
+// (a committed .cargo/config.toml can name a compiler wrapper); the cached answer follows the
+// files.
+func TestConfigFilesTrust(t *testing.T) {
+	t.Parallel()
+	ws, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	g, err := gate.New(profile.Dev.Profile(), &gate.Options{Workspace: []string{ws}, ConfigDir: filepath.Join(t.TempDir(), "reins")})
+	require.NoError(t, err)
+	line := "cargo tree --offline"
+	before := shellCheck(t, g, line)
+	require.NotEqual(t, gate.CheckOpaqueCommand, before.RuleID, "no configuration file: %s", before)
+	require.False(t, before.Risk.Has(risk.Exec) && before.RuleID == gate.CheckOpaqueCommand)
+
+	require.NoError(t, os.MkdirAll(filepath.Join(ws, ".cargo"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(ws, ".cargo", "config.toml"), []byte("[build]\nrustc-wrapper = \"./evil\"\n"), 0o644))
+	after := shellCheck(t, g, line)
+	assert.NotEqual(t, policy.Allow, after.Verdict, "a committed cargo configuration decides what cargo runs: %s", after)
+	assert.True(t, after.Risk.Has(risk.Exec), "%s", after)
+	exp := g.Explain(nil, policy.Action{Tool: "bash", Operation: policy.OpShell, Command: line})
+	assert.Contains(t, exp.String(), "config.toml")
+
+	require.NoError(t, os.Remove(filepath.Join(ws, ".cargo", "config.toml")))
+	assert.Equal(t, before.Verdict, shellCheck(t, g, line).Verdict, "the answer follows the files")
 }

@@ -1,7 +1,6 @@
 package gate_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -21,7 +20,7 @@ func TestSafeIsAtLeastAsStrictAsDev(t *testing.T) {
 	for _, name := range []string{profile.ProfileDev, profile.ProfileSafe} {
 		g, err := gate.New(profile.MustBuiltin(name), &gate.Options{Workspace: []string{ws}})
 		require.NoError(t, err)
-		d, err := g.Check(context.Background(), a)
+		d, err := decide(g, a)
 		require.NoError(t, err)
 		assert.Equal(t, policy.Confirm, d.Verdict, "%s: %s", name, d)
 	}

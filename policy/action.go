@@ -117,6 +117,12 @@ type Action struct {
 	// WorkDir is the directory the command runs in: absolute, or relative to the first workspace
 	// root. Empty means the first workspace root.
 	WorkDir string `json:"workdir,omitempty"`
+	// Env lists KEY=VALUE environment assignments the command runs with, besides the host's
+	// base environment. The gate decides them with the command: an assignment not known to be
+	// inert (anything that may change what a program runs, loads or reads) makes the command
+	// opaque, so it is never auto-approved, and a standing grant covers only the assignments it
+	// was approved with.
+	Env []string `json:"env,omitempty"`
 	// Host is the network host the action reaches ("api.example.com"), for network actions.
 	Host string `json:"host,omitempty"`
 	// Provider is the model provider the agent runs on, for rules that filter by provider.

@@ -32,7 +32,7 @@ const (
 	// LayerAudit: the decision could not be recorded, so it is a Deny.
 	LayerAudit
 	// LayerApproval: after the decision order, the approval of a CONFIRM: refused, timed out,
-	// parked, or nobody to ask (the run discipline of package gate/session).
+	// parked, or nobody to ask (the run's pipeline, package reins).
 	LayerApproval
 	// LayerObligation: after the decision order, an obligation that could not be honoured (no
 	// checkpointer, a notification that failed, no sandbox runner).

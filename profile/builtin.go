@@ -201,9 +201,11 @@ func policySafe() Profile {
 		rule("allow-ai-apis", 3, policy.Allow, "AI API hosts are reachable", policy.Condition{Risk: networkRisk, Hosts: []string{"@" + GroupAIAPIs, "@" + policy.ListNetworkAllowlist}}),
 		rule("deny-network", 3, policy.Deny, "PROFILE-SAFE reaches AI APIs only", policy.Condition{Risk: networkRisk}),
 		rule("confirm-plans", 3, policy.Confirm, "PROFILE-SAFE never auto-approves a plan", policy.Condition{OperationType: onPlan}),
-		// PROFILE-DEV's confirm-high-risk: a high-severity read asks here too, so that
-		// PROFILE-SAFE is at least as strict as PROFILE-DEV for every action (the family order).
-		dev[2],
+		// PROFILE-DEV's confirm-high-risk and confirm-delete-ops: a high-severity read, and the
+		// read-only part of a deletion, ask here too, so that PROFILE-SAFE is at least as strict
+		// as PROFILE-DEV part by part, which is what AtLeastAsRestrictive proves (a deletion
+		// always has a destructive part, which asks, so the action's decision is the same).
+		dev[2], dev[3],
 		rule("allow-reads", 4, policy.Allow, "reading inside the project is allowed", policy.Condition{Risk: policy.MatchLevels(risk.ReadOnly)}),
 		dev[5],
 	}

@@ -24,7 +24,7 @@ func TestBuiltinOnlyHostLinksNoLoader(t *testing.T) {
 	for _, pkg := range []string{
 		"github.com/reins-go/reins/profile",
 		"github.com/reins-go/reins/gate",
-		"github.com/reins-go/reins/gate/session",
+		"github.com/reins-go/reins",
 	} {
 		out, err := exec.Command(goTool, "list", "-deps", pkg).CombinedOutput()
 		require.NoError(t, err, "go list -deps %s: %s", pkg, out)

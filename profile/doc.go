@@ -80,6 +80,17 @@
 // It is a separate package so that a host that uses only built-in profiles links no file
 // decoder or schema validator.
 //
+// # Managed tier
+//
+// An organisation's managed tier travels with the profile ([Profile.Managed], a [Managed]): its
+// caps on the autonomy band and the permission mode, whether it allows managed rules only, and
+// its floor (DENY and CONFIRM rules, protected paths, the list entries they refer to).
+// [Managed.Impose] puts the floor ahead of every other rule of a profile; [Profile.Compile]
+// refuses a profile that carries a tier it does not honour (its floor missing or outranked, its
+// dial or mode past the caps), so a run cannot be handed one, and [AtLeastAsRestrictive] counts
+// leaving the tier, or raising a cap, as a loosening. Package loader builds the tier from the
+// managed file or a signed policy bundle; package reins keeps it through every switch.
+//
 // # Where the seeds disagree
 //
 // The seeds contradict each other in a few places; reins makes one explicit choice for each, and
@@ -91,11 +102,16 @@
 //     table: the matrix denies, and a profile that wants to ask says so with a CONFIRM rule.
 //   - Switching to a stricter profile. 003_db46da1bf4b524c5.txt says "Switching to a more
 //     restrictive profile is always allowed", but names no order between its PROFILE-* profiles
-//     and the other seeds' profiles. reins compares profiles setting by setting
-//     ([AtLeastAsRestrictive]): within a family the family's order holds; across families a
-//     profile is "more restrictive" only when every setting is, so PROFILE-DEV to supervised
-//     (a lower dial, but other rules) needs confirmation like any loosening, while a switch to
-//     plan or emergency-stop never does.
+//     and the other seeds' profiles, nor what "more restrictive" means once files change them.
+//     reins has one order ([AtLeastAsRestrictive]), used by switching, the loader and replay: a
+//     profile is at least as restrictive when it provably decides no action less strictly and
+//     keeps every resource limit at least as tight. It proves each family's own order for the
+//     built-in profiles (PROFILE-SAFE, PROFILE-DEV, PROFILE-FULL-AUTO; emergency-stop, plan,
+//     read-only, supervised, trusted, autonomous; ask, safe, auto, yolo) and some orders across
+//     families (PROFILE-SAFE is at least as restrictive as trusted), and a switch to plan or
+//     emergency-stop never needs confirmation. The same switch with files applied to both
+//     profiles can need confirmation: a user's ALLOW rule keeps allowing under supervised
+//     without the notification and sandbox the trusted band adds.
 //   - The approval block's default mode. 004_3116849cacc14deb.txt gives "Safe default (ModeSafe)";
 //     the policy spec's default profile is PROFILE-SAFE. With no file naming a profile, reins
 //     starts from PROFILE-SAFE; a user file's approval block without a mode selects safe (a
@@ -111,6 +127,8 @@
 //
 // # Security model and limitations
 //
-// Switching ([AtLeastAsRestrictive]) compares whole profiles; see package loader for the trust
-// model of profile files.
+// Switching ([AtLeastAsRestrictive]) compares whole profiles by their effect on decisions, and
+// conservatively: a switch it cannot prove harmless needs confirmation even when it is
+// harmless. It compares what a profile decides, not what a program does once allowed. See
+// package loader for the trust model of profile files.
 package profile

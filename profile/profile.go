@@ -130,7 +130,8 @@ func (e ExternalWrites) String() string {
 	return fmt.Sprintf("ExternalWrites(%d)", uint8(e))
 }
 
-// Limits are a profile's resource limits (the policy spec's resource_limits).
+// Limits are a profile's resource limits (the policy spec's resource_limits). For each, 0 means
+// no limit; a higher limit, and no limit most of all, is looser ([AtLeastAsRestrictive]).
 type Limits struct {
 	// MaxConcurrentOps bounds the operations in flight at once.
 	MaxConcurrentOps int
@@ -201,6 +202,11 @@ type Profile struct {
 	ExecCheckpoints ExecCheckpoints `json:",omitempty"`
 	// Limits are the resource limits.
 	Limits Limits
+	// Managed is the organisation's managed tier the profile is under, or nil (see [Managed]):
+	// its rules, protected paths and lists are in the profile, ahead of every other tier's
+	// ([Managed.Impose]), and the profile lies within its caps, or the profile does not compile.
+	// A run keeps it through every profile switch. Omitted from [Profile.Hash] when nil.
+	Managed *Managed `json:",omitempty"`
 }
 
 // Host group names the built-in profiles reference.
@@ -224,6 +230,7 @@ func (p Profile) Clone() Profile {
 	q.AutoApprovePatterns = slices.Clone(p.AutoApprovePatterns)
 	q.HostGroups = cloneMap(p.HostGroups)
 	q.Registries = cloneMap(p.Registries)
+	q.Managed = p.Managed.Clone()
 	return q
 }
 
@@ -328,6 +335,11 @@ func (p Profile) Compile() (*Compiled, error) {
 		}
 		lists[g] = p.HostGroups[g]
 	}
+	if p.Managed != nil {
+		if why := p.Managed.violation(&p); why != "" {
+			fail("managed", "%s", why)
+		}
+	}
 	rules, err := policy.Compile(p.Rules, &policy.Env{Lists: lists})
 	if err != nil {
 		errs = append(errs, fmt.Errorf("profile %q: rules: %w", p.Name, err))
@@ -382,3 +394,6 @@ func (c *Compiled) Registries() map[string][]string { return cloneMap(c.profile.
 
 // Limits returns the resource limits.
 func (c *Compiled) Limits() Limits { return c.profile.Limits }
+
+// Managed returns the managed tier the profile is under (a copy), or nil.
+func (c *Compiled) Managed() *Managed { return c.profile.Managed.Clone() }

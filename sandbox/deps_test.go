@@ -33,3 +33,24 @@ func TestImportingSandboxCostsNothing(t *testing.T) {
 	assert.Contains(t, h, "landlock-lsm/go-landlock")
 	assert.Contains(t, h, "reins/sandbox/internal/proto")
 }
+
+// TestImportingSandboxLinksNoShellAnalysis: package sandbox (local and
+// its argument check) reads scripts with the built-in reader of package
+// sandbox/script and links neither package risk/shell (the full shell
+// analysis, with its option tables) nor package risk; importing
+// sandbox/script/shellanalysis is the opt-in that brings them.
+func TestImportingSandboxLinksNoShellAnalysis(t *testing.T) {
+	t.Parallel()
+	goTool := testenv.RequireTool(t, "go", "the test lists package dependencies with go list")
+	deps := func(pkg string) []string {
+		out, err := exec.Command(goTool, "list", "-deps", pkg).CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		return strings.Fields(string(out))
+	}
+	for _, pkg := range []string{"github.com/reins-go/reins/sandbox", "github.com/reins-go/reins/sandbox/script", "github.com/reins-go/reins/sandbox/hardened", "github.com/reins-go/reins/sandbox/container"} {
+		for _, d := range deps(pkg) {
+			assert.False(t, strings.HasPrefix(d, "github.com/reins-go/reins/risk"), "%s links %s", pkg, d)
+		}
+	}
+	assert.Contains(t, deps("github.com/reins-go/reins/sandbox/script/shellanalysis"), "github.com/reins-go/reins/risk/shell")
+}

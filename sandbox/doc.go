@@ -14,8 +14,58 @@ satisfies) and reads back a [Result]: exit code, capped output, whether
 the command timed out, what confinement was actually in force
 ([Confinement]) and any escape attempt the backend observed
 ([Result.Violations]). A violation is the gate's "sandbox escape signal"
-hard stop. Of the other reins packages it uses only risk/shell (the
-script analysis of local).
+hard stop. It imports no other reins package besides internal ones:
+the shell analysis of package risk/shell is linked only by a host that
+imports package sandbox/script/shellanalysis (see "Shell scripts under
+local").
+
+# Confinement derived from the analysis
+
+The gate's shell analysis proposes; the sandbox enforces. When the gate
+lets a shell line run without asking, the decision carries what the
+analysis claimed, and the host passes it as [Command.Confine]: the paths
+the line may write (Confine.Writable; nothing else the backend would let
+it write is writable, and a private, empty temporary directory is
+always there) and whether it may use the network (Confine.Network,
+which overrides the policy's AllowNetwork either way). A wrong
+classification then fails inside the sandbox instead of doing harm.
+
+Only a backend that enforces Confine satisfies a decision's Sandbox
+obligation; [Enforcing] tells them apart (a backend implements
+EnforcesConfine() bool). A backend that does not enforce it refuses a
+command with Confine set (exit code 127, [ErrUnavailable], a reason),
+never running it unconfined:
+
+  - enforcing: local-hardened (package sandbox/hardened: namespaces, the
+    mount tree, Landlock and seccomp), docker, singularity and apptainer
+    (package sandbox/container: a read-only workspace bind, writable
+    binds of what Confine grants, --network none), vercel-sandbox
+    (package sandbox/remote: a sandbox made for the one command and
+    removed after it, so nothing it writes reaches this host; its
+    network policy follows Confine.Network), and a worktree when what it
+    wraps enforces it;
+  - not enforcing: local (it confines nothing), ssh (the remote host's
+    files and network are its own), modal (no network switch) and
+    daytona (the sandbox keeps the network and files it was created
+    with).
+
+What a Confine.Writable entry grants is the same on every enforcing
+backend on this host: an existing directory or file is writable in
+place (it cannot itself be removed or renamed: it is a mount point); a
+path that does not exist gives its nearest existing directory create
+rights: the command may create new entries there (any name, not only
+the one listed) and write, rename or remove what it created, while every
+entry that existed there is pinned read-only. An entry outside the
+backend's writable paths, or matching a denied path, grants nothing and
+is named in Confinement.Warnings. Confinement.Enforced lists
+[LayerConfine] when a Confine was enforced.
+
+What Confine does not do: Network is all or nothing (no host-level
+filtering: a line whose analysis names one allowed host gets the whole
+network), reads are not narrowed beyond the backend's policy (the
+denied paths stay masked, everything else it shows stays readable), and
+the container backends cannot pin a symbolic link, so a Confine whose
+create grant would expose one is refused there.
 
 # Choosing a backend
 
@@ -99,19 +149,19 @@ the whole process group is killed with SIGKILL.
 # Shell scripts under local
 
 When the command is "sh -c SCRIPT" (or bash, dash, zsh, ksh, mksh,
-ash), local reads the script with the shell analysis of package
-risk/shell (shell.Analyze, started in the working directory, with ~ and
-$HOME taken from the command's environment) and checks, like arguments:
+ash), local reads the script with a [script.Reader], started in the
+working directory, with ~ and $HOME taken from the command's
+environment, and checks, like arguments:
 
-  - every path the analysis says the script reads or writes, its
+  - every path the reader says the script reads or writes, its
     redirections included, joined to the directory the script is in at
     that point, so "cd sub && echo x > link" checks sub/link and follows
-    the link; nested scripts (bash -c '...', eval of literal text) are
-    analysed too;
+    the link;
   - every literal word of every command, and the literal values of
-    environment assignments ("FOO=.env tool"), relative to the start
-    directory and to every directory a literal cd leads to, because a
-    program the analysis does not know may take any word as a path;
+    environment assignments ("FOO=.env tool") and of short options
+    ("-o.env"), relative to the start directory and to every directory
+    a literal cd leads to, because a program may take any word as a
+    path;
   - globs two ways: the pattern itself is refused when some run of its
     components can match a denied entry (".e*", "[.]git", "id_*",
     "secrets/*.json"), a wildcard there matching a leading "." too; then the glob is
@@ -121,23 +171,44 @@ $HOME taken from the command's environment) and checks, like arguments:
     match is checked. A lone "*" is not refused for what it might match
     later; only what it matches now is checked.
 
-It fails closed. A script that does not parse is refused. So is every
-command the analysis reports as opaque (a non-literal path argument or
-redirection target, a relative path after a cd to an unknown directory,
-code handed to another interpreter such as python -c, a script read from
-a pipe or a file, a computed program name), except a call of a function
-the script defines, whose body is analysed where it is defined; and so is
-a command with an argument or assignment the analysis cannot spell out
-("tool $F", "X=$(cat f) tool"), unless the program is one that never
-opens its arguments (echo, printf, test, [, sleep, kill and a few more).
-Each refusal has exit code 126, an error matching [ErrRefused] and a
-[ViolationUncheckable] or [ViolationDeniedPath] whose Detail, also on
-stderr, says why. LocalConfig.ScriptPaths replaces the analysis with a
-host's own function. The analysis
-sees what the script spells out, not what programs compute at run time
-(python -c 'open(".e"+"nv")' is refused only because its code is
-opaque), and a file a script creates between the check and its use is
-not seen.
+It fails closed: a script the reader cannot read is refused, and so is
+every command the reader marks unreadable. LocalConfig.Scripts chooses
+the reader:
+
+  - nil: [script.Builtin], which links nothing but a shell parser. It
+    reads lists and pipelines of simple commands whose program it knows
+    to open only what its arguments name (cat, ls, grep, cp, mv, rm,
+    mkdir, sort, wc, diff and a few more, each with the short options
+    it knows, and builtins that open nothing, such as echo, test and
+    sleep), with literal words. Anything else is unreadable: another
+    program (go, git, make, python), a long option, an environment
+    assignment, a variable or substitution in a path argument, a glob
+    that could expand to an option, a compound command (if, for, a
+    function). So "rm -rf build && exit 3" runs, while "go test ./..."
+    is refused under local with this reader.
+  - shellanalysis.Read (package sandbox/script/shellanalysis): the full
+    shell analysis of package risk/shell, with its option tables for
+    some 180 programs. It refuses every command the analysis reports as
+    opaque (a non-literal path argument or redirection target, a
+    relative path after a cd to an unknown directory, code handed to
+    another interpreter such as python -c, a script read from a pipe or
+    a file, a computed program name), except a call of a function the
+    script defines, whose body is analysed where it is defined; and a
+    command with an argument or assignment the analysis cannot spell
+    out ("tool $F", "X=$(cat f) tool"), unless the program never opens
+    its arguments (echo, printf, test, [, sleep, kill and a few more).
+    Importing it links risk/shell; a host that imports the gate links it
+    anyway.
+  - a host's own [script.Reader].
+
+FuzzBuiltinAtLeastAsStrict (package sandbox/internal/argcheck) checks
+that the built-in reader refuses every script the full analysis
+refuses. Each refusal has exit code 126, an error matching [ErrRefused]
+and a [ViolationUncheckable] or [ViolationDeniedPath] whose Detail, also
+on stderr, says why. A reader sees what the script spells out, not what
+programs compute at run time (python -c 'open(".e"+"nv")' is refused
+only because its code is unreadable), and a file a script creates
+between the check and its use is not seen.
 
 local is NOT a security boundary. It does not confine writes outside the
 root, reads, the network, or what a program computes at run time
@@ -162,10 +233,12 @@ from the policy; their package documentation says what each enforces.
 
 Measured with go test -bench on the 2-core development machine, under
 load from other work, against a baseline of the same invocation (the
-benchmarks of sandbox/internal/argcheck): the shell-analysis check of a
-typical "sh -c" script (a cd, a pipeline, a redirection, a glob) costs
-8 to 10 times the argument check of a plain argument vector of similar
-length. BenchmarkRunLocal against BenchmarkExecDirect in this package
+benchmarks of sandbox/internal/argcheck): the check of a typical
+"sh -c" script (a cd, a pipeline, a redirection, a glob) with the full
+shell analysis costs 8 to 10 times the argument check of a plain
+argument vector of similar length (BenchmarkCheckScript against
+BenchmarkCheckArgsPlain); BenchmarkCheckScriptBuiltin gives the
+built-in reader's. BenchmarkRunLocal against BenchmarkExecDirect in this package
 gives what local adds to a short command.
 
 # Worktrees and the registry

@@ -7,6 +7,7 @@ import (
 	"github.com/reins-go/reins/sandbox/internal/argcheck"
 	"github.com/reins-go/reins/sandbox/internal/envlist"
 	"github.com/reins-go/reins/sandbox/internal/pathmatch"
+	"github.com/reins-go/reins/sandbox/script"
 )
 
 // LocalConfig configures [NewLocal].
@@ -17,22 +18,23 @@ type LocalConfig struct {
 	// Policy is the denied-path and environment policy. AllowedPaths and
 	// AllowNetwork are not enforced by local.
 	Policy FsNetPolicy
-	// ScriptPaths, when set, replaces the shell analysis of a static
-	// script: it returns the paths the script reads or writes, which
-	// local checks like arguments when the command is "sh -c SCRIPT" (or
-	// bash, dash, zsh, ksh). An error refuses the command. Nil means the
-	// shell analysis of package risk/shell (see the package
-	// documentation).
-	ScriptPaths func(script string) (paths []string, err error)
+	// Scripts reads the script of an "sh -c SCRIPT" command (or bash,
+	// dash, zsh, ksh, mksh, ash) for the argument check; nil means
+	// [script.Builtin], which reads only lists of simple commands it
+	// knows and refuses the rest. shellanalysis.Read (package
+	// sandbox/script/shellanalysis) is the full shell analysis of package
+	// risk/shell. See "Shell scripts under local" in the package
+	// documentation.
+	Scripts script.Reader
 }
 
 // Local runs commands directly on the host. See the package
 // documentation: it is not a security boundary.
 type Local struct {
-	root        string
-	match       pathmatch.Matcher
-	envAllow    []string
-	scriptPaths func(string) ([]string, error)
+	root     string
+	match    pathmatch.Matcher
+	envAllow []string
+	scripts  script.Reader
 }
 
 var _ Sandbox = (*Local)(nil)
@@ -49,15 +51,19 @@ func NewLocal(cfg LocalConfig) (*Local, error) {
 		return nil, err
 	}
 	return &Local{
-		root:        root,
-		match:       m,
-		envAllow:    append([]string(nil), cfg.Policy.EnvAllowlist...),
-		scriptPaths: cfg.ScriptPaths,
+		root:     root,
+		match:    m,
+		envAllow: append([]string(nil), cfg.Policy.EnvAllowlist...),
+		scripts:  cfg.Scripts,
 	}, nil
 }
 
 // Root returns the resolved workspace root.
 func (l *Local) Root() string { return l.root }
+
+// EnforcesConfine reports false: local confines nothing, and refuses a
+// command with [Command.Confine] set (see [Enforcing]).
+func (l *Local) EnforcesConfine() bool { return false }
 
 // Run runs cmd on the host after the working-directory and argument
 // checks. It implements [Sandbox].
@@ -65,6 +71,10 @@ func (l *Local) Run(ctx context.Context, cmd Command) (Result, error) {
 	conf := Confinement{Backend: "local"}
 	if err := cmd.Validate(); err != nil {
 		return Result{ExitCode: ExitDenied, Stderr: []byte(err.Error() + "\n"), Confinement: conf}, err
+	}
+	if cmd.Confine != nil {
+		err := notConfining("local", "it enforces no file or network policy")
+		return Result{ExitCode: ExitUnavailable, Stderr: []byte(err.Error() + "; the command did not run\n"), Confinement: conf}, err
 	}
 	dir, r := pathmatch.Workdir(l.root, l.match, cmd.Dir)
 	if r != nil {
@@ -82,12 +92,12 @@ func (l *Local) Run(ctx context.Context, cmd Command) (Result, error) {
 	return runLocal(ctx, conf, cmd, dir, env)
 }
 
-// checkArgs checks every argument that may name a path, and the paths of
-// a static "sh -c" script, against the denied paths (see
-// [argcheck.Host]). env is the command's environment (the analysis
-// expands $HOME and ~ from it).
+// checkArgs checks every argument that may name a path, and the words
+// and paths of a static "sh -c" script, against the denied paths (see
+// [argcheck.Host]). env is the command's environment (the script's ~ and
+// $HOME stand for its HOME).
 func (l *Local) checkArgs(dir string, args, env []string) []Violation {
-	return violations(argcheck.Host(l.match, dir, args, env, l.scriptPaths))
+	return violations(argcheck.Host(l.match, dir, args, env, argcheck.Scripts{Read: l.scripts}))
 }
 
 // violations turns the refusals of the internal checks into violations.

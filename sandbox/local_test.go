@@ -1,9 +1,11 @@
 package sandbox_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,6 +14,8 @@ import (
 
 	"github.com/reins-go/reins/internal/testenv"
 	"github.com/reins-go/reins/sandbox"
+	"github.com/reins-go/reins/sandbox/script"
+	"github.com/reins-go/reins/sandbox/script/shellanalysis"
 )
 
 func newLocal(t *testing.T, root string, mods ...func(*sandbox.LocalConfig)) *sandbox.Local {
@@ -83,34 +87,67 @@ func TestLocalAllowsOrdinaryCommands(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	l := newLocal(t, root)
-	res, err := runCmd(t, l, sandbox.Command{Args: []string{"sh", "-c", "echo hello > out.txt && cat out.txt && git --version >/dev/null 2>&1; echo .gitignore"}})
+	res, err := runCmd(t, l, sandbox.Command{Args: []string{"sh", "-c", "echo hello > out.txt && cat out.txt && ls -la >/dev/null 2>&1; echo .gitignore"}})
 	require.NoError(t, err, "%s", res.Stderr)
 	assert.Equal(t, "hello\n.gitignore\n", string(res.Stdout), ".gitignore is not .git")
 	assert.Equal(t, []sandbox.Layer{sandbox.LayerWorkdir, sandbox.LayerArgs, sandbox.LayerProcessGroup}, res.Confinement.Enforced)
 }
 
-func TestLocalScriptPathsSeam(t *testing.T) {
+func TestLocalScriptsSeam(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	var seen []string
 	l := newLocal(t, root, func(c *sandbox.LocalConfig) {
-		c.ScriptPaths = func(script string) ([]string, error) {
-			seen = append(seen, script)
-			if script == "opaque" {
+		c.Scripts = func(text, dir, home string) ([]script.Command, error) {
+			seen = append(seen, text)
+			if text == "opaque" {
 				return nil, assert.AnError
 			}
-			return []string{"computed/.env"}, nil
+			return []script.Command{{Text: text, Paths: []script.Path{{Path: dir + "/computed/.env", Raw: "computed/.env"}}}}, nil
 		}
 	})
 	res, err := runCmd(t, l, sandbox.Command{Args: []string{"sh", "-c", "echo harmless"}})
-	require.ErrorIs(t, err, sandbox.ErrRefused, "paths returned by ScriptPaths are checked")
+	require.ErrorIs(t, err, sandbox.ErrRefused, "paths returned by the reader are checked")
 	assert.Contains(t, res.Violations[0].Subject, "computed/.env")
 	res, err = runCmd(t, l, sandbox.Command{Args: []string{"sh", "-c", "opaque"}})
-	require.ErrorIs(t, err, sandbox.ErrRefused, "an analyser error refuses the command")
+	require.ErrorIs(t, err, sandbox.ErrRefused, "a reader's error refuses the command")
 	assert.Equal(t, sandbox.ViolationUncheckable, res.Violations[0].Kind)
 	res, err = runCmd(t, l, sandbox.Command{Args: []string{"echo", "-c", "not a shell"}})
 	require.NoError(t, err, "only shells have scripts")
 	assert.Equal(t, []string{"echo harmless", "opaque"}, seen)
+}
+
+// TestLocalRefusesConfine: local enforces no file or network policy,
+// so a command with Confine set is refused (127, ErrUnavailable), and
+// never runs unconfined.
+func TestLocalRefusesConfine(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	l := newLocal(t, root)
+	assert.False(t, sandbox.Enforcing(l))
+	res, err := runCmd(t, l, sandbox.Command{Args: []string{"touch", "ran"}, Confine: &sandbox.Confine{Writable: []string{root}}})
+	require.ErrorIs(t, err, sandbox.ErrUnavailable)
+	assert.Equal(t, sandbox.ExitUnavailable, res.ExitCode)
+	assert.Contains(t, string(res.Stderr), "local cannot confine")
+	assert.NoFileExists(t, filepath.Join(root, "ran"))
+	w, err := sandbox.NewWorktree(context.Background(), sandbox.WorktreeConfig{Repo: newRepo(t), Parent: t.TempDir(), Branch: "b"})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = w.Close() })
+	assert.False(t, sandbox.Enforcing(w), "a worktree enforces Confine when what it wraps does")
+}
+
+func TestCommandValidateConfine(t *testing.T) {
+	t.Parallel()
+	long := "/" + strings.Repeat("a", sandbox.MaxConfinePath)
+	many := make([]string, sandbox.MaxConfineWritable+1)
+	for i := range many {
+		many[i] = "/w"
+	}
+	for _, c := range []sandbox.Confine{{Writable: []string{"relative"}}, {Writable: []string{"/a\x00b"}}, {Writable: []string{long}}, {Writable: many}, {Writable: []string{""}}} {
+		err := sandbox.Command{Args: []string{"true"}, Confine: &c}.Validate()
+		assert.ErrorIs(t, err, sandbox.ErrInvalidCommand, "Confine %.60q", c.Writable)
+	}
+	require.NoError(t, sandbox.Command{Args: []string{"true"}, Confine: &sandbox.Confine{Writable: []string{"/w/a", "/w/b/"}, Network: true}}.Validate())
 }
 
 func TestLocalEnvAllowlist(t *testing.T) {
@@ -163,9 +200,10 @@ func TestNewLocalErrors(t *testing.T) {
 	}
 }
 
-// TestLocalScriptAnalysis covers the default check of "sh -c" scripts,
-// the shell analysis of package risk/shell: redirections, cd, globs,
-// nested scripts, and the fail-closed refusals of what it cannot see.
+// TestLocalScriptAnalysis covers the check of "sh -c" scripts with the
+// full shell analysis (package sandbox/script/shellanalysis):
+// redirections, cd, globs, nested scripts, and the fail-closed refusals
+// of what it cannot see.
 func TestLocalScriptAnalysis(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
@@ -184,7 +222,10 @@ func TestLocalScriptAnalysis(t *testing.T) {
 	// follows the script's cd sees it.
 	require.NoError(t, os.Symlink("../.git/config", filepath.Join(root, "sub", "innocent")))
 	require.NoError(t, os.Symlink("../.env", filepath.Join(root, "sub", "link2")))
-	l := newLocal(t, root, func(c *sandbox.LocalConfig) { c.Policy.EnvAllowlist = []string{"PATH", "HOME"} })
+	l := newLocal(t, root, func(c *sandbox.LocalConfig) {
+		c.Policy.EnvAllowlist = []string{"PATH", "HOME"}
+		c.Scripts = shellanalysis.Read
+	})
 	home := t.TempDir()
 
 	tests := []struct {
@@ -249,7 +290,7 @@ func TestLocalScriptAnalysis(t *testing.T) {
 // the analysis cannot see through names the reason on stderr.
 func TestLocalScriptOpaqueExplained(t *testing.T) {
 	t.Parallel()
-	l := newLocal(t, t.TempDir())
+	l := newLocal(t, t.TempDir(), func(c *sandbox.LocalConfig) { c.Scripts = shellanalysis.Read })
 	res, err := runCmd(t, l, sandbox.Command{Args: []string{"bash", "-c", "python3 -c 'open(\".e\"+\"nv\")'"}})
 	require.ErrorIs(t, err, sandbox.ErrRefused)
 	assert.Equal(t, sandbox.ExitDenied, res.ExitCode)

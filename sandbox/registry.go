@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+
+	"github.com/reins-go/reins/sandbox/script"
 )
 
 // Backend is a named way to build a [Sandbox], as a [Registry] holds it.
@@ -120,6 +122,8 @@ func (r *Registry) lookup(name string) (Backend, error) {
 type BuiltinOptions struct {
 	// Policy is the policy of "local".
 	Policy FsNetPolicy
+	// Scripts is the script reader of "local" (LocalConfig.Scripts).
+	Scripts script.Reader
 }
 
 // NewBuiltinRegistry returns a registry with the backends of this
@@ -140,10 +144,10 @@ type BuiltinOptions struct {
 //	)
 func NewBuiltinRegistry(opts BuiltinOptions) *Registry {
 	r := &Registry{}
-	policy := opts.Policy
+	policy, scripts := opts.Policy, opts.Scripts
 	_, _ = r.Register("local", Backend{
 		New: func(root string) (Sandbox, error) {
-			return NewLocal(LocalConfig{Root: root, Policy: policy})
+			return NewLocal(LocalConfig{Root: root, Policy: policy, Scripts: scripts})
 		},
 	})
 	return r

@@ -13,6 +13,7 @@ import (
 
 	"github.com/reins-go/reins/internal/testenv"
 	"github.com/reins-go/reins/sandbox"
+	"github.com/reins-go/reins/sandbox/script/shellanalysis"
 )
 
 func TestRegistry(t *testing.T) {
@@ -57,7 +58,7 @@ func TestWorktree(t *testing.T) {
 	testenv.RequireTool(t, "git", "the worktree backend runs git worktree; .ci/run installs it")
 	repo := newRepo(t)
 	parent := t.TempDir()
-	w, err := sandbox.NewWorktree(context.Background(), sandbox.WorktreeConfig{Repo: repo, Parent: parent, Branch: "feature/x", Prefix: "agent"})
+	w, err := sandbox.NewWorktree(context.Background(), sandbox.WorktreeConfig{Repo: repo, Parent: parent, Branch: "feature/x", Prefix: "agent", Scripts: shellanalysis.Read})
 	require.NoError(t, err)
 	assert.Equal(t, filepath.Join(parent, "agent-feature-x"), w.Path())
 	assert.FileExists(t, filepath.Join(w.Path(), "README"))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"time"
 )
@@ -77,11 +78,53 @@ type Command struct {
 	// MaxOutput caps stdout and stderr, each; zero means
 	// [DefaultMaxOutput]. Negative values are invalid.
 	MaxOutput int
+	// Confine, when set, narrows the backend's policy for this command
+	// to what the gate's analysis of it claimed. Nil means the backend's
+	// own policy. Only a backend that enforces it ([Enforcing]) runs a
+	// command with Confine set; every other backend refuses it with exit
+	// code [ExitUnavailable] and an error matching [ErrUnavailable],
+	// never ignoring it.
+	Confine *Confine
+}
+
+// Confine narrows a backend's policy for one command to what the gate's
+// analysis of it claimed.
+type Confine struct {
+	// Writable lists absolute paths (files or directories; a file may not
+	// exist yet) the command may write or create. Everything else the
+	// backend would let it write (the root, AllowedPaths, caches) is
+	// read-only. The command always gets a private, empty temporary
+	// directory (TMPDIR, /tmp) it may write, removed after the run.
+	Writable []string
+	// Network lets the command use the network. False means no network,
+	// whatever the policy says; true enables it even when the policy's
+	// AllowNetwork is false (the gate decided it: the analysis named
+	// hosts the profile allows).
+	Network bool
+}
+
+// Bounds of a [Confine] that [Command.Validate] enforces.
+const (
+	// MaxConfineWritable bounds the entries of Confine.Writable.
+	MaxConfineWritable = 1024
+	// MaxConfinePath bounds the length of one Confine.Writable entry.
+	MaxConfinePath = 4096
+)
+
+// Enforcing reports whether s enforces [Command.Confine]: s implements
+// interface{ EnforcesConfine() bool } and it returns true. Only such a
+// backend satisfies a decision's Sandbox obligation; every other one
+// refuses a command with Confine set.
+func Enforcing(s Sandbox) bool {
+	e, ok := s.(interface{ EnforcesConfine() bool })
+	return ok && e.EnforcesConfine()
 }
 
 // Validate checks the fields every backend relies on: a non-empty
 // argument vector, no NUL byte in Args, Dir or Env, KEY=VALUE pairs in
-// Env, and no negative Timeout or MaxOutput. The error matches
+// Env, no negative Timeout or MaxOutput, and a Confine whose Writable
+// entries are absolute paths without NUL bytes, within
+// [MaxConfineWritable] and [MaxConfinePath]. The error matches
 // [ErrInvalidCommand]. Backends outside this package call it first in
 // Run, and return it with exit code [ExitDenied].
 func (c Command) Validate() error {
@@ -107,6 +150,21 @@ func (c Command) Validate() error {
 	}
 	if c.MaxOutput < 0 {
 		return fmt.Errorf("%w: Command.MaxOutput is negative", ErrInvalidCommand)
+	}
+	if c.Confine != nil {
+		if len(c.Confine.Writable) > MaxConfineWritable {
+			return fmt.Errorf("%w: Command.Confine.Writable has %d entries, more than %d", ErrInvalidCommand, len(c.Confine.Writable), MaxConfineWritable)
+		}
+		for i, w := range c.Confine.Writable {
+			switch {
+			case len(w) > MaxConfinePath:
+				return fmt.Errorf("%w: Command.Confine.Writable[%d] is longer than %d bytes", ErrInvalidCommand, i, MaxConfinePath)
+			case strings.IndexByte(w, 0) >= 0:
+				return fmt.Errorf("%w: Command.Confine.Writable[%d] contains a NUL byte", ErrInvalidCommand, i)
+			case !filepath.IsAbs(w):
+				return fmt.Errorf("%w: Command.Confine.Writable[%d] %q is not absolute", ErrInvalidCommand, i, w)
+			}
+		}
 	}
 	return nil
 }
@@ -179,6 +237,8 @@ const (
 	LayerRemoteHost   Layer = "remote-host"       // the command runs on another machine
 	LayerSession      Layer = "session"           // its own session (no controlling terminal); dies with its launcher
 	LayerIdentity     Layer = "workspace-owner"   // a root launcher's command runs as the workspace's owner
+	LayerIPCNS        Layer = "ipc-namespace"     // its own System V IPC objects, none of the host's
+	LayerConfine      Layer = "confine"           // Command.Confine was enforced: only its Writable paths writable, its Network switch honoured
 )
 
 // Confinement reports the confinement of one run.
@@ -298,6 +358,13 @@ func (e *UnavailableError) Error() string {
 
 // Is reports whether target is [ErrUnavailable].
 func (e *UnavailableError) Is(target error) bool { return target == ErrUnavailable }
+
+// notConfining is the error of a backend that does not enforce
+// [Command.Confine] and was given one.
+func notConfining(backend, why string) *UnavailableError {
+	return &UnavailableError{Backend: backend, Layer: LayerConfine,
+		Reason: backend + " cannot confine a command (Command.Confine is set): " + why + "; run it in a backend that enforces it (see Enforcing)"}
+}
 
 // deniedResult is the result of a command the policy refused.
 func deniedResult(conf Confinement, vs []Violation) (Result, error) {

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/reins-go/reins/sandbox/script"
 )
 
 // WorktreeConfig configures [NewWorktree].
@@ -37,6 +39,9 @@ type WorktreeConfig struct {
 	New func(root string) (Sandbox, error)
 	// Policy is the local backend's policy when New is nil.
 	Policy FsNetPolicy
+	// Scripts is the local backend's script reader when New is nil
+	// (LocalConfig.Scripts).
+	Scripts script.Reader
 	// Git is the git binary; empty means "git" from PATH.
 	Git string
 }
@@ -94,9 +99,9 @@ func NewWorktree(ctx context.Context, cfg WorktreeConfig) (*Worktree, error) {
 	w := &Worktree{path: path, repo: cfg.Repo, git: git, branch: cfg.Branch}
 	newInner := cfg.New
 	if newInner == nil {
-		policy := cfg.Policy
+		policy, scripts := cfg.Policy, cfg.Scripts
 		newInner = func(root string) (Sandbox, error) {
-			return NewLocal(LocalConfig{Root: root, Policy: policy})
+			return NewLocal(LocalConfig{Root: root, Policy: policy, Scripts: scripts})
 		}
 	}
 	inner, err := newInner(path)
@@ -113,6 +118,10 @@ func (w *Worktree) Path() string { return w.path }
 
 // Branch returns the worktree's branch.
 func (w *Worktree) Branch() string { return w.branch }
+
+// EnforcesConfine reports whether the wrapped backend enforces
+// [Command.Confine] (see [Enforcing]).
+func (w *Worktree) EnforcesConfine() bool { return Enforcing(w.inner) }
 
 // Run runs cmd in the worktree through the wrapped backend. It implements
 // [Sandbox].

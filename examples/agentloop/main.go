@@ -1,7 +1,7 @@
 // Command agentloop shows a host wiring every part of reins around an agent: a scripted agent
 // proposes actions; the gate decides each one; a scripted human answers confirmations; the
 // workspace is checkpointed before mutating work and rolled back when a step fails; commands run
-// in the hardened sandbox when the decision says so (the session's DoCommand carries out the
+// in the hardened sandbox when the decision says so (the run's DoCommand carries out the
 // obligation); every decision, approval and outcome goes to a hash-chained audit log, verified
 // at the end.
 //
@@ -18,14 +18,15 @@ import (
 	"path/filepath"
 	"text/tabwriter"
 
+	"github.com/reins-go/reins"
 	"github.com/reins-go/reins/audit"
 	"github.com/reins-go/reins/checkpoint"
 	"github.com/reins-go/reins/gate"
-	"github.com/reins-go/reins/gate/session"
 	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
 	"github.com/reins-go/reins/sandbox"
 	"github.com/reins-go/reins/sandbox/hardened" // local-hardened (its child entry point and Landlock)
+	"github.com/reins-go/reins/sandbox/script/shellanalysis"
 )
 
 // step is one thing the scripted agent wants to do.
@@ -96,30 +97,28 @@ func run(ctx context.Context, out io.Writer) error {
 
 	// Where commands run: the hardened sandbox when the decision asks for one. If this machine
 	// cannot provide it, commands that need it are refused, not run unconfined.
-	local, err := sandbox.NewLocal(sandbox.LocalConfig{Root: ws})
+	local, err := sandbox.NewLocal(sandbox.LocalConfig{Root: ws, Scripts: shellanalysis.Read})
 	if err != nil {
 		return err
 	}
 	hard, hardErr := hardened.New(hardened.Config{Root: ws})
 
 	var notes []string
-	g, err := gate.New(profile.MustBuiltin(profile.PermissionTrusted), &gate.Options{Workspace: []string{ws}, Audit: sink})
-	if err != nil {
-		return err
-	}
-	opts := &session.Options{
+	opts := &reins.Options{
+		Workspace:    []string{ws},
+		Audit:        sink,
 		Checkpointer: cp,
 		Runner:       local, // commands without the Sandbox obligation
-		Notifier: session.NotifierFunc(func(_ context.Context, n session.Notice) error {
+		Notifier: reins.NotifierFunc(func(_ context.Context, n reins.Notice) error {
 			notes = append(notes, "notify: "+n.Message)
 			return nil
 		}),
 		// The scripted human: approves cleaning the build directory, refuses everything else.
-		Approver: session.ApproverFunc(func(_ context.Context, req session.Request) (session.Answer, error) {
+		Approver: reins.ApproverFunc(func(_ context.Context, req reins.Request) (reins.Answer, error) {
 			if req.Action.Command == "rm -rf build" {
-				return session.Answer{Verdict: policy.Allow, By: "the human"}, nil
+				return reins.Answer{Verdict: policy.Allow, By: "the human"}, nil
 			}
-			return session.Answer{Verdict: policy.Deny, By: "the human"}, nil
+			return reins.Answer{Verdict: policy.Deny, By: "the human"}, nil
 		}),
 	}
 	// Commands whose decision carries the Sandbox obligation run in the hardened sandbox. If this
@@ -128,22 +127,23 @@ func run(ctx context.Context, out io.Writer) error {
 		opts.Sandbox = hard
 		defer hard.Close()
 	}
-	s, err := session.New(ctx, g, opts)
+	s, err := reins.New(ctx, profile.Trusted.Profile(), opts)
 	if err != nil {
 		return err
 	}
+	defer s.Close()
 
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "STEP\tVERDICT\tOUTCOME\tWHY")
 	for _, st := range script {
-		var o session.Outcome
+		var o reins.Outcome
 		if st.action.Operation == policy.OpWrite {
 			o, err = s.Do(ctx, st.action, func(ctx context.Context, d gate.Decision) error {
 				return os.WriteFile(filepath.Join(ws, st.action.Targets[0]), []byte(st.write), 0o644)
 			})
 		} else {
-			// DoCommand runs sh -c with the command line, through the runner the decision asks
-			// for; a violation the sandbox reports latches the gate's hard stop by itself.
+			// DoCommand runs bash -c with the command line, through the runner the decision asks
+			// for; a violation the sandbox reports latches the run's hard stop by itself.
 			o, _, err = s.DoCommand(ctx, st.action, sandbox.Command{})
 		}
 		outcome := "ran"

@@ -53,11 +53,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"time"
 
+	"github.com/reins-go/reins"
 	"github.com/reins-go/reins/audit"
 	"github.com/reins-go/reins/gate"
-	"github.com/reins-go/reins/gate/session"
 	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
 	"github.com/reins-go/reins/profile/loader"
@@ -220,12 +219,7 @@ func (h *hook) handle(ctx context.Context, in *payload) (*answer, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := openState(h.stateDir, in.SessionID)
-	if err != nil {
-		return nil, err
-	}
-	defer st.close()
-	r, err := h.runtime(ctx, in, st)
+	r, err := h.runtime(ctx, in)
 	if err != nil {
 		return nil, err
 	}
@@ -237,9 +231,6 @@ func (h *hook) handle(ctx context.Context, in *payload) (*answer, error) {
 		out, err = r.post(ctx, in, a)
 	}
 	if err != nil {
-		return nil, err
-	}
-	if err := r.save(); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -331,17 +322,16 @@ func actionOf(in *payload) (policy.Action, error) {
 	return a, err
 }
 
-// runtime is the gate and session of one invocation.
+// runtime is the run of one invocation. The session's run state (halt, failures, the action
+// budget, session grants, questions asked and not yet answered) lives in a reins.FileStore, one
+// file per Claude Code session, which the hook's processes share and take turns on.
 type runtime struct {
-	h     *hook
-	st    *stateFile
-	g     *gate.Gate
-	s     *session.Session
-	log   *audit.JSONL
-	start time.Time
+	h   *hook
+	r   *reins.Run
+	log *audit.JSONL
 }
 
-func (h *hook) runtime(ctx context.Context, in *payload, st *stateFile) (*runtime, error) {
+func (h *hook) runtime(ctx context.Context, in *payload) (*runtime, error) {
 	loaded, err := loader.Load(ctx, &loader.Options{ProjectDir: in.Cwd})
 	if err != nil {
 		return nil, fmt.Errorf("loading the reins profiles: %v", err)
@@ -355,67 +345,27 @@ func (h *hook) runtime(ctx context.Context, in *payload, st *stateFile) (*runtim
 	if err != nil {
 		return nil, fmt.Errorf("opening the audit log: %v", err)
 	}
-	g, err := gate.New(p, &gate.Options{Workspace: []string{in.Cwd}, Audit: log, MaxConsecutiveFailures: h.maxFailures})
-	if err != nil {
-		_ = log.Close(ctx)
-		return nil, err
-	}
-	var meters []session.Meter
+	var meters []reins.Meter
 	if h.maxActions > 0 {
-		meters = append(meters, session.Meter{Name: meterToolCalls, Limit: float64(h.maxActions)})
+		meters = append(meters, reins.Meter{Name: meterToolCalls, Limit: float64(h.maxActions)})
 	}
-	s, err := session.New(ctx, g, &session.Options{Meters: meters})
+	store := reins.NewFileStore(filepath.Join(h.stateDir, in.SessionID+".json"))
+	r, err := reins.New(ctx, p, &reins.Options{Workspace: []string{in.Cwd}, Audit: log, Store: store,
+		MaxConsecutiveFailures: h.maxFailures, Meters: meters})
 	if err != nil {
 		_ = log.Close(ctx)
 		return nil, err
 	}
-	r := &runtime{h: h, st: st, g: g, s: s, log: log, start: time.Now()}
-	if err := r.restore(ctx); err != nil {
-		r.close(ctx)
-		return nil, err
-	}
-	return r, nil
+	return &runtime{h: h, r: r, log: log}, nil
 }
 
-func (r *runtime) close(ctx context.Context) { _ = r.log.Close(ctx) }
-
-// restore puts the persisted run state back into the gate and the session.
-func (r *runtime) restore(ctx context.Context) error {
-	v := &r.st.v
-	if v.Halted != "" {
-		r.g.Latch(ctx, gate.Cause(v.HaltCause), v.Halted)
-	}
-	for _, gr := range v.Grants {
-		if _, err := r.s.AddGrant(ctx, gr); err != nil {
-			return fmt.Errorf("restoring session grant %s: %v", gr.ID, err)
-		}
-	}
-	if v.Actions > 0 && r.h.maxActions > 0 {
-		if err := r.s.Use(ctx, meterToolCalls, float64(v.Actions)); err != nil && !errors.Is(err, gate.ErrDenied) {
-			return err
-		}
-	}
-	return nil
+func (rt *runtime) close(ctx context.Context) {
+	_ = rt.r.Close()
+	_ = rt.log.Close(ctx)
 }
 
-// save writes the run state back.
-func (r *runtime) save() error {
-	v := &r.st.v
-	if h, ok := r.g.Halted(); ok {
-		v.Halted, v.HaltCause = h.Reason, string(h.Cause)
-	}
-	v.Grants = v.Grants[:0]
-	for _, gr := range r.s.Grants() {
-		if gr.Scope == session.ForSession {
-			v.Grants = append(v.Grants, gr)
-		}
-	}
-	return r.st.save()
-}
-
-func (r *runtime) pre(ctx context.Context, in *payload, a policy.Action) (*answer, error) {
-	exp, err := r.g.Explain(ctx, a)
-	d := exp.Decision
+func (rt *runtime) pre(ctx context.Context, in *payload, a policy.Action) (*answer, error) {
+	d, err := rt.r.Check(ctx, a)
 	if err != nil && d.Verdict != policy.Deny {
 		return nil, err
 	}
@@ -425,17 +375,19 @@ func (r *runtime) pre(ctx context.Context, in *payload, a policy.Action) (*answe
 		out.HookSpecificOutput.PermissionDecision = "allow"
 	case policy.Confirm:
 		out.HookSpecificOutput.PermissionDecision = "ask"
-		// If the user says yes, PostToolUse arrives for this call: the approval becomes a
-		// session grant covering what was asked about, and nothing wider.
-		if rules, err := session.NarrowestRules(a, exp); err == nil && in.ToolUseID != "" {
-			r.st.v.Pending[in.ToolUseID] = rules
+		// If the user says yes, PostToolUse arrives for this call: the question waits in the
+		// run state under the tool call's id, and its approval becomes a session grant covering
+		// what was asked about, and nothing wider.
+		if in.ToolUseID != "" {
+			if _, err := rt.r.Park(ctx, in.ToolUseID, a, d); err != nil {
+				return nil, fmt.Errorf("keeping the question: %v", err)
+			}
 		}
 	default:
 		out.HookSpecificOutput.PermissionDecision = "deny"
 	}
-	if d.Verdict != policy.Deny && r.h.maxActions > 0 {
-		r.st.v.Actions++
-		if err := r.s.Use(ctx, meterToolCalls, 1); err != nil {
+	if d.Verdict != policy.Deny && rt.h.maxActions > 0 {
+		if err := rt.r.Use(ctx, meterToolCalls, 1); err != nil {
 			out.HookSpecificOutput.PermissionDecision = "deny"
 			out.HookSpecificOutput.PermissionDecisionReason = "reins: " + err.Error()
 		}
@@ -443,37 +395,24 @@ func (r *runtime) pre(ctx context.Context, in *payload, a policy.Action) (*answe
 	return out, nil
 }
 
-func (r *runtime) post(ctx context.Context, in *payload, a policy.Action) (*answer, error) {
+func (rt *runtime) post(ctx context.Context, in *payload, a policy.Action) (*answer, error) {
 	failed := in.HookEventName == "PostToolUseFailure" || responseFailed(in.ToolResponse)
-	if rules, ok := r.st.v.Pending[in.ToolUseID]; ok {
-		delete(r.st.v.Pending, in.ToolUseID)
-		if _, err := r.s.AddGrant(ctx, session.Grant{Rules: rules, Scope: session.ForSession, By: "claude-code user", Note: "approved in Claude Code"}); err != nil {
-			return nil, fmt.Errorf("recording the session grant: %v", err)
+	if in.ToolUseID != "" {
+		// The tool ran: if reins had asked about it, the user said yes in Claude Code.
+		if _, err := rt.r.Resolve(ctx, in.ToolUseID, reins.Answer{Verdict: policy.Allow, Scope: reins.ForSession,
+			By: "claude-code user", Note: "approved in Claude Code"}); err != nil && !errors.Is(err, reins.ErrNotParked) {
+			return nil, fmt.Errorf("recording the approval: %v", err)
 		}
 	}
 	var cause error
 	if failed {
 		cause = errors.New("the tool reported a failure")
 	}
-	outcome := audit.OutcomeSucceeded
-	if failed {
-		outcome = audit.OutcomeFailed
-	}
-	if err := r.g.Record(ctx, audit.Record{Kind: audit.KindOutcome, Tool: a.Tool, Command: a.Command, Targets: a.Targets, Outcome: outcome}); err != nil {
+	// The tool ran, so it was allowed (by reins, or by the user in Claude Code's dialog).
+	if err := rt.r.RecordResult(ctx, a, gate.Decision{Verdict: policy.Allow, Layer: policy.LayerApproval}, cause); err != nil {
 		return nil, err
 	}
-	// The gate counts failures within one process; across the session's processes the count
-	// lives in the state file, and reaching the limit latches the same hard stop.
-	r.g.RecordResult(ctx, a.Tool, cause)
-	if failed {
-		r.st.v.Failures[a.Tool]++
-		if n := r.st.v.Failures[a.Tool]; n >= r.h.maxFailures {
-			r.g.Latch(ctx, gate.CauseToolFailures, fmt.Sprintf("%s failed %d times in a row", a.Tool, n))
-		}
-	} else {
-		delete(r.st.v.Failures, a.Tool)
-	}
-	if h, ok := r.g.Halted(); ok {
+	if h, ok := rt.r.Halted(ctx); ok {
 		return &answer{Decision: "block", Reason: "reins halted this session: " + h.Reason + " (a human resets it)"}, nil
 	}
 	return nil, nil

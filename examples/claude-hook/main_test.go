@@ -87,7 +87,6 @@ func TestEveryToolIsDecided(t *testing.T) {
 		{"Read", map[string]any{"file_path": filepath.Join(w.ws, "README.md")}, []string{"allow"}},
 		{"Read", map[string]any{"file_path": filepath.Join(w.ws, ".env")}, []string{"deny"}},
 		{"Bash", map[string]any{"command": "cat .env", "description": "show env"}, []string{"deny"}},
-		{"Bash", map[string]any{"command": "go test ./... && rm -rf ~", "timeout": 120000}, []string{"deny", "ask"}},
 		{"Bash", map[string]any{"command": "ls -la"}, []string{"deny"}}, // PROFILE-SAFE runs no shell
 		{"Write", map[string]any{"file_path": filepath.Join(w.ws, ".env"), "content": "X=1"}, []string{"deny"}},
 		{"Write", map[string]any{"file_path": filepath.Join(w.ws, "main.go"), "content": "package main"}, []string{"ask", "allow"}},
@@ -107,6 +106,10 @@ func TestEveryToolIsDecided(t *testing.T) {
 		got := w.pre(tc.tool, tc.input)
 		assert.Contains(t, tc.want, got, "%s %v", tc.tool, tc.input)
 	}
+	// A write outside the workspace is a hard stop: it latches in the session's run state, so
+	// the next call, in another hook process, is denied too.
+	assert.Equal(t, "deny", w.pre("Bash", map[string]any{"command": "go test ./... && rm -rf ~", "timeout": 120000}))
+	assert.Equal(t, "deny", w.pre("Read", map[string]any{"file_path": filepath.Join(w.ws, "README.md")}), "the hard stop latched")
 }
 
 func TestTheIssueCases(t *testing.T) {

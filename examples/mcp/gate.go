@@ -50,11 +50,16 @@ type Options struct {
 	Approve Approver
 }
 
+// Checker decides an action and records the decision: a *reins.Run.
+type Checker interface {
+	Check(ctx context.Context, a policy.Action) (gate.Decision, error)
+}
+
 // Middleware returns MCP receiving middleware that puts every tools/call through g before the
 // tool runs: ALLOW runs it, DENY answers with a JSON-RPC error (code CodeDenied) carrying the
 // reason, CONFIRM asks opts.Approve and runs the tool only on a yes. Other methods pass through.
 // A call whose arguments cannot be read is denied: the middleware fails closed.
-func Middleware(g *gate.Gate, opts Options) mcp.Middleware {
+func Middleware(g Checker, opts Options) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if method != "tools/call" {

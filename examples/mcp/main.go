@@ -31,6 +31,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/reins-go/reins"
 	"github.com/reins-go/reins/audit"
 	"github.com/reins-go/reins/gate"
 	"github.com/reins-go/reins/policy"
@@ -84,11 +85,12 @@ func run(ctx context.Context, args []string, t mcp.Transport, stderr io.Writer) 
 		return 1
 	}
 	defer log.Close(context.Background())
-	g, err := gate.New(p, &gate.Options{Workspace: []string{*ws}, Audit: log})
+	g, err := reins.New(ctx, p, &reins.Options{Workspace: []string{*ws}, Audit: log})
 	if err != nil {
 		fmt.Fprintf(stderr, "mcp: %v\n", err)
 		return 1
 	}
+	defer g.Close()
 	server := NewServer(g, *ws, elicitApproval)
 	if err := server.Run(ctx, t); err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintf(stderr, "mcp: %v\n", err)

@@ -7,7 +7,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/reins-go/reins/gate"
 	"github.com/reins-go/reins/policy"
 )
 
@@ -32,7 +31,7 @@ type WriteArgs struct {
 // NewServer returns an MCP server with three file tools in workspace ws, every call gated by g.
 // The tools themselves open files through an os.Root, so even a call the gate let through
 // cannot leave the workspace: the gate decides, the root enforces.
-func NewServer(g *gate.Gate, ws string, approve Approver) *mcp.Server {
+func NewServer(g Checker, ws string, approve Approver) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "reins-files", Version: "v0.1.0"}, nil)
 	s.AddReceivingMiddleware(Middleware(g, Options{Server: "files", Tools: Specs, Approve: approve}))
 	text := func(format string, args ...any) *mcp.CallToolResult {

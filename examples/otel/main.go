@@ -31,8 +31,8 @@ import (
 	sdklog "go.opentelemetry.io/otel/sdk/log"
 	"go.opentelemetry.io/otel/sdk/resource"
 
+	"github.com/reins-go/reins"
 	"github.com/reins-go/reins/audit"
-	"github.com/reins-go/reins/gate"
 	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
 )
@@ -107,23 +107,24 @@ func newProvider(exp sdklog.Exporter, service string) *sdklog.LoggerProvider {
 
 // NewSink returns an audit sink that hands every record to OpenTelemetry through provider:
 // one log record per audit record, with the record's fields as attributes. Use it as
-// gate.Options.Audit (alone, or beside a local JSONL log with audit.Multi).
+// reins.Options.Audit (alone, or beside a local JSONL log with audit.Multi).
 func NewSink(provider *sdklog.LoggerProvider) audit.Sink {
 	h := otelslog.NewHandler("github.com/reins-go/reins", otelslog.WithLoggerProvider(provider))
 	return audit.NewSlog(h, &audit.SlogOptions{Message: "reins.audit"})
 }
 
-// decide runs a few typical agent actions through a gate whose audit sink is OpenTelemetry.
+// decide runs a few typical agent actions through a run whose audit sink is OpenTelemetry.
 func decide(ctx context.Context, provider *sdklog.LoggerProvider, p profile.Profile, stdout io.Writer) error {
 	ws, err := os.MkdirTemp("", "reins-otel-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(ws)
-	g, err := gate.New(p, &gate.Options{Workspace: []string{ws}, Audit: NewSink(provider)})
+	g, err := reins.New(ctx, p, &reins.Options{Workspace: []string{ws}, Audit: NewSink(provider)})
 	if err != nil {
 		return err
 	}
+	defer g.Close()
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ACTION\tVERDICT\tDECISION ID")
 	for _, a := range Actions() {

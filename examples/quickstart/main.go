@@ -1,7 +1,7 @@
 // Command quickstart tells the whole reins story in under a minute, with no setup: in a
 // throwaway git workspace, a short scripted agent run goes through the gate. It prints what the
 // gate decides for everyday actions under two profiles, then runs the agent's steps end to end
-// (gate/session): an edit a human approves, with its checkpoint; a failing command rolled back; a
+// (a reins.Run): an edit a human approves, with its checkpoint; a failing command rolled back; a
 // denied write to .env; a command that reaches outside the workspace; a grant used twice; a
 // profile switch refused without confirmation. It ends by verifying the audit log's hash chain
 // and printing the checkpoint timeline.
@@ -22,13 +22,14 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/reins-go/reins"
 	"github.com/reins-go/reins/audit"
 	"github.com/reins-go/reins/checkpoint"
 	"github.com/reins-go/reins/gate"
-	"github.com/reins-go/reins/gate/session"
 	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
 	"github.com/reins-go/reins/sandbox"
+	"github.com/reins-go/reins/sandbox/script/shellanalysis"
 )
 
 func main() {
@@ -94,7 +95,7 @@ func run(ctx context.Context, out io.Writer) error {
 	for _, a := range table {
 		fmt.Fprintf(tw, "   %s", describe(a))
 		for _, name := range profiles {
-			d, _ := gates[name].Check(ctx, a)
+			d := gates[name].Decide(nil, a, nil)
 			fmt.Fprintf(tw, "\t%s", verdict(d))
 		}
 		fmt.Fprintln(tw)
@@ -103,8 +104,8 @@ func run(ctx context.Context, out io.Writer) error {
 		return err
 	}
 
-	// The agent's run: a gate under supervised, a session with a checkpointer, a runner, an
-	// approver that stands in for the human, and a hash-chained audit log.
+	// The agent's run under supervised: a checkpointer, a runner, an approver that stands in for
+	// the human, and a hash-chained audit log.
 	logPath := filepath.Join(tmp, "audit.jsonl")
 	log, err := audit.OpenJSONL(logPath, nil)
 	if err != nil {
@@ -115,32 +116,30 @@ func run(ctx context.Context, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	runner, err := sandbox.NewLocal(sandbox.LocalConfig{Root: ws})
-	if err != nil {
-		return err
-	}
-	g, err := gate.New(profile.Supervised.Profile(), &gate.Options{Workspace: []string{ws}, Audit: log})
+	runner, err := sandbox.NewLocal(sandbox.LocalConfig{Root: ws, Scripts: shellanalysis.Read})
 	if err != nil {
 		return err
 	}
 	var asked []string
-	human := session.ApproverFunc(func(_ context.Context, req session.Request) (session.Answer, error) {
+	human := reins.ApproverFunc(func(_ context.Context, req reins.Request) (reins.Answer, error) {
 		asked = append(asked, describe(req.Action))
-		ans := session.Answer{Verdict: policy.Allow, By: "the human"}
+		ans := reins.Answer{Verdict: policy.Allow, By: "the human"}
 		if req.Action.Command == "go vet ./..." {
-			ans.Scope = session.ForSession // "yes, and don't ask again for this"
+			ans.Scope = reins.ForSession // "yes, and don't ask again for this"
 		}
 		return ans, nil
 	})
-	s, err := session.New(ctx, g, &session.Options{Checkpointer: cp, Runner: runner, Approver: human,
-		Notifier: session.NotifierFunc(func(context.Context, session.Notice) error { return nil })})
+	s, err := reins.New(ctx, profile.Supervised.Profile(), &reins.Options{Workspace: []string{ws}, Audit: log,
+		Checkpointer: cp, Runner: runner, Approver: human,
+		Notifier: reins.NotifierFunc(func(context.Context, reins.Notice) error { return nil })})
 	if err != nil {
 		return err
 	}
-	step := func(n int, title string, a policy.Action, fn session.Func) {
+	defer s.Close()
+	step := func(n int, title string, a policy.Action, fn reins.Func) {
 		say("\n%d. %s", n, title)
 		before := len(asked)
-		var o session.Outcome
+		var o reins.Outcome
 		var err error
 		if fn != nil {
 			o, err = s.Do(ctx, a, fn)
@@ -189,19 +188,19 @@ func run(ctx context.Context, out io.Writer) error {
 	step(7, "A command that writes outside the workspace", shell("cp main.go ../elsewhere.go"), nil)
 	step(8, "Anything after the hard stop", file(policy.OpRead, "read_file", "main.go"),
 		func(context.Context, gate.Decision) error { return nil })
-	if err := g.Reset(ctx, "the human looked at it"); err != nil {
+	if err := s.Reset(ctx, "the human looked at it"); err != nil {
 		return err
 	}
 	say("   the human resets the halt")
 
 	// 9. A profile switch the agent asks for, refused without confirmation.
 	say("\n9. The agent asks to switch to %s", profile.ProfileFullAuto)
-	if _, err := g.SwitchTo(ctx, profile.ProfileFullAuto); err != nil {
+	if _, err := s.SwitchTo(ctx, profile.ProfileFullAuto); err != nil {
 		say("   refused: %v", err)
 	} else {
 		say("   switched (this should not happen without confirmation)")
 	}
-	say("   the active profile is still %s", g.Profile().Profile().Name)
+	say("   the active profile is still %s", s.Profile().Name())
 
 	// 10. The audit log and the timeline.
 	if err := log.Close(ctx); err != nil {
@@ -219,7 +218,7 @@ func run(ctx context.Context, out io.Writer) error {
 		kinds[r.Kind]++
 	}
 	say("\n10. The audit log: %d records (%d decisions, %d approvals, %d outcomes), hash chain verified",
-		res.Records, kinds[audit.KindDecision], kinds[session.KindApproval], kinds[audit.KindOutcome])
+		res.Records, kinds[audit.KindDecision], kinds[audit.KindApproval], kinds[audit.KindOutcome])
 	list, err := cp.List(ctx)
 	if err != nil {
 		return err

@@ -14,12 +14,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/reins-go/reins"
 	"github.com/reins-go/reins/audit"
 	"github.com/reins-go/reins/checkpoint"
-	"github.com/reins-go/reins/gate"
-	"github.com/reins-go/reins/gate/session"
 	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
+	"github.com/reins-go/reins/risk"
 )
 
 var binary string
@@ -255,14 +255,14 @@ func TestAudit(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "audit.jsonl")
 	log, err := audit.OpenJSONL(path, nil)
 	require.NoError(t, err)
-	g, err := gate.New(profile.MustBuiltin(profile.ProfileDev), &gate.Options{Workspace: []string{e.ws}, Audit: log})
+	r, err := reins.New(context.Background(), profile.Dev.Profile(), &reins.Options{Workspace: []string{e.ws}, Audit: log})
 	require.NoError(t, err)
 	for _, a := range []policy.Action{
 		{Tool: "read_file", Operation: policy.OpRead, Targets: []string{"README.md"}},
 		{Tool: "bash", Operation: policy.OpShell, Command: "cat .env"},
 		{Tool: "bash", Operation: policy.OpShell, Command: "ls -la"},
 	} {
-		_, _ = g.Check(context.Background(), a)
+		_, _ = r.Check(context.Background(), a)
 	}
 	require.NoError(t, log.Close(context.Background()))
 
@@ -297,10 +297,10 @@ func TestReplay(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "audit.jsonl")
 	log, err := audit.OpenJSONL(path, nil)
 	require.NoError(t, err)
-	g, err := gate.New(profile.MustBuiltin(profile.ProfileDev), &gate.Options{Workspace: []string{e.ws}, Audit: log})
+	r, err := reins.New(context.Background(), profile.Dev.Profile(), &reins.Options{Workspace: []string{e.ws}, Audit: log})
 	require.NoError(t, err)
 	for _, cmd := range []string{"ls -la", "cat .env", "git status"} {
-		_, _ = g.Check(context.Background(), policy.Action{Tool: "bash", Operation: policy.OpShell, Command: cmd})
+		_, _ = r.Check(context.Background(), policy.Action{Tool: "bash", Operation: policy.OpShell, Command: cmd})
 	}
 	require.NoError(t, log.Close(context.Background()))
 
@@ -332,14 +332,20 @@ func TestGrants(t *testing.T) {
 	e := newEnv(t)
 	file := filepath.Join(t.TempDir(), "grants.json")
 	t.Setenv("REINS_GRANTS_FILE", file)
-	store := session.NewFileStore(file)
-	require.NoError(t, store.Save(context.Background(), []session.Grant{{
-		ID: "g1", Scope: session.Always, Profile: profile.MustBuiltin(profile.ProfileDev),
-		Rules: []policy.Rule{{ID: "grant:g1", Action: policy.Allow, Condition: policy.Condition{Commands: []string{"go vet"}}}},
-	}}))
+	store := reins.NewFileStore(file)
+	_, err := store.Update(context.Background(), func(s *reins.RunState) error {
+		p := profile.Dev.Profile()
+		s.Grants = append(s.Grants, reins.Grant{ID: "g1", Scope: reins.Always, Profile: p, ProfileHash: p.Hash(),
+			Line: "go vet ./...", Dir: e.ws,
+			Rules: []policy.Rule{{ID: "grant:g1", Action: policy.Allow, Condition: policy.Condition{
+				OperationType: []policy.Operation{policy.OpShell}, Commands: []string{"go vet ./..."},
+				CommandPattern: `^go vet \./\.\.\.$`, Risk: policy.RiskMatch{Levels: risk.Of(risk.Exec)}}}}})
+		return nil
+	})
+	require.NoError(t, err)
 	code, out, stderr := e.run("", "grants", "list")
 	require.Equal(t, 0, code, stderr)
-	assert.Regexp(t, `(?m)^g1\s+PROFILE-DEV\s+.*command=go vet`, out)
+	assert.Regexp(t, `(?m)^g1\s+PROFILE-DEV\s+.*command=go vet \./\.\.\.`, out)
 	code, _, stderr = e.run("", "grants", "revoke", "nope")
 	assert.Equal(t, exitError, code)
 	assert.Contains(t, stderr, "reins grants list")

@@ -6,10 +6,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
+	"github.com/reins-go/reins"
 	"github.com/reins-go/reins/audit"
-	"github.com/reins-go/reins/gate/session"
 )
 
 var replayCmd = &command{name: "replay", args: "--profile P LOG", synopsis: "what-if: the decisions of a log that would change under another profile",
@@ -33,7 +34,7 @@ func replay(c *cli, fs *flag.FlagSet) (int, error) {
 	if err != nil {
 		return exitError, fmt.Errorf("%w (see 'reins profile list')", err)
 	}
-	rep, err := session.Replay(c.ctx, audit.Scan(fs.Arg(0), nil), p.Profile, &session.ReplayOptions{Workspace: []string{ws}})
+	rep, err := reins.Replay(c.ctx, audit.Scan(fs.Arg(0), nil), p.Profile, &reins.ReplayOptions{Workspace: []string{ws}})
 	if err != nil {
 		return exitError, err
 	}
@@ -66,15 +67,15 @@ func replay(c *cli, fs *flag.FlagSet) (int, error) {
 }
 
 // grantStore is where "always" grants are saved: beside the user profile file.
-func grantStore() (*session.FileStore, error) {
+func grantStore() (*reins.FileStore, error) {
 	if p := os.Getenv("REINS_GRANTS_FILE"); p != "" {
-		return session.NewFileStore(p), nil
+		return reins.NewFileStore(p), nil
 	}
 	dir, err := os.UserConfigDir()
 	if err != nil {
 		return nil, fmt.Errorf("no user configuration directory (set $XDG_CONFIG_HOME or $HOME): %w", err)
 	}
-	return session.NewFileStore(filepath.Join(dir, "reins", "grants.json")), nil
+	return reins.NewFileStore(filepath.Join(dir, "reins", "grants.json")), nil
 }
 
 func grantsList(c *cli, fs *flag.FlagSet) (int, error) {
@@ -85,13 +86,11 @@ func grantsList(c *cli, fs *flag.FlagSet) (int, error) {
 	if err != nil {
 		return exitError, err
 	}
-	grants, err := st.Load(c.ctx)
+	state, err := st.Load(c.ctx)
 	if err != nil {
-		return exitError, fmt.Errorf("%w (fix or remove %s)", err, st.Path)
+		return exitError, fmt.Errorf("%w (fix or remove %s)", err, st.Path())
 	}
-	if grants == nil {
-		grants = []session.Grant{}
-	}
+	grants := state.Grants
 	type view struct {
 		ID      string    `json:"id"`
 		Profile string    `json:"profile"`
@@ -133,22 +132,18 @@ func grantsRevoke(c *cli, fs *flag.FlagSet) (int, error) {
 	if err != nil {
 		return exitError, err
 	}
-	grants, err := st.Load(c.ctx)
-	if err != nil {
-		return exitError, err
-	}
 	id := fs.Arg(0)
-	kept := grants[:0]
-	for _, g := range grants {
-		if g.ID != id {
-			kept = append(kept, g)
-		}
-	}
-	if len(kept) == len(grants) {
-		return exitError, fmt.Errorf("no saved grant %q (see 'reins grants list')", id)
-	}
-	if err := st.Save(c.ctx, kept); err != nil {
+	found := false
+	if _, err := st.Update(c.ctx, func(s *reins.RunState) error {
+		n := len(s.Grants)
+		s.Grants = slices.DeleteFunc(s.Grants, func(g reins.Grant) bool { return g.ID == id })
+		found = len(s.Grants) < n
+		return nil
+	}); err != nil {
 		return exitError, err
+	}
+	if !found {
+		return exitError, fmt.Errorf("no saved grant %q (see 'reins grants list')", id)
 	}
 	return exitOK, c.emit(map[string]string{"revoked": id}, func(w io.Writer) { fmt.Fprintf(w, "revoked %s\n", id) })
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/reins-go/reins/sandbox"
 	"github.com/reins-go/reins/sandbox/container"
+
 	// The opt-in to local-hardened: its child entry point, go-landlock and seccomp.
 	"github.com/reins-go/reins/sandbox/hardened"
 	"github.com/reins-go/reins/sandbox/remote"

@@ -37,11 +37,18 @@ func (c Class) Denies(write bool) bool {
 
 // seeds are the autonomy and sandbox seeds' default denied paths. They are always protected:
 // a profile may not narrow them.
+//
+// The seeds deny .git outright, and so does [Lists.WithSeeds] (what the gate applies to the paths
+// an action names): a direct read of .git/config shows remote URLs, which can hold tokens.
+// git's own commands keep working, because they do not name .git: the gate's shell analysis
+// knows them by their options, and repository trust vets the configuration they run. The
+// default lists ([Defaults]) keep .git write-protected only: they are also what a sandbox mounts,
+// and git, running inside it, must read its repository (issue 23).
 var seeds = [...]struct {
 	name  string
 	class Class
 }{
-	{".git", WriteProtected}, // git itself writes it; the gate allows the git commands it knows
+	{".git", ReadWriteProtected}, // see above: denied to paths an action names, readable to git
 	{".env", ReadWriteProtected},
 	{".env.local", ReadWriteProtected},
 	{".ssh", ReadWriteProtected},
@@ -121,7 +128,8 @@ func SeedClass(entry string) Class {
 	return Unprotected
 }
 
-// WithSeeds returns l with every seed added to its class where l lacks it.
+// WithSeeds returns l with every seed added to its class where l lacks it (.git is added to
+// ReadWrite even where Write holds it: see seeds).
 func (l Lists) WithSeeds() Lists {
 	out := Lists{ReadWrite: slices.Clone(l.ReadWrite), Write: slices.Clone(l.Write)}
 	for _, s := range seeds {

@@ -467,3 +467,25 @@ func globMatch(glob, name string, utf8Chars bool) bool {
 	}
 	return true
 }
+
+// leadsToRun reports whether comps (names below a directory) are the first names of a run of
+// names entry (".config" for ".config/fish"), so a path with them could reach it.
+func (m *Matcher) leadsToRun(comps []string) bool {
+	for i := range m.multi {
+		n := &m.multi[i]
+		if len(n.comps) <= len(comps) {
+			continue
+		}
+		ok := true
+		for k, c := range comps {
+			if !MatchName(n.comps[k], c) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}

@@ -16,9 +16,13 @@ type fileKind uint8
 const (
 	kindMissing fileKind = iota
 	kindDir
-	kindOther // a file, a device, a socket: anything but a directory or a link
+	kindFile  // a regular file
+	kindOther // a device, a socket, a pipe: anything but a directory, a regular file or a link
 	kindSymlink
 )
+
+// notDir reports a kind that exists and is not a directory (nor a link to follow).
+func (k fileKind) notDir() bool { return k == kindFile || k == kindOther }
 
 // Bounds on the work one resolution does.
 const (
@@ -67,28 +71,32 @@ func (e *AmbiguousError) Error() string {
 // for concurrent use.
 type Workspace struct {
 	pl           Platform
-	primary      string    // the first root, resolved: relative targets start here
-	primaryGiven string    // the first root as given, absolute and clean: where a lexical join starts
-	roots        []string  // every root (workspace and trusted), resolved, deepest first
-	held         heldRoots // on Linux, the roots held open for openat2
+	home         string     // absolute, slash form: what a leading ~ or $HOME names; "" unknown
+	primary      string     // the first root, resolved: relative targets start here
+	primaryGiven string     // the first root as given, absolute and clean: where a lexical join starts
+	roots        []string   // every root (workspace and trusted), resolved, deepest first
+	rootZ        [][]byte   // each root NUL-terminated, parallel to roots: stat without allocating
+	rootID       []fileStat // each root's identity when it was opened, parallel to roots
+	rootFI       []os.FileInfo
 }
 
 // NewWorkspace resolves the roots: dirs must exist and be directories (the first one is where
 // relative targets start); trusted directories count as inside too, and one that does not exist
-// or cannot be expanded grants nothing. home expands a leading ~ or $HOME.
+// or cannot be expanded grants nothing. home expands a leading ~ or $HOME, in the roots and in
+// targets (see [Workspace.Resolve]).
 //
-// On Linux every root is opened once here (an O_PATH descriptor) and held for the Workspace's
-// lifetime, so [Workspace.Resolve] can check a target with one openat2 call beneath it. There is
-// no Close: a Workspace is immutable and shared by concurrent callers (the gate swaps in a new
-// one on reload while checks may still use the old), so closing it deterministically would race
-// with them; the descriptors are closed by the runtime when the Workspace becomes unreachable,
-// as an unreferenced *os.File is. A root renamed or replaced after this call is still resolved
-// beneath the directory opened here by the fast path; the walk uses the path.
+// Each root's identity (device and inode) is recorded here. A root is a path: one that is moved
+// away, replaced by a symbolic link or removed after this call is noticed by the next
+// [Workspace.Resolve], which then resolves targets under it by what the path leads to now, from
+// the filesystem root, never against the directory that was opened.
 func NewWorkspace(dirs, trusted []string, home string) (*Workspace, error) {
 	if len(dirs) == 0 {
 		return nil, errors.New("no workspace root")
 	}
 	w := &Workspace{pl: Host()}
+	if h := w.pl.ToSlash(home); h != "" && (w.pl.IsAbs(h) || strings.HasPrefix(h, "/")) {
+		w.home = w.pl.Clean(h)
+	}
 	for i, d := range dirs {
 		given, real, err := resolveRoot(d, home)
 		if err != nil {
@@ -106,8 +114,28 @@ func NewWorkspace(dirs, trusted []string, home string) (*Workspace, error) {
 	}
 	slices.SortStableFunc(w.roots, func(a, b string) int { return len(b) - len(a) })
 	w.roots = slices.Compact(w.roots)
-	w.holdRoots()
+	for _, r := range w.roots {
+		z := append([]byte(r), 0)
+		st, _ := statPath(z, true)
+		fi, _ := os.Stat(r)
+		w.rootZ, w.rootID, w.rootFI = append(w.rootZ, z), append(w.rootID, st), append(w.rootFI, fi)
+	}
 	return w, nil
+}
+
+// rootOK reports whether root i's path still leads to the directory opened by NewWorkspace
+// (through a link or not: the same directory holds the same names). It costs one stat and, on
+// Linux/amd64, allocates nothing.
+func (w *Workspace) rootOK(i int) bool {
+	st, err := statPath(w.rootZ[i], true)
+	if err != nil || st.kind != kindDir {
+		return false
+	}
+	if identityKnown {
+		return st.dev == w.rootID[i].dev && st.ino == w.rootID[i].ino
+	}
+	fi, err := os.Stat(w.roots[i])
+	return err == nil && w.rootFI[i] != nil && os.SameFile(fi, w.rootFI[i])
 }
 
 func resolveRoot(dir, home string) (given, real string, err error) {
@@ -174,12 +202,29 @@ func Rel(abs, r string) string {
 // follows something that is not a directory (the kernel refuses that), the result is an
 // [*AmbiguousError]: one host would write one file, another a different one.
 //
+// Two more kinds of target are refused with an [*AmbiguousError], because the process that
+// opens them decides where they lead, not the path:
+//
+//   - A leading "~", "~user", "$HOME" or other "$" expansion: "~" and "$HOME" are read as the
+//     home directory (as a shell expands them), the others are refused (see spelling.go).
+//   - A path through a link of the proc filesystem that names the state of the process that
+//     opens it (Linux): /proc/<pid>/cwd, root, exe, fd/N, map_files/..., and every spelling that
+//     reaches one (/proc/self/..., /proc/thread-self/..., /dev/fd/N, /dev/stdin, a link in the
+//     workspace to any of them, "/proc/./self", "//proc"). The gate's own process state is not
+//     the command's. The links of procfs that only name the reading process ("self",
+//     "thread-self", "mounts", "net") are kept as written, not replaced by the gate's pid, so
+//     /proc/self/status stays /proc/self/status; a ".." back over one of them is refused.
+//
+// Every root a target is resolved under is first checked to still be the directory
+// [NewWorkspace] opened; one that is not (moved away, replaced by a link) is not trusted as a
+// starting point: the target is resolved from the filesystem root, by what it leads to now.
+//
 // Resolve follows at most [MaxLinks] links and walks at most [MaxSteps] components. It
-// allocates only when the target is not clean or passes through a symbolic link. On Linux a
-// clean target of three or more components, without "..", is first checked with one openat2
-// call beneath its held root that refuses every link: when it finds the target, or its parent
-// with only the last component missing, no walk is needed (see [SetFastResolve]); any other
-// answer falls back to the walk.
+// allocates only when the target is not clean, passes through a symbolic link or starts with a
+// home spelling. On Linux a clean target inside a root is first checked with one openat2 call
+// on its whole path that refuses every link (which also shows that the root's path has none):
+// when it finds the target, or its parent with only the last component missing, no walk is
+// needed (see [SetFastResolve]); any other answer falls back to the walk.
 func (w *Workspace) Resolve(target string) (root, p string, err error) {
 	switch {
 	case target == "":
@@ -189,33 +234,16 @@ func (w *Workspace) Resolve(target string) (root, p string, err error) {
 	case len(target) > MaxPathLen:
 		return "", "", ErrTooLong
 	}
-	t := w.pl.ToSlash(target)
-	var buf [MaxPathLen + 2]byte
-	base, rest, isAbs, err := w.start(t)
+	t, err := w.spell(w.pl.ToSlash(target))
 	if err != nil {
+		err.(*AmbiguousError).Target = target
 		return "", "", err
 	}
-	var n int
-	var changed bool
-	if w.fast(&buf, base, rest) { // resolves to base + "/" + rest, as the walk would find
-		n = copy(buf[:], base)
-		if n > w.floor(base) {
-			buf[n] = '/'
-			n++
-		}
-		n += copy(buf[n:], rest)
-	} else {
-		n, changed, err = w.walk(&buf, base, rest)
+	if len(t) > MaxPathLen {
+		return "", "", ErrTooLong
 	}
-	if isAbs {
-		sep := 1
-		if base[len(base)-1] == '/' {
-			sep = 0
-		}
-		if len(t) != len(base)+len(rest)+sep && !(rest == "" && len(t) == len(base)) {
-			changed = true // "/root//x": slashes dropped before the walk
-		}
-	}
+	var buf [MaxPathLen + 2]byte
+	n, changed, isAbs, err := w.resolveInto(&buf, t)
 	if err != nil {
 		var amb *AmbiguousError
 		if errors.As(err, &amb) {
@@ -232,11 +260,7 @@ func (w *Workspace) Resolve(target string) (root, p string, err error) {
 	abs := string(buf[:n])
 	if hasDotDot(t) {
 		lex := w.lexicalTarget(t, isAbs)
-		lb, lr, _, err := w.start(lex)
-		if err != nil {
-			return "", "", err
-		}
-		ln, lchanged, err := w.walk(&buf, lb, lr)
+		ln, lchanged, _, err := w.resolveInto(&buf, lex)
 		if err != nil {
 			return "", "", err
 		}
@@ -255,6 +279,51 @@ func (w *Workspace) Resolve(target string) (root, p string, err error) {
 	return "", abs, nil
 }
 
+// resolveInto resolves slash-form t into buf: n is the length of the result, changed reports
+// that it differs from t as written (absolute) or from the primary root joined with t.
+func (w *Workspace) resolveInto(buf *[MaxPathLen + 2]byte, t string) (n int, changed, isAbs bool, err error) {
+	base, rest, isAbs, ri, err := w.start(t)
+	if err != nil {
+		return 0, false, isAbs, err
+	}
+	if ri >= 0 {
+		if w.fast(buf, base, rest, ri) { // resolves to base + "/" + rest, as the walk would find
+			n = copy(buf[:], base)
+			if n > w.floor(base) && rest != "" {
+				buf[n] = '/'
+				n++
+			}
+			n += copy(buf[n:], rest)
+			return n, w.slashesDropped(t, base, rest, isAbs), isAbs, nil
+		}
+		if !w.rootOK(ri) {
+			// The root's path no longer leads to the directory that was opened: resolve the
+			// whole path from its volume's root, by what it leads to now.
+			full := base
+			if rest != "" {
+				full = strings.TrimRight(base, "/") + "/" + rest
+			}
+			f := w.floor(full)
+			base, rest = full[:f], full[f:]
+		}
+	}
+	n, changed, err = w.walk(buf, base, rest)
+	return n, changed || w.slashesDropped(t, base, rest, isAbs), isAbs, err
+}
+
+// slashesDropped reports whether an absolute t is longer than the base + "/" + rest the walk
+// starts from: "/root//x", whose extra slashes start drops.
+func (w *Workspace) slashesDropped(t, base, rest string, isAbs bool) bool {
+	if !isAbs {
+		return false
+	}
+	sep := 1
+	if base[len(base)-1] == '/' {
+		sep = 0
+	}
+	return len(t) != len(base)+len(rest)+sep && !(rest == "" && len(t) == len(base))
+}
+
 // lexicalTarget is where filepath.Join(root-as-given, target) points before the kernel follows
 // any link.
 func (w *Workspace) lexicalTarget(t string, isAbs bool) string {
@@ -266,24 +335,34 @@ func (w *Workspace) lexicalTarget(t string, isAbs bool) string {
 
 // start returns where the walk of slash-form t begins: the deepest root lexically holding an
 // absolute t (roots are resolved already), else its volume's root; the primary for a relative t.
-func (w *Workspace) start(t string) (base, rest string, isAbs bool, err error) {
+// ri is the index of the root the walk starts from, or -1.
+func (w *Workspace) start(t string) (base, rest string, isAbs bool, ri int, err error) {
 	if !w.pl.IsAbs(t) {
 		if w.pl.Volumes && (t != "" && t[0] == '/' || w.pl.VolumeLen(t) > 0) {
-			return "", "", false, ErrNoVolume // "\x" or "C:x": relative to a current drive or directory
+			return "", "", false, -1, ErrNoVolume // "\x" or "C:x": relative to a current drive or directory
 		}
-		return w.primary, t, false, nil
+		return w.primary, t, false, w.rootIndex(w.primary), nil
 	}
-	for _, r := range w.roots {
+	for i, r := range w.roots {
 		if w.pl.Within(t, r) {
 			rest = t[len(r):]
 			for rest != "" && rest[0] == '/' {
 				rest = rest[1:]
 			}
-			return r, rest, true, nil
+			return r, rest, true, i, nil
 		}
 	}
 	v := w.pl.VolumeLen(t)
-	return t[:v+1], t[v+1:], true, nil
+	return t[:v+1], t[v+1:], true, -1, nil
+}
+
+func (w *Workspace) rootIndex(r string) int {
+	for i := range w.roots {
+		if w.roots[i] == r {
+			return i
+		}
+	}
+	return -1
 }
 
 // split answers for a target whose resolution is base + "/" + rest exactly, with substrings of t.
@@ -331,6 +410,7 @@ func (w *Workspace) walk(buf *[MaxPathLen + 2]byte, base, rest string) (n int, c
 	missingAt := -1 // while >= 0: buf[:missingAt] exists, what follows does not yet
 	notDir := false // the first missing component was below a non-directory
 	last := kindDir // what buf[:n] names, while nothing is missing
+	kept := -1      // buf[:kept] ends with a procfs link kept as written: no ".." may go back over it
 	for i := 0; i <= len(rest); {
 		if steps++; steps > MaxSteps {
 			return 0, false, ErrTooDeep
@@ -354,7 +434,7 @@ func (w *Workspace) walk(buf *[MaxPathLen + 2]byte, base, rest string) (n int, c
 			continue
 		case "..":
 			changed = true
-			if missingAt >= 0 && notDir || missingAt < 0 && last == kindOther {
+			if missingAt >= 0 && notDir || missingAt < 0 && last.notDir() {
 				return 0, false, &AmbiguousError{Why: `a ".." after something that is not a directory: the kernel refuses it, a lexical join does not`}
 			}
 			for n > floor && buf[n-1] != '/' {
@@ -362,6 +442,9 @@ func (w *Workspace) walk(buf *[MaxPathLen + 2]byte, base, rest string) (n int, c
 			}
 			if n > floor {
 				n-- // drop the slash, keep the root itself
+			}
+			if n < kept {
+				return 0, false, &AmbiguousError{Why: `a ".." back over a /proc link that names the reading process: where it leads depends on that process`}
 			}
 			if missingAt < 0 || n <= missingAt {
 				missingAt, last = -1, kindDir // the parent of a real directory is a directory
@@ -387,6 +470,14 @@ func (w *Workspace) walk(buf *[MaxPathLen + 2]byte, base, rest string) (n int, c
 		case err == nil && kind == kindSymlink:
 			if links++; links > MaxLinks {
 				return 0, false, ErrLoop
+			}
+			if prefix > floor && w.onProcfs(buf, prefix) {
+				k, err := procLink(buf[:n+1])
+				if err != nil {
+					return 0, false, err
+				}
+				last, kept = k, n
+				continue
 			}
 			link, err := os.Readlink(string(buf[:n]))
 			if err != nil {
@@ -419,16 +510,46 @@ func (w *Workspace) walk(buf *[MaxPathLen + 2]byte, base, rest string) (n int, c
 			}
 			i = 0
 			last = kindDir
+			if kept > n {
+				kept = -1 // the link left the kept procfs link's directory
+			}
 		case err == nil:
 			last = kind
 		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
 			missingAt = prefix
-			notDir = last == kindOther || errors.Is(err, syscall.ENOTDIR)
+			notDir = last.notDir() || errors.Is(err, syscall.ENOTDIR)
 		default:
 			return 0, false, fmt.Errorf("cannot resolve %q: %w", string(buf[:n]), err)
 		}
 	}
 	return n, changed, nil
+}
+
+// onProcfs reports whether the directory buf[:end] lies on a proc filesystem. It NUL-terminates
+// the directory in place for the system call and restores the byte after.
+func (w *Workspace) onProcfs(buf *[MaxPathLen + 2]byte, end int) bool {
+	c := buf[end]
+	buf[end] = 0
+	on := onProcfs(buf[:end+1])
+	buf[end] = c
+	return on
+}
+
+// procLink decides a symbolic link on a proc filesystem, path NUL-terminated. A link whose
+// target is a name inside procfs ("self" -> "1234", "thread-self" -> "1234/task/1235", "mounts"
+// -> "self/mounts") only names the reading process: it is kept as written and kind is what it
+// leads to for the gate, which has the same shape for any process. Any other link ("cwd",
+// "root", "exe", "fd/N", "map_files/...": a path elsewhere, or "pipe:[N]" and the like) leads
+// where the state of the process that opens it says: an [*AmbiguousError].
+func procLink(path []byte) (kind fileKind, err error) {
+	p := string(path[:len(path)-1])
+	link, rerr := os.Readlink(p)
+	if rerr == nil && link != "" && link[0] != '/' && !strings.ContainsRune(link, ':') && !hasDotDot(link) {
+		if st, serr := statPath(path, true); serr == nil {
+			return st.kind, nil
+		}
+	}
+	return kindMissing, &AmbiguousError{Why: fmt.Sprintf("%s is a /proc link to the state of the process that opens it (its working directory, root, executable or open files): the gate's own is not the command's", p)}
 }
 
 // cleanRel reports whether slash-form p is a relative path whose every component is a name:

@@ -79,9 +79,9 @@ func TestRunsProgram(t *testing.T) {
 		runs bool
 	}{
 		{"[core]\nfsmonitor = .git/x.sh", true},
-		{"[core]\nfsmonitor = true", false},
+		{"[core]\nfsmonitor = true", true}, // starts git's own monitor daemon (issue 22),
 		{"[core]\nfsmonitor = false", false},
-		{"[core]\nfsmonitor", false},
+		{"[core]\nfsmonitor", true},
 		{"[core]\npager = less -R", true},
 		{"[core]\npager = cat", false},
 		{"[core]\neditor = vim", true},
@@ -133,6 +133,18 @@ func TestRunsProgram(t *testing.T) {
 		{"[user]\nname = n\nemail = e", false},
 		{"[branch \"main\"]\nremote = origin\nmerge = refs/heads/main", false},
 		{"[include]\npath = x", false},
+		{"[core]\nfsmonitor = false", false},
+		{"[log]\nshowSignature = true", true},
+		{"[log]\nshowSignature = false", false},
+		{"[log]\nshowSignature", true},
+		{"[extensions]\npartialClone = origin", true},
+		{"[remote \"origin\"]\npromisor = true", true},
+		{"[remote \"origin\"]\npromisor = false", false},
+		{"[remote \"origin\"]\npartialclonefilter = blob:none", true},
+		{"[pretty]\nsig = format:%h %G?", true},
+		{"[pretty]\nshort = format:%h %s", false},
+		{"[format]\npretty = %H %GS", true},
+		{"[format]\npretty = oneline", false},
 	} {
 		var whys []string
 		require.NoError(t, gitcfg.Parse([]byte(c.src), func(e gitcfg.Entry) error {

@@ -180,3 +180,23 @@ func TestScanOddFiles(t *testing.T) {
 	// A relative directory is not a place.
 	assert.False(t, gitcfg.Scan("rel", "", nil).Trusted())
 }
+
+// TestScanFiles: configuration files a program reads if they exist are findings in the directory
+// or above it, and the report notices one appearing.
+func TestScanFiles(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	sub := filepath.Join(root, "a", "b")
+	require.NoError(t, os.MkdirAll(sub, 0o755))
+	names := []string{".cargo/config.toml", "rust-toolchain.toml"}
+	r := gitcfg.ScanFiles(sub, names, true, nil)
+	require.True(t, r.Trusted(), "%v", r.Findings)
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "a", ".cargo"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "a", ".cargo", "config.toml"), []byte("[build]\nrustc-wrapper = \"./w\"\n"), 0o644))
+	assert.True(t, r.Changed(), "a configuration appearing above the directory changes the answer")
+	r = gitcfg.ScanFiles(sub, names, true, nil)
+	require.Len(t, r.Findings, 1)
+	assert.Equal(t, filepath.Join(root, "a", ".cargo", "config.toml"), r.Findings[0].File)
+	assert.True(t, gitcfg.ScanFiles(sub, names, false, nil).Trusted(), "without up only the directory itself is looked at")
+	assert.False(t, gitcfg.ScanFiles("rel", names, true, nil).Trusted())
+}

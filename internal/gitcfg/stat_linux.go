@@ -20,7 +20,16 @@ func StatID(path []byte) FileID {
 		return FileID{}
 	}
 	return FileID{Exists: true, Dir: st.Mode&syscall.S_IFMT == syscall.S_IFDIR, Dev: uint64(st.Dev), Ino: st.Ino,
-		Size: st.Size, Mtime: st.Mtim.Sec*1e9 + st.Mtim.Nsec}
+		Size: st.Size, Mtime: st.Mtim.Sec*1e9 + st.Mtim.Nsec, Mode: st.Mode}
 }
+
+const (
+	modeTypeMask = syscall.S_IFMT
+	modeRegular  = syscall.S_IFREG
+)
+
+// searchable reports what access(path, X_OK) does: the path exists and may be searched (a
+// directory) or executed.
+func searchable(path string) bool { return syscall.Access(path, 1) == nil }
 
 const atFDCWD = ^uintptr(99) // AT_FDCWD (-100)

@@ -15,5 +15,16 @@ func StatID(path []byte) FileID {
 	if err != nil {
 		return FileID{}
 	}
-	return FileID{Exists: true, Dir: fi.IsDir(), Size: fi.Size(), Mtime: fi.ModTime().UnixNano()}
+	return FileID{Exists: true, Dir: fi.IsDir(), Size: fi.Size(), Mtime: fi.ModTime().UnixNano(), Mode: uint32(fi.Mode())}
+}
+
+const (
+	modeTypeMask = uint32(os.ModeType)
+	modeRegular  = 0
+)
+
+// searchable approximates access(path, X_OK): the path is a directory or an executable file.
+func searchable(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && (fi.IsDir() || fi.Mode()&0o111 != 0)
 }

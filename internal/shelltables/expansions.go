@@ -68,7 +68,7 @@ var Expansions = []ModeRow{
 	{`sort *`, "read_only,exec", "*", "", "", true, C, C, C},
 	{`rg foo *`, "read_only,exec", "*", "", "", true, C, C, C},
 	{`git diff *.go`, "read_only,exec", "", "", "", true, C, C, C},
-	{`grep foo *.c`, "read_only,exec", "*.c", "", "", true, C, C, C},
+	{`grep foo *.c`, "read_only", "*.c .", "", "", false, A, A, A}, // a match named "-f.env.c" would be an option naming a file grep reads: an unknown read of the working directory, which the sandbox holds (issue 22)
 	{`chmod 644 *`, "mutating,exec", "", "*", "", true, C, C, C},
 	{`sort [a-z]*`, "read_only,exec", "[a-z]*", "", "", true, C, C, C},
 	{`sort ?.txt`, "read_only,exec", "?.txt", "", "", true, C, C, C},
@@ -77,8 +77,8 @@ var Expansions = []ModeRow{
 	{`sort ./*.txt`, "read_only", "*.txt", "", "", false, A, A, A},
 	{`sort src/*.go`, "read_only", "src/*.go", "", "", false, A, A, A},
 	{`sort -- *.txt`, "read_only", "*.txt", "", "", false, A, A, A},
-	{`wc -l *.go`, "read_only", "*.go", "", "", false, A, A, A},
-	{`ls *.go`, "read_only", "*.go", "", "", false, A, A, A},
+	{`wc -l *.go`, "read_only", "*.go .", "", "", false, A, A, A}, // a match named "--files0-from=x.go" makes wc read x.go: an unknown read of the working directory (issue 22)
+	{`ls *.go`, "read_only", ".", "", "", false, A, A, A},         // ls lists what a glob matches from its directory: the directory is what it reads (issue 22)
 	{`cat *.md`, "read_only", "*.md", "", "", false, A, A, A},
 	{`head -n 5 *.txt`, "read_only", "*.txt", "", "", false, A, A, A},
 
@@ -126,6 +126,27 @@ var Expansions = []ModeRow{
 	{`for PATH in /tmp/bin; do ls; done`, "read_only,exec", ".", "", "", true, C, C, C},
 	{`: ${LD_PRELOAD:=./x.so}; ls`, "read_only,exec", ".", "", "", true, C, C, C},
 	{`(( IFS = 1 )); ls`, "read_only,exec", ".", "", "", true, C, C, C},
+	// Shell state that changes how later words are read, and configuration a variable names
+	// (issue 22): set -k makes later NAME=value words environment, set -a exports every later
+	// assignment, an export before the assignment exports it all the same.
+	{`set -k; rg foo RIPGREP_CONFIG_PATH=./rc`, "read_only,exec", "RIPGREP_CONFIG_PATH=./rc", "", "", true, C, C, C},
+	{`set -a; RIPGREP_CONFIG_PATH=./rc; rg foo`, "read_only,exec", ".", "", "", true, C, C, C},
+	{`export RIPGREP_CONFIG_PATH; RIPGREP_CONFIG_PATH=./rc; rg foo`, "read_only,exec", ".", "", "", true, C, C, C},
+	{`RIPGREP_CONFIG_PATH=./rc; rg foo`, "read_only,exec", ".", "", "", true, C, C, C},
+	{`RIPGREP_CONFIG_PATH=./rc rg foo`, "read_only,exec", ".", "", "", true, C, C, C},
+	{`set +B; rm {a,b}`, "read_only,exec,destructive", "", "a b", "", true, C, D, C},
+	{`set -f; cat *.txt`, "read_only,exec", "*.txt", "", "", true, C, C, C},
+	{`shopt -u interactive_comments; echo x # ; rm -rf /`, "read_only,exec", "", "", "", true, C, C, C},
+	{`shopt -s nullglob; rg foo *.nomatch`, "read_only,exec", "*.nomatch", "", "", true, C, C, C},
+	{`trap 'cat x' EXIT; cd /tmp`, "read_only,exec", "x", "", "", true, C, C, C},
+	{`enable -f ./evil.so ls; ls`, "read_only,exec", ".", "", "", true, C, C, C},
+	{`set -euo pipefail; ls`, "read_only", ".", "", "", false, A, A, A},
+	{`set -x; ls`, "read_only", ".", "", "", false, A, A, A},
+	{`shopt -s extglob; ls`, "read_only", ".", "", "", false, A, A, A},
+	{`bash -k -c 'rg foo X=1'`, "read_only,exec", "X=1", "", "", true, C, C, C},
+	{`bash +B -c 'rm {a,b}'`, "exec,destructive", "", "a b", "", true, C, D, C},
+	{`bash -e -c 'ls'`, "read_only,exec", ".", "", "", false, C, C, A},
+	{`sh -c 'rm {a,b}'`, "exec,destructive", "", "{a,b}", "", false, C, D, C},
 	// ... inert variables with inert values.
 	{`env LANG=C sort f`, "read_only", "f", "", "", false, A, A, A},
 	{`while IFS= read -r l; do echo "$l"; done < f`, "read_only", "f", "", "", false, A, A, A},

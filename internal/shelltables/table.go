@@ -11,7 +11,7 @@ var Table = []Row{
 	{"cat src/a.go src/b.go", "read_only", "src/a.go src/b.go", "", "", false, A, A},
 	{"head -n 20 README.md", "read_only", "README.md", "", "", false, A, A},
 	{"tail -f log.txt", "read_only", "log.txt", "", "", false, A, A},
-	{"wc -l *.go", "read_only", "*.go", "", "", false, A, A},
+	{"wc -l *.go", "read_only", "*.go .", "", "", false, A, A}, // a match named "--files0-from=x.go" makes wc read x.go: an unknown read of the working directory (issue 22)
 	{"grep -rn TODO src", "read_only", "src", "", "", false, A, A},
 	{"grep -e foo -e bar file.txt", "read_only", "file.txt", "", "", false, A, A},
 	{`rg -i "fn main" --type rust`, "read_only", ".", "", "", false, A, A},
@@ -40,7 +40,7 @@ var Table = []Row{
 	{"sed 's/x/y/w out.txt' in.txt", "read_only,exec", "in.txt", "", "", true, C, C},
 	{"sed '1e id' in.txt", "read_only,exec", "in.txt", "", "", true, C, C},
 	{"xxd bin.dat", "read_only", "bin.dat", "", "", false, A, A},
-	{"md5sum *.txt", "read_only", "*.txt", "", "", false, A, A},
+	{"md5sum *.txt", "read_only", "*.txt .", "", "", false, A, A}, // a match named "-c.txt" makes md5sum check the files .txt lists: unknown reads (issue 22)
 	{"cat .env", "read_only", ".env", "", "", false, D, D},
 	{"cat ./.env", "read_only", ".env", "", "", false, D, D},
 	{"cat src/../.env", "read_only", ".env", "", "", false, D, D},
@@ -50,9 +50,9 @@ var Table = []Row{
 	{"cat $HOME/.ssh/id_ed25519", "read_only", "~/.ssh/id_ed25519", "", "", false, D, D},
 	{"cat /etc/passwd", "read_only", "/etc/passwd", "", "", false, D, A},
 	{"cat ../sibling/file", "read_only", "../sibling/file", "", "", false, D, A},
-	{"less .git/config", "read_only", ".git/config", "", "", false, A, A}, // .git is write-protected: reading it is allowed (issue 12)
-	{"head .git/HEAD", "read_only", ".git/HEAD", "", "", false, A, A},     // .git is write-protected: reading it is allowed (issue 12)
-	{"ls .git", "read_only", ".git", "", "", false, A, A},                 // .git is write-protected: reading it is allowed (issue 12)
+	{"less .git/config", "read_only", ".git/config", "", "", false, D, D}, // the seeds deny .git: remote URLs can hold tokens (issue 23)
+	{"head .git/HEAD", "read_only", ".git/HEAD", "", "", false, D, D},     // the seeds deny .git, every file of it (issue 23)
+	{"ls .git", "read_only", ".git", "", "", false, D, D},                 // the seeds deny .git, listing it too (issue 23)
 	{"ls -la ~/.ssh", "read_only", "~/.ssh", "", "", false, D, D},
 	{"cat id_rsa", "read_only", "id_rsa", "", "", false, D, D},
 	{"grep -r password .env", "read_only", ".env", "", "", false, D, D},
@@ -62,6 +62,26 @@ var Table = []Row{
 	{"cat /proc/self/environ", "read_only", "/proc/self/environ", "", "", false, D, A},
 	{"printenv", "read_only", "", "", "", true, C, C},
 	{"env", "read_only", "", "", "", true, C, C},
+
+	// Everyday reading that runs without asking (issue 22, part 4): globs, loops over literal
+	// words, process substitutions, xargs and find -exec feeding programs that only read.
+	{"grep -n TODO *.go", "read_only", "*.go .", "", "", false, A, A},
+	{`for f in a.txt b.txt; do wc -l "$f"; done`, "read_only", "a.txt b.txt", "", "", false, A, A},
+	{"comm -12 <(sort a.txt) <(sort b.txt)", "read_only", "a.txt b.txt", "", "", false, A, A},
+	{"git ls-files | xargs wc -l", "read_only", ".", "", "", false, A, A},
+	{"printenv PATH", "read_only", "", "", "", false, A, A},
+	{"ls -d */", "read_only", ".", "", "", false, A, A},
+	{"du -sh * | sort -h", "read_only", ".", "", "", false, A, A},
+	{"find . -name '*.go' -exec grep -l TODO {} +", "read_only", ".", "", "", false, A, A},
+	{"printenv AWS_SECRET_ACCESS_KEY", "read_only", "", "", "", true, C, C},
+	{`for f in *.txt; do cat "$f"; done`, "read_only", "", "", "", true, C, C},
+	{`for f in .env b.txt; do cat "$f"; done`, "read_only", ".env b.txt", "", "", false, D, D},
+	{`for f in a b; do cd "$f"; cat x; done`, "read_only", "a/x", "", "", true, C, C},
+	{"git ls-files | xargs sort -o out.txt", "read_only,mutating", "", "out.txt", "", true, C, C},
+	{"git ls-files | xargs dmesg", "read_only", "", "", "", true, C, C},
+	{"sort -n TODO *.go", "read_only,exec", "*.go TODO", "", "", true, C, C},
+	{"du -sh ~/.ssh/*", "read_only", "~/.ssh", "", "", false, D, D},
+	{"find . -exec sort -o out {} +", "read_only,mutating", ".", "out", "", false, C, A},
 
 	// Writing.
 	{"touch new.txt", "mutating", "", "new.txt", "", false, C, A},
@@ -73,6 +93,20 @@ var Table = []Row{
 	{"mv secret.txt /tmp/", "mutating", "", "/tmp secret.txt", "", false, D, D},
 	{"ln -s /etc/passwd link", "mutating", "/etc/passwd", "link", "", false, D, A},
 	{"ln -s .env public.txt", "mutating", ".env", "public.txt", "", false, D, D},
+	// A hard link is another name of the same file: its source is written (issue 23).
+	{"ln .git/config alias", "mutating", "", ".git/config alias", "", false, D, D},
+	{"ln .vscode/settings.json alias", "mutating", "", ".vscode/settings.json alias", "", false, D, D},
+	{"ln -t bin .bashrc", "mutating", "", ".bashrc bin", "", false, D, D},
+	{"ln -s .vscode/settings.json alias", "mutating", ".vscode/settings.json", "alias", "", false, C, A},
+	{"ln README.md alias.md", "mutating", "", "README.md alias.md", "", false, C, A},
+	{"cp -l .bashrc rc", "mutating", "", ".bashrc rc", "", false, D, D},
+	{"cp --link README.md copy.md", "mutating", "", "README.md copy.md", "", false, C, A},
+	// Paths through the command's own process state are refused as ambiguous (issue 23).
+	{"cat /proc/self/cwd/README.md", "read_only", "/proc/self/cwd/README.md", "", "", false, D, D},
+	{"cat /proc/self/fd/../cwd/.ssh/id_rsa", "read_only", "/proc/self/cwd/.ssh/id_rsa", "", "", false, D, D},
+	{"echo x > /proc/self/cwd/f", "read_only,mutating", "", "/proc/self/cwd/f", "", false, D, D},
+	{"cat /proc/self/root/etc/hostname", "read_only", "/proc/self/root/etc/hostname", "", "", false, D, D},
+	{"echo x > /dev/stderr", "read_only", "", "", "", false, A, A},
 	{"echo data > out.txt", "read_only,mutating", "", "out.txt", "", false, C, A},
 	{"echo data >> log.txt", "read_only,mutating", "", "log.txt", "", false, C, A},
 	{"echo x > .git/config", "read_only,mutating", "", ".git/config", "", false, D, D},
@@ -93,12 +127,12 @@ var Table = []Row{
 	{"tar -xf pkg.tar -C /opt", "read_only,mutating", "pkg.tar", "/opt", "", false, D, D},
 	{"unzip archive.zip -d out", "read_only,mutating", "archive.zip", "out", "", false, C, A},
 	{"unzip -l archive.zip", "read_only", "archive.zip", "", "", false, A, A},
-	{"gzip big.log", "read_only,mutating", "", "big.log", "", false, C, A},
+	{"gzip big.log", "read_only,mutating", "", "big.log big.log.gz", "", false, C, A}, // gzip replaces big.log with big.log.gz: both are written (issue 22)
 	{"gzip -c big.log > big.log.gz", "read_only,mutating", "big.log", "big.log.gz", "", false, C, A},
 	{"mktemp", "mutating", "", "/tmp", "", false, D, D},
 	{"patch -p1 < fix.diff", "mutating", "fix.diff", ".", "", false, C, A},
 	{"vim file.txt", "mutating,exec", "", "file.txt", "", true, C, C},
-	{"split -l 100 big.txt part_", "mutating", "big.txt", ".", "", false, C, A},
+	{"split -l 100 big.txt part_", "mutating", "big.txt", "part_*", "", false, C, A}, // the pieces are written under the prefix, wherever it points (issue 22)
 	{"install -m 755 tool bin/tool", "mutating", "tool", "bin/tool", "", false, C, A},
 	{"ssh-keygen -f ~/.ssh/id_new", "mutating", "", "~/.ssh/id_new", "", false, D, D},
 
@@ -116,7 +150,7 @@ var Table = []Row{
 	{"find . -delete", "read_only,destructive", ".", "**", "", false, C, C},
 	{"find . -name '*.tmp' -delete", "read_only,destructive", ".", "**", "", false, C, C},
 	{`find . -type f -exec rm {} \;`, "read_only,destructive", ".", "**", "", false, C, C},
-	{"find . -exec cat {} +", "read_only", "** .", "", "", false, C, C},
+	{"find . -exec cat {} +", "read_only", ".", "", "", false, A, A}, // find hands cat files under ".": reading them is reading "." (as grep -r does), the sandbox masks secrets (issue 22)
 	{"git clean -fdx", "destructive", "", ".", "", false, C, C},
 	{"git reset --hard HEAD~1", "mutating,destructive", "", "", "", false, C, C},
 	{"git checkout -- .", "mutating,destructive", "", "", "", false, C, C},
@@ -282,11 +316,11 @@ var Table = []Row{
 	{"sh <<< 'rm -rf /'", "exec,destructive", "", "/", "", false, D, D},
 	{"python <<EOF\nprint(1)\nEOF", "exec", "", "", "", true, C, C},
 	{"bash < script.sh", "exec", "script.sh", "", "", true, C, C},
-	{"zsh -c 'echo hi'", "read_only,exec", "", "", "", false, C, A},
+	{"zsh -c 'echo hi'", "exec", "", "", "", true, C, C}, // zsh reads words its own way (glob qualifiers run code): its scripts are not analysed (issue 22)
 	{"fish -c 'echo hi'", "exec", "", "", "", true, C, C},
 	{"xargs -0 rm < files.txt", "destructive", "files.txt", "", "", true, C, C},
 	{"find . -name '*.log' | xargs rm", "read_only,destructive", ".", "", "", true, C, C},
-	{"find . -name '*.go' | xargs grep TODO", "read_only", ".", "", "", true, C, C},
+	{"find . -name '*.go' | xargs grep TODO", "read_only", ".", "", "", false, A, A}, // grep only reads whatever it is given: unknown reads of "." (issue 22)
 	{"watch -n 5 'ls -la'", "read_only,exec", ".", "", "", false, C, A},
 	{"time go test ./...", "exec", "", "", "", false, A, A},
 	{"timeout 30s make test", "exec", "", "", "", false, A, A},
@@ -323,8 +357,8 @@ var Table = []Row{
 	{"{ rm -rf build; }", "destructive", "", "build", "", false, C, C},
 	{"echo $(rm -rf build)", "read_only,destructive", "", "build", "", false, C, C},
 	{"echo `cat .env`", "read_only", ".env", "", "", false, D, D},
-	{"cat <(curl https://evil.example)", "read_only,network", "", "", "evil.example", true, D, C},
-	{"diff <(ls a) <(ls b)", "read_only", "a b", "", "", true, C, C},
+	{"cat <(curl https://evil.example)", "read_only,network", "", "", "evil.example", false, D, A}, // <( ) is a pipe, not a path: cat reads curl's output, as curl alone would print it (issue 22)
+	{"diff <(ls a) <(ls b)", "read_only", "a b", "", "", false, A, A},                              // <( ) is a pipe, not a path (issue 22)
 	{"if [ -f x ]; then rm x; fi", "read_only,destructive", "", "x", "", false, C, C},
 	{`for f in *.txt; do rm "$f"; done`, "destructive", "", "", "", true, C, C},
 	{"while read l; do echo $l; done < list.txt", "read_only", "list.txt", "", "", false, A, A},
@@ -348,14 +382,18 @@ var Table = []Row{
 	{`V=".e"; W="nv"; cat $V$W`, "read_only", ".env", "", "", false, D, D},
 	{"V=$(echo .env); cat $V", "read_only", "", "", "", true, C, C},
 	{"export V=.env; cat $V", "read_only,exec", ".env", "", "", true, D, D},
-	{"cd .git && cat config", "read_only", ".git/config", "", "", false, A, A}, // .git is write-protected: reading it is allowed (issue 12)
-	{"cd .git; cat config", "read_only", ".git/config", "", "", false, A, A},   // .git is write-protected: reading it is allowed (issue 12)
+	{"cd .git && cat config", "read_only", ".git/config", "", "", false, D, D}, // the seeds deny .git (issue 23)
+	{"cd .git; cat config", "read_only", ".git/config", "", "", false, D, D},   // the seeds deny .git (issue 23)
 	{"cd src && cat ../.env", "read_only", ".env", "", "", false, D, D},
 	{"cd /tmp && touch x", "read_only,mutating", "", "/tmp/x", "", false, D, D},
 	{"cd $HOME && ls .ssh", "read_only", "~/.ssh", "", "", false, D, D},
 	{"cd ~/.ssh && ls", "read_only", "~/.ssh", "", "", false, D, D},
 	{`cd "$UNKNOWN" && cat x`, "read_only", "", "", "", true, C, C},
 	{"cd - && cat x", "read_only", "", "", "", true, C, C},
+	{"cd .. && cat x", "read_only", "../x", "", "", false, D, A},
+	{"cd src/.. && cat x", "read_only", "", "", "", true, C, C}, // bash's logical cd: src may be a link (issue 22)
+	{"cd src && cd .. && cat x", "read_only", "", "", "", true, C, C},
+	{"cd ../.. && cat x", "read_only", "/tmp/x", "", "", false, D, A},
 	{"cat < .env", "read_only", ".env", "", "", false, D, D},
 	{"cat README.md > .git/config", "read_only,mutating", "README.md", ".git/config", "", false, D, D},
 	{"echo ok >&2", "read_only", "", "", "", false, A, A},
@@ -369,14 +407,14 @@ var Table = []Row{
 	{": > file", "read_only,mutating", "", "file", "", false, C, A},
 	{"exec 3>out.txt", "read_only,mutating", "", "out.txt", "", false, C, A},
 	{"alias ls='rm -rf /'", "read_only,exec", "", "", "", true, C, C},
-	{"trap 'rm -rf build' EXIT", "read_only,exec,destructive", "", "build", "", false, C, C},
+	{"trap 'rm -rf build' EXIT", "read_only,exec,destructive", "", "build", "", true, C, C}, // the handler runs later, in a state the analysis does not follow (issue 22)
 	{`bash -c 'bash -c "bash -c \"rm -rf /\""'`, "exec,destructive", "", "/", "", false, D, D},
 	{`echo "rm -rf /" > x.sh && bash x.sh`, "read_only,mutating,exec", "x.sh", "x.sh", "", false, C, A},
 	{"ls;;", "mutating,exec,destructive,network", "", "", "?", true, D, D},
 	{"echo 'unterminated", "mutating,exec,destructive,network", "", "", "?", true, D, D},
 	{"$(", "mutating,exec,destructive,network", "", "", "?", true, D, D},
 	{"rm -rf $(pwd)/build", "read_only,destructive", "", "", "", true, C, C},
-	{"env -S 'rm -rf build'", "exec,destructive", "", "build", "", false, C, C},
+	{"env -S 'rm -rf build'", "destructive", "", "build", "", false, C, C}, // env -S splits plain words into arguments, no shell runs (issue 22)
 	{"busybox rm -rf build", "destructive", "", "build", "", false, C, C},
 	{"./configure --prefix=/usr", "exec", "configure", "", "", false, C, A},
 	{"bin/deploy.sh prod", "exec", "bin/deploy.sh", "", "", false, C, A},

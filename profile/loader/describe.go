@@ -3,14 +3,31 @@ package loader
 import (
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Describe returns [profile.Profile.Describe] of the effective profile followed by where its settings
-// came from: every setting a file or the host set (built-in settings are not listed), the files
-// read, the project's trust status, and the project settings that were not applied and why.
+// came from: the managed tier (where it comes from, the bundle's version and validity, its caps),
+// the files read, every setting a file, the host or the managed tier set (built-in settings are
+// not listed unless the managed tier moved them), the project's trust status, and the settings
+// that were not applied and why.
 func (l *Loaded) Describe() string {
 	var b strings.Builder
 	b.WriteString(l.Profile.Describe())
+	if m := l.Profile.Managed; m != nil {
+		b.WriteString("managed tier\n")
+		fmt.Fprintf(&b, "  %-13s %s\n", "source", m.Source)
+		if bi := l.Bundle; bi != nil {
+			fmt.Fprintf(&b, "  %-13s version %d, issued %s, expires %s, sha256 %s\n", "bundle", bi.Version,
+				bi.Issued.UTC().Format(time.RFC3339), bi.Expires.UTC().Format(time.RFC3339), bi.Digest)
+		}
+		if l.BundleRefused != nil {
+			fmt.Fprintf(&b, "  %-13s %v: every action is denied\n", "refused", l.BundleRefused)
+		}
+		fmt.Fprintf(&b, "  %-13s %s\n", "caps", m.Caps())
+		fmt.Fprintf(&b, "  %-13s %d DENY or CONFIRM rules, evaluated before every other tier's; %d protected paths\n", "floor",
+			len(m.Rules), len(m.ProtectedPaths)+len(m.WriteProtectedPaths))
+	}
 	b.WriteString("files\n")
 	for _, f := range l.Files {
 		state := "not found"
@@ -25,7 +42,7 @@ func (l *Loaded) Describe() string {
 	b.WriteString("set by files or the host\n")
 	n := 0
 	for s, src := range l.Provenance.All() {
-		if src.Origin == OriginBuiltin {
+		if src.Origin == OriginBuiltin && src.Note == "" {
 			continue
 		}
 		n++

@@ -65,7 +65,7 @@ func ExampleLoad() {
 	// blocks npm publish: true
 	// set by: project file /shell_blocklist/0 line 3
 	// project: untrusted
-	// not applied: /autonomy (line 2): raises autonomy from 0.5 to 1
+	// not applied: /autonomy (line 2): raises autonomy from 0.5 to 1 (more autonomous)
 	// not applied: /custom_rules/0 (line 5): adds the ALLOW rule "allow-rm"
 }
 
@@ -156,7 +156,7 @@ func ExampleLoader_Load_confirm() {
 		fmt.Println(l.Profile.Name, l.Profile.Autonomy, l.Trust)
 	}
 	// Output:
-	// asked: /autonomy raises autonomy from 0 to 0.3
+	// asked: /autonomy raises autonomy from 0 to 0.3 (more autonomous)
 	// PROFILE-SAFE 0.3 confirmed by the host
 	// PROFILE-SAFE 0.3 confirmed by the host
 }

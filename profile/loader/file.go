@@ -2,6 +2,7 @@ package loader
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/reins-go/reins/internal/fspath"
 	"github.com/reins-go/reins/policy"
+	"github.com/reins-go/reins/profile"
 )
 
 // fileConfig is the content of one profile file, after schema validation. Absent keys are nil.
@@ -40,6 +42,14 @@ type fileConfig struct {
 	ResourceLimits  *fileLimits         `json:"resource_limits"`
 	TrustedProjects []trustedProject    `json:"trusted_projects"`
 	Approval        *approvalBlock      `json:"approval"`
+	Managed         *managedBlock       `json:"managed"`
+}
+
+// managedBlock is the managed file's caps.
+type managedBlock struct {
+	MaxBand   *string `json:"max_band"`
+	MaxMode   *string `json:"max_permission_mode"`
+	RulesOnly *bool   `json:"managed_rules_only"`
 }
 
 type fileLimits struct {
@@ -66,6 +76,7 @@ type approvalBlock struct {
 type parsedFile struct {
 	layer  Origin
 	path   string
+	bundle uint64 // the version of the signed bundle the file came in; 0 for a file
 	digest string // hex SHA-256 of the raw content
 	doc    *document
 	cfg    fileConfig
@@ -73,7 +84,7 @@ type parsedFile struct {
 
 // src returns the Source of the value at ptr.
 func (f *parsedFile) src(ptr string) Source {
-	return Source{Origin: f.layer, File: f.path, Pointer: ptr, Line: f.doc.line(ptr)}
+	return Source{Origin: f.layer, File: f.path, Bundle: f.bundle, Pointer: ptr, Line: f.doc.line(ptr)}
 }
 
 // isYAML reports whether a file name says YAML.
@@ -82,14 +93,19 @@ func isYAML(name string) bool {
 	return ext == ".yaml" || ext == ".yml"
 }
 
-// parseFile decodes, validates and checks one file's content. Errors are *Errors joined.
-func parseFile(layer Origin, name string, data []byte) (*parsedFile, error) {
+// parseFile decodes, validates and checks one file's content. Errors are *Errors joined; when
+// ctx is done first, the error is a *Error wrapping ctx's error.
+func parseFile(ctx context.Context, layer Origin, name string, data []byte) (*parsedFile, error) {
 	sum := sha256.Sum256(data)
-	doc, err := decode(name, data, isYAML(name))
+	doc, err := decode(ctx, name, data, isYAML(name))
 	if err != nil {
 		return nil, err
 	}
-	if errs := validateSchema(doc); len(errs) > 0 {
+	errs, err := validateSchema(ctx, doc)
+	if err != nil {
+		return nil, err
+	}
+	if len(errs) > 0 {
 		return nil, joinLoadErrors(errs)
 	}
 	f := &parsedFile{layer: layer, path: name, digest: hex.EncodeToString(sum[:]), doc: doc}
@@ -106,7 +122,11 @@ func parseFile(layer Origin, name string, data []byte) (*parsedFile, error) {
 	for i := range f.cfg.CustomRules {
 		normalizeCondition(&f.cfg.CustomRules[i].Condition)
 	}
-	if errs := f.check(); len(errs) > 0 {
+	errs, err = f.check(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(errs) > 0 {
 		return nil, joinLoadErrors(errs)
 	}
 	return f, nil
@@ -124,13 +144,31 @@ func joinLoadErrors(errs []*Error) error {
 }
 
 // check runs the checks the schema cannot express: globs, regular expressions, command
-// entries, literal paths, references, and settings that contradict each other.
-func (f *parsedFile) check() []*Error {
+// entries, literal paths, references, and settings that contradict each other. It reports at
+// most maxProblems problems (and then one more saying so), and looks at ctx every ctxEvery
+// entries, returning ctx's error as a *Error when it is done.
+func (f *parsedFile) check(ctx context.Context) ([]*Error, error) {
 	var errs []*Error
-	fail := func(ptr, format string, args ...any) { errs = append(errs, f.doc.errorf(ptr, format, args...)) }
+	truncated, n := false, 0
+	var done error
+	fail := func(ptr, format string, args ...any) {
+		if len(errs) >= maxProblems {
+			truncated = true
+			return
+		}
+		errs = append(errs, f.doc.errorf(ptr, format, args...))
+	}
+	// stop reports whether to stop: too many problems, or ctx is done (looked at every ctxEvery
+	// calls).
+	stop := func() bool {
+		if n++; n%ctxEvery == 0 && done == nil {
+			done = ctx.Err()
+		}
+		return done != nil || truncated
+	}
 	c := &f.cfg
 
-	checkStrings(f.doc.value, "", fail)
+	checkStrings(f.doc.value, nil, fail, stop)
 
 	if c.ActiveProfile != nil && c.Approval != nil && c.Approval.Mode != nil {
 		fail("/approval/mode", "conflicts with active_profile %q: set the profile once", *c.ActiveProfile)
@@ -156,6 +194,9 @@ func (f *parsedFile) check() []*Error {
 
 	commands := func(ptr string, list []string) {
 		for i, e := range list {
+			if stop() {
+				return
+			}
 			p := ptr + "/" + strconv.Itoa(i)
 			if strings.HasPrefix(e, "@") {
 				fail(p, "%q: @references are allowed in rule conditions only", e)
@@ -170,6 +211,9 @@ func (f *parsedFile) check() []*Error {
 	// surfaces), and hosts are matched in lower case: an entry must be valid both ways.
 	globs := func(ptr string, list []string) {
 		for i, e := range list {
+			if stop() {
+				return
+			}
 			p := ptr + "/" + strconv.Itoa(i)
 			if strings.HasPrefix(e, "@") {
 				fail(p, "%q: @references are allowed in rule conditions only", e)
@@ -186,6 +230,9 @@ func (f *parsedFile) check() []*Error {
 	}
 	denied := func(ptr string, list []string) {
 		for i, e := range list {
+			if stop() {
+				return
+			}
 			if why := checkProtectedPath(e); why != "" {
 				fail(ptr+"/"+strconv.Itoa(i), "%q: %s", e, why)
 			}
@@ -228,14 +275,21 @@ func (f *parsedFile) check() []*Error {
 	}
 	for _, eco := range slices.Sorted(maps.Keys(c.Registries)) {
 		for i, h := range c.Registries[eco] {
+			if stop() {
+				break
+			}
 			if !hostRe.MatchString(h) {
 				fail(pointerOf("registries", eco, strconv.Itoa(i)), "%q is not a host name (registry hosts are literal names, optionally with :port)", h)
 			}
 		}
 	}
+	if c.Managed != nil && f.layer != OriginManaged {
+		fail("/managed", "only the managed tier (the managed file, or a signed bundle's managed profile) may set caps")
+	}
+	f.checkCaps(fail)
 	for i, tp := range c.TrustedProjects {
 		p := "/trusted_projects/" + strconv.Itoa(i)
-		if f.layer == OriginProject {
+		if f.layer != OriginUser {
 			fail(p, "only the user file may list trusted projects")
 			break
 		}
@@ -245,16 +299,58 @@ func (f *parsedFile) check() []*Error {
 	}
 	seen := map[string]int{}
 	for i, r := range c.CustomRules {
+		if stop() {
+			break
+		}
 		p := "/custom_rules/" + strconv.Itoa(i)
 		if j, dup := seen[r.ID]; dup {
 			fail(p+"/id", "duplicate rule id %q (also /custom_rules/%d)", r.ID, j)
 		} else {
 			seen[r.ID] = i
 		}
-		errs = append(errs, f.checkRule(p, r)...)
+		for _, e := range f.checkRule(p, r) {
+			fail(e.Pointer, "%s", e.Reason)
+		}
+	}
+	if done != nil || ctx.Err() != nil {
+		return nil, notLoaded(f.path, ctx.Err())
 	}
 	sortErrors(errs)
-	return errs
+	if truncated {
+		errs = append(errs, f.doc.errorf("", "more than %d problems; only the first %d are reported", maxProblems, maxProblems))
+	}
+	return errs, nil
+}
+
+// checkCaps refuses a managed file whose own dial or mode lies past its caps.
+func (f *parsedFile) checkCaps(fail func(ptr, format string, args ...any)) {
+	c := &f.cfg
+	if c.Managed == nil {
+		return
+	}
+	if c.Managed.MaxBand != nil {
+		maxBand, _ := policy.ParseBand(*c.Managed.MaxBand) // the schema checked the name
+		if c.Autonomy != nil {
+			if b, err := policy.BandOf(*c.Autonomy); err == nil && b > maxBand {
+				fail("/autonomy", "%v lies in the %s band, past this file's max_band %q", *c.Autonomy, b, *c.Managed.MaxBand)
+			}
+		}
+		if c.PermissionMode != nil {
+			if b, err := policy.ParseBand(*c.PermissionMode); err == nil && b > maxBand {
+				fail("/permission_mode", "%q lies past this file's max_band %q", *c.PermissionMode, *c.Managed.MaxBand)
+			}
+		}
+	}
+	if c.Managed.MaxMode != nil && c.PermissionMode != nil {
+		maxMode, _ := profile.ParseMode(*c.Managed.MaxMode)
+		m := profile.ModeDefault // a band name sets the default mode
+		if mm, err := profile.ParseMode(*c.PermissionMode); err == nil {
+			m = mm
+		}
+		if maxMode.StricterThan(m) {
+			fail("/permission_mode", "%q is less restrictive than this file's max_permission_mode %q", *c.PermissionMode, *c.Managed.MaxMode)
+		}
+	}
 }
 
 var hostRe = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*(:[0-9]{1,5})?$`)
@@ -352,24 +448,27 @@ func isListName(name string) bool {
 	return false
 }
 
-// checkStrings rejects NUL characters anywhere in the file.
-func checkStrings(v any, ptr string, fail func(ptr, format string, args ...any)) {
+// checkStrings rejects NUL characters anywhere in the file. path holds the reference tokens of
+// v; a pointer is built only for a problem.
+func checkStrings(v any, path []string, fail func(ptr, format string, args ...any), stop func() bool) {
+	if stop() {
+		return
+	}
 	switch x := v.(type) {
 	case string:
 		if strings.ContainsRune(x, 0) {
-			fail(ptr, "contains a NUL character")
+			fail(pointerOf(path...), "contains a NUL character")
 		}
 	case map[string]any:
 		for _, k := range slices.Sorted(maps.Keys(x)) {
-			p := ptr + "/" + escapeToken(k)
 			if strings.ContainsRune(k, 0) {
-				fail(p, "the key contains a NUL character")
+				fail(pointerOf(append(path, k)...), "the key contains a NUL character")
 			}
-			checkStrings(x[k], p, fail)
+			checkStrings(x[k], append(path, k), fail, stop)
 		}
 	case []any:
 		for i, e := range x {
-			checkStrings(e, ptr+"/"+strconv.Itoa(i), fail)
+			checkStrings(e, append(path, strconv.Itoa(i)), fail, stop)
 		}
 	}
 }

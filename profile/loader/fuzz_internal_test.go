@@ -2,18 +2,16 @@ package loader
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"reflect"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 	"github.com/stretchr/testify/require"
 
-	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
 )
 
@@ -21,11 +19,8 @@ import (
 // file on top of a real user file. It never panics; every failure is a Error naming the
 // file; anything that loads is valid JSON that passes the published schema (checked here with
 // a separately compiled schema and encoding/json), its effective profile compiles, and an
-// untrusted project file never makes the profile less restrictive by the documented order. The
-// order is compared only where it is as precise as the loader: the project keeps the active
-// profile, adds no hosts to groups (the loader may widen a group only DENY rules use) and
-// replaces no ALLOW rule (the loader accepts an ALLOW rule restated with a new reason or more
-// obligations, which the order counts as a change).
+// untrusted project file never makes the profile less restrictive by the one order
+// (profile.AtLeastAsRestrictive), which is also what the loader judges each setting by.
 func FuzzLoadProfile(f *testing.F) {
 	seeds, err := filepath.Glob(filepath.Join("testdata", "profiles", "*.json"))
 	require.NoError(f, err)
@@ -62,13 +57,13 @@ func FuzzLoadProfile(f *testing.F) {
 	require.NoError(f, err)
 	userData, err := os.ReadFile(filepath.Join("testdata", "profiles", "user-dev.json"))
 	require.NoError(f, err)
-	user, err := parseFile(OriginUser, "user.json", userData)
+	user, err := parseFile(context.Background(), OriginUser, "user.json", userData)
 	require.NoError(f, err)
-	userOnly, err := build(profile.ProfileSafe, "", user, nil, false, []string{"/home/u/.config/reins"})
+	userOnly, err := build(context.Background(), spec{def: profile.ProfileSafe, ls: layers{user: user}, protect: []string{"/home/u/.config/reins"}})
 	require.NoError(f, err)
 
 	f.Fuzz(func(t *testing.T, data []byte) {
-		pf, err := parseFile(OriginUser, "fuzz.json", data)
+		pf, err := parseFile(context.Background(), OriginUser, "fuzz.json", data)
 		if err != nil {
 			errs := Errors(err)
 			require.NotEmpty(t, errs, "every failure is a Error: %v", err)
@@ -84,59 +79,28 @@ func FuzzLoadProfile(f *testing.F) {
 		require.NoError(t, dec.Decode(&v), "what loads is JSON")
 		require.NoError(t, schema.Validate(v), "what loads passes the schema")
 
-		if b, err := build(profile.ProfileSafe, "", pf, nil, false, nil); err == nil {
+		if b, err := build(context.Background(), spec{def: profile.ProfileSafe, ls: layers{user: pf}}); err == nil {
 			_, err := b.p.Compile()
 			require.NoError(t, err, "the effective profile compiles")
 		} else {
 			require.NotEmpty(t, Errors(err), "%v", err)
 		}
 
-		proj, err := parseFile(OriginProject, "project.json", data)
+		proj, err := parseFile(context.Background(), OriginProject, "project.json", data)
 		if err != nil {
 			require.Contains(t, err.Error(), "only the user file may list trusted projects")
 			return
 		}
-		b, err := build(profile.ProfileSafe, "", user, proj, false, []string{"/home/u/.config/reins"})
+		b, err := build(context.Background(), spec{def: profile.ProfileSafe, ls: layers{user: user, project: proj}, protect: []string{"/home/u/.config/reins"}})
 		if err != nil {
 			require.NotEmpty(t, Errors(err), "%v", err)
 			return
 		}
 		_, err = b.p.Compile()
 		require.NoError(t, err, "the effective profile compiles")
-		if proj.cfg.ActiveProfile == nil && (proj.cfg.Approval == nil || proj.cfg.Approval.Mode == nil) && len(proj.cfg.HostGroups) == 0 &&
-			!replacesAllowRule(userOnly.p, proj) {
-			// AtLeastAsRestrictive takes any change to a DENY or CONFIRM rule for a loosening.
-			// The loader accepts one kind: a DENY rule that provably matches every action the
-			// rule it replaces matched (covers, checked against evaluation by FuzzCovers) and is
-			// evaluated no later. Such a replacement must be that, and the rest of the profile
-			// is compared with the rule it replaced.
-			eff := b.p
-			eff.Rules = slices.Clone(b.p.Rules)
-			for i, r := range eff.Rules {
-				j := slices.IndexFunc(userOnly.p.Rules, func(o policy.Rule) bool { return o.ID == r.ID })
-				if j < 0 || reflect.DeepEqual(r, userOnly.p.Rules[j]) || r.Action != policy.Deny {
-					continue
-				}
-				old := userOnly.p.Rules[j]
-				require.True(t, r.Priority <= old.Priority && covers(r, old),
-					"an untrusted project file replaced the %s rule %q by a DENY rule that may match less or later", old.Action, r.ID)
-				eff.Rules[i] = old
-			}
-			ok, why := profile.AtLeastAsRestrictive(eff, userOnly.p)
-			require.True(t, ok, "an untrusted project file loosened the profile: %s", why)
-		}
+		ok, why := profile.AtLeastAsRestrictive(b.p, userOnly.p)
+		require.True(t, ok, "an untrusted project file loosened the profile: %s", why)
 	})
-}
-
-func replacesAllowRule(p profile.Profile, f *parsedFile) bool {
-	for _, r := range f.cfg.CustomRules {
-		for _, old := range p.Rules {
-			if old.ID == r.ID && old.Action == policy.Allow {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // FuzzLoadProfileYAML feeds arbitrary bytes to the YAML loader: it never panics, every failure
@@ -154,6 +118,13 @@ func FuzzLoadProfileYAML(f *testing.F) {
 		"", "{}", "[]", "autonomy: .nan", "a: &x [1]\nb: *x\n", "<<: {a: 1}", "1: x", "--- {}\n--- {}",
 		"approval:\n  mode: yolo\n  denied_paths: [~/.ssh]\n", "custom_rules:\n- id: r\n  action: deny\n  condition: {command_pattern: '('}\n",
 		"autonomy: !!binary aGk=", "x: &a [*a]", "resource_limits: {max_concurrent_ops: 0x10}", "autonomy: 1e-400",
+		// Alias expansion over the budget: one alias used many times (issue 23's 34 KB file,
+		// scaled down), and the nested billion laughs.
+		"$comment: &a \"" + strings.Repeat("x", 2000) + "\"\nshell_blocklist: [*a" + strings.Repeat(",*a", 600) + "]\n",
+		"a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n" +
+			"c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n" +
+			"e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\n",
+		"shell_allowlist: &l [go test, make]\nshell_blocklist: *l\napproval: {auto_approve_patterns: *l}\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -164,7 +135,7 @@ func FuzzLoadProfileYAML(f *testing.F) {
 	require.NoError(f, err)
 
 	f.Fuzz(func(t *testing.T, data []byte) {
-		pf, err := parseFile(OriginUser, "fuzz.yaml", data)
+		pf, err := parseFile(context.Background(), OriginUser, "fuzz.yaml", data)
 		if err != nil {
 			errs := Errors(err)
 			require.NotEmpty(t, errs, "every failure is a Error: %v", err)
@@ -174,7 +145,7 @@ func FuzzLoadProfileYAML(f *testing.F) {
 			return
 		}
 		require.NoError(t, schema.Validate(pf.doc.value), "what loads passes the schema")
-		if b, err := build(profile.ProfileSafe, "", pf, nil, false, nil); err == nil {
+		if b, err := build(context.Background(), spec{def: profile.ProfileSafe, ls: layers{user: pf}}); err == nil {
 			_, err := b.p.Compile()
 			require.NoError(t, err, "the effective profile compiles")
 		} else {

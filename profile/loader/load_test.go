@@ -330,15 +330,12 @@ func TestProjectFileTightensWithoutTrust(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, "deny-tracker", m.Rule.ID)
 
-	// Without the project layer, the effective profile is no stricter: the documented order
-	// agrees that the project only tightened (same base profile here).
+	// Without the project layer, the effective profile is no stricter: the one order agrees
+	// that the project only tightened (a host added to a group only DENY rules use included).
 	f2 := newFiles(t)
 	f2.writeUser(`{"active_profile": "PROFILE-SAFE"}`)
 	userOnly := f2.mustLoad().Profile
-	// (AtLeastAsRestrictive counts any new host as looser; the loader knows blocked-hosts is
-	// used by DENY rules only, so the comparison leaves that group out.)
 	tighten := strings.Replace(readTestdata(t, "project-tighten.json"), `"active_profile": "PROFILE-SAFE",`, "", 1)
-	tighten = strings.Replace(tighten, `"*.tracker.example"`, "", 1)
 	f2.writeProject(tighten)
 	both := f2.mustLoad().Profile
 	ok, why := profile.AtLeastAsRestrictive(both, userOnly)
@@ -388,8 +385,8 @@ func TestMaliciousProjectFile(t *testing.T) {
 	assert.Equal(t, []string{"/active_profile", "/autonomy", "/custom_rules/0", "/shell_allowlist/0", "/network_allowlist/0",
 		"/trusted_paths/0", "/external_writes", "/resource_limits/max_concurrent_ops"}, pointers, "in file order")
 	assert.Equal(t, []string{
-		"switches the active profile from PROFILE-DEV to PROFILE-FULL-AUTO: PROFILE-FULL-AUTO is more autonomous than PROFILE-DEV",
-		"raises autonomy from 0.5 to 1",
+		"switches the active profile from PROFILE-DEV to PROFILE-FULL-AUTO: raises autonomy from 0.5 to 1 (more autonomous)",
+		"raises autonomy from 0.5 to 1 (more autonomous)",
 		`adds the ALLOW rule "allow-rm"`,
 		`adds "curl" to shell_allowlist`,
 		`adds "*" to network_allowlist`,
@@ -397,7 +394,7 @@ func TestMaliciousProjectFile(t *testing.T) {
 		"leaves writes outside the workspace to the rules instead of halting the run",
 		"raises max_concurrent_ops from 3 to 64",
 	}, reasons)
-	assert.Equal(t, f.projFile+":2 /active_profile: not applied: switches the active profile from PROFILE-DEV to PROFILE-FULL-AUTO: PROFILE-FULL-AUTO is more autonomous than PROFILE-DEV",
+	assert.Equal(t, f.projFile+":2 /active_profile: not applied: switches the active profile from PROFILE-DEV to PROFILE-FULL-AUTO: raises autonomy from 0.5 to 1 (more autonomous)",
 		l.Skipped[0].String())
 
 	// The user trusts this content of the project file.
@@ -497,42 +494,64 @@ func TestConfirmationCallback(t *testing.T) {
 // TestProjectLoosenings: each kind of loosening is skipped without trust and applied with it.
 func TestProjectLoosenings(t *testing.T) {
 	t.Parallel()
-	const user = `{"active_profile": "PROFILE-DEV", "autonomy": 0.4, "permission_mode": "read-only",
+	// The user file's profile is in default mode (a read-only profile lets only read-only
+	// actions reach the rules, so most of these change nothing there); userRO is in read-only
+	// mode, for the mode cases.
+	const user = `{"active_profile": "PROFILE-DEV", "autonomy": 0.4,
 		"host_groups": {"internal": []},
 		"custom_rules": [
 			{"id": "allow-docs", "priority": 5, "condition": {"target_pattern": "docs/**"}, "action": "ALLOW"},
 			{"id": "deny-prod", "priority": 1, "condition": {"target_pattern": "prod/**"}, "action": "DENY"},
 			{"id": "confirm-ci", "priority": 3, "condition": {"target_pattern": ".ci/**"}, "action": "CONFIRM", "obligations": ["checkpoint"]},
-			{"id": "allow-internal", "priority": 5, "condition": {"hosts": ["@internal"]}, "action": "ALLOW"}
+			{"id": "allow-internal", "priority": 5, "condition": {"hosts": ["@internal"]}, "action": "ALLOW"},
+			{"id": "allow-cat", "priority": 5, "condition": {"commands": ["cat"]}, "action": "ALLOW"}
 		]}`
+	userRO := strings.Replace(user, `"autonomy": 0.4,`, `"autonomy": 0.4, "permission_mode": "read-only",`, 1)
+	userInternal := strings.Replace(user, `"allow-internal", "priority": 5`, `"allow-internal", "priority": 0`, 1)
+	userAuto := strings.Replace(user, `"custom_rules": [`, `"custom_rules": [{"id": "allow-auto", "priority": 0, "condition": {"commands": ["@auto_approve_patterns"]}, "action": "ALLOW"},`, 1)
 	for _, tc := range []struct {
 		name    string
 		project string
 		reason  string // "" means it applies without trust
 	}{
-		{"higher autonomy", `{"autonomy": 0.6}`, "raises autonomy from 0.4 to 0.6"},
-		{"lower autonomy", `{"autonomy": 0.2}`, ""},
-		{"looser permission mode", `{"permission_mode": "default"}`, "loosens the permission mode from read-only to default"},
-		{"band mode loosens the mode", `{"permission_mode": "trusted"}`, "loosens the permission mode from read-only to default"},
+		{"higher autonomy", `{"autonomy": 0.6}`, "raises autonomy from 0.4 to 0.6 (more autonomous)"},
+		{"lower autonomy", `{"autonomy": 0.2}`, "ro:"},
+		{"lower autonomy into another band", `{"autonomy": 0.2}`, "moves the autonomy dial from the trusted band to the supervised band, where actions that a rule allows or confirms, or the matrix decides, lose obligations or get a looser verdict: " +
+			"mutating (ALLOW+checkpoint+notify, now CONFIRM); exec (ALLOW+notify+sandbox, now CONFIRM)"},
+		{"lower autonomy within the band", `{"autonomy": 0.35}`, ""},
+		{"looser permission mode", `{"permission_mode": "default"}`, "ro:loosens the permission mode from read-only to default"},
+		{"band mode loosens the mode", `{"permission_mode": "trusted"}`, "ro:loosens the permission mode from read-only to default"},
+		{"an allowlist entry in read-only mode", `{"shell_allowlist": ["terraform apply"]}`, "ro:"},
 		{"stricter permission mode", `{"permission_mode": "plan"}`, ""},
 		{"emergency stop", `{"permission_mode": "emergency-stop"}`, ""},
-		{"more autonomous profile", `{"active_profile": "PROFILE-FULL-AUTO"}`, "switches the active profile from PROFILE-DEV to PROFILE-FULL-AUTO: PROFILE-FULL-AUTO is more autonomous than PROFILE-DEV"},
-		{"profile of another family", `{"active_profile": "ask"}`, "switches the active profile from PROFILE-DEV to ask: external writes are left to the rules instead of halting the run"},
-		{"approval mode", `{"approval": {"mode": "yolo"}}`, "switches the active profile from PROFILE-DEV to yolo: autonomy 1 is higher than 0.5"},
+		{"more autonomous profile", `{"active_profile": "PROFILE-FULL-AUTO"}`, "switches the active profile from PROFILE-DEV to PROFILE-FULL-AUTO: raises max_files_per_plan from 50 to 200"},
+		{"profile of another family", `{"active_profile": "ask"}`, "switches the active profile from PROFILE-DEV to ask: leaves writes outside the workspace to the rules instead of halting the run"},
+		{"approval mode", `{"approval": {"mode": "yolo"}}`, "switches the active profile from PROFILE-DEV to yolo: leaves writes outside the workspace to the rules instead of halting the run"},
 		{"external writes", `{"external_writes": "policy"}`, "leaves writes outside the workspace to the rules instead of halting the run"},
 		{"external writes halt", `{"external_writes": "halt"}`, ""},
 		{"higher limit", `{"resource_limits": {"max_files_per_plan": 51}}`, "raises max_files_per_plan from 50 to 51"},
-		{"longer timeout", `{"resource_limits": {"timeout_seconds": 601}}`, "raises timeout_seconds from 600 to 601"},
+		{"longer timeout", `{"resource_limits": {"timeout_seconds": 601}}`, "raises the timeout from 10m0s to 10m1s"},
 		{"lower limits", `{"resource_limits": {"max_files_per_plan": 5, "timeout_seconds": 10, "max_concurrent_ops": 1}}`, ""},
 		{"allowlist entry", `{"shell_allowlist": ["terraform apply"]}`, `adds "terraform apply" to shell_allowlist`},
 		{"known allowlist entry", `{"shell_allowlist": ["go test"]}`, ""},
 		{"network allowlist", `{"network_allowlist": ["*.example.com"]}`, `adds "*.example.com" to network_allowlist`},
-		{"allowed tool", `{"allowed_tools": ["write_*"]}`, `adds "write_*" to allowed_tools`},
-		{"approval allowed tool", `{"approval": {"allowed_tools": ["write_file"]}}`, `adds "write_file" to allowed_tools`},
-		{"auto-approve pattern", `{"auto_approve_patterns": ["make deploy"]}`, `adds "make deploy" to auto_approve_patterns`},
+		// No rule of PROFILE-DEV refers to allowed_tools or auto_approve_patterns: entries there
+		// change no decision.
+		{"allowed tool no rule uses", `{"allowed_tools": ["write_*"]}`, ""},
+		{"approval allowed tool no rule uses", `{"approval": {"allowed_tools": ["write_file"]}}`, ""},
+		{"auto-approve pattern no rule uses", `{"auto_approve_patterns": ["make deploy"]}`, ""},
+		{"allowed tool a rule uses", `{"allowed_tools": ["write_*"], "custom_rules": [{"id": "deny-x", "condition": {"tools": ["x"]}, "action": "DENY"}]}`, ""},
+		{"auto-approve pattern an ALLOW rule uses", `{"auto_approve_patterns": ["make deploy"]}`, `ua:adds "make deploy" to auto_approve_patterns`},
+		// A CONFIRM rule that also matches /bin/cat, which the ALLOW rule it replaces did not:
+		// such a part meets allow-low-med-risk or confirm-high-risk otherwise (the blocklist's
+		// DENY rule comes first either way), so asking is at least as strict.
+		{"CONFIRM on commands replaces ALLOW in place", `{"custom_rules": [{"id": "allow-cat", "priority": 5, "condition": {"commands": ["cat"]}, "action": "CONFIRM"}]}`, ""},
 		{"trusted path", `{"trusted_paths": ["/srv"]}`, `adds "/srv" to trusted_paths`},
 		{"host in a built-in group", `{"host_groups": {"ai-apis": ["evil.example"]}}`, `adds "evil.example" to host group "ai-apis"`},
-		{"host in a group an ALLOW rule uses", `{"host_groups": {"internal": ["evil.example"]}}`, `adds "evil.example" to host group "internal"`},
+		// allow-internal allows what allow-low-med-risk, right after it, allows anyway (high
+		// severity is asked first): a host added to its group changes no decision.
+		{"host in a group an ALLOW rule uses", `{"host_groups": {"internal": ["evil.example"]}}`, ""},
+		{"host in a group an ALLOW rule ahead of the DENY rules uses", `{"host_groups": {"internal": ["evil.example"]}}`, `ui:adds "evil.example" to host group "internal"`},
 		{"host in a new group no rule uses", `{"host_groups": {"mine": ["x.example"]}}`, ""},
 		{"registry host", `{"registries": {"npm": ["npm.evil.example"]}}`, `adds "npm.evil.example" to the npm registry hosts`},
 		{"denied path", `{"denied_paths": ["vendor"], "approval": {"denied_paths": ["/opt"]}}`, ""},
@@ -544,7 +563,9 @@ func TestProjectLoosenings(t *testing.T) {
 		{"CONFIRM replaces ALLOW in place", `{"custom_rules": [{"id": "allow-docs", "priority": 5, "condition": {"target_pattern": "docs/**"}, "action": "confirm"}]}`, ""},
 		{"CONFIRM replaces ALLOW elsewhere", `{"custom_rules": [{"id": "allow-docs", "priority": 0, "condition": {"target_pattern": "docs/**"}, "action": "CONFIRM"}]}`,
 			`replaces the ALLOW rule "allow-docs" with a CONFIRM rule that matches elsewhere, which can override a denial`},
-		{"ALLOW widened", `{"custom_rules": [{"id": "allow-docs", "priority": 5, "condition": {"target_pattern": "**"}, "action": "ALLOW"}]}`, `changes what the ALLOW rule "allow-docs" allows`},
+		// allow-docs allows what allow-low-med-risk, right after it, allows anyway.
+		{"ALLOW widened", `{"custom_rules": [{"id": "allow-docs", "priority": 5, "condition": {"target_pattern": "**"}, "action": "ALLOW"}]}`, ""},
+		{"ALLOW widened and moved ahead", `{"custom_rules": [{"id": "allow-docs", "priority": 0, "condition": {"target_pattern": "**"}, "action": "ALLOW"}]}`, `changes what the ALLOW rule "allow-docs" allows`},
 		{"ALLOW gains an obligation", `{"custom_rules": [{"id": "allow-docs", "priority": 5, "condition": {"target_pattern": "docs/**"}, "action": "ALLOW", "obligations": ["notify"]}]}`, ""},
 		{"DENY restated with an empty list", `{"custom_rules": [{"id": "deny-prod", "priority": 1, "condition": {"target_pattern": "prod/**", "tools": []}, "action": "DENY", "reason": "new words"}]}`, ""},
 		{"DENY narrowed", `{"custom_rules": [{"id": "deny-prod", "priority": 1, "condition": {"target_pattern": "prod/secrets/**"}, "action": "DENY"}]}`, `changes the condition or priority of the DENY rule "deny-prod"`},
@@ -556,22 +577,30 @@ func TestProjectLoosenings(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
+			u, reason := user, tc.reason
+			if r, ok := strings.CutPrefix(reason, "ro:"); ok {
+				u, reason = userRO, r
+			} else if r, ok := strings.CutPrefix(reason, "ua:"); ok {
+				u, reason = userAuto, r
+			} else if r, ok := strings.CutPrefix(reason, "ui:"); ok {
+				u, reason = userInternal, r
+			}
 			f := newFiles(t)
-			f.writeUser(user)
+			f.writeUser(u)
 			f.writeProject(tc.project)
 			l := f.mustLoad()
 			userOnly, err := loader.Load(context.Background(), &loader.Options{UserDir: f.userDir})
 			require.NoError(t, err)
-			if tc.reason == "" {
+			if reason == "" {
 				assert.Empty(t, l.Skipped)
 				return
 			}
 			require.Len(t, l.Skipped, 1, "%v", l.Skipped)
-			assert.Equal(t, tc.reason, l.Skipped[0].Reason)
+			assert.Equal(t, reason, l.Skipped[0].Reason)
 			assert.Equal(t, userOnly.Profile.Hash(), l.Profile.Hash(), "the skipped setting changed nothing")
 
 			// Trusted, it applies.
-			f.writeUser(strings.Replace(user, `{"active_profile"`, `{"trusted_projects": [`+f.trustEntry()+`], "active_profile"`, 1))
+			f.writeUser(strings.Replace(u, `{"active_profile"`, `{"trusted_projects": [`+f.trustEntry()+`], "active_profile"`, 1))
 			l = f.mustLoad()
 			assert.Equal(t, loader.TrustedByUser, l.Trust)
 			assert.Empty(t, l.Skipped)
@@ -632,7 +661,7 @@ func TestRebaseKeepsFileSettings(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, profile.ProfileSafe, s.Profile.Name)
 	require.Len(t, s.Skipped, 1)
-	assert.Equal(t, "raises autonomy from 0 to 1", s.Skipped[0].Reason)
+	assert.Equal(t, "raises autonomy from 0 to 1 (more autonomous)", s.Skipped[0].Reason)
 	_, err = l.Rebase("nope")
 	assert.ErrorContains(t, err, "no built-in profile")
 	assert.Equal(t, profile.ProfileDev, l.Profile.Name, "Rebase returns a new value")
@@ -807,5 +836,5 @@ rules (3, in evaluation order)
 	assert.Contains(t, d, "  user file     "+f.userFile+" (sha256 ")
 	assert.Contains(t, d, `  shell_blocklist["x"]: user file `+f.userFile+":1 /shell_blocklist/0\n")
 	assert.Contains(t, d, "project trust: untrusted (the project is not trusted: it is not listed in trusted_projects of "+f.userFile+"; no confirmation callback)\n")
-	assert.Contains(t, d, "not applied (1)\n  "+f.projFile+":1 /autonomy: not applied: raises autonomy from 0.5 to 1\n")
+	assert.Contains(t, d, "not applied (1)\n  "+f.projFile+":1 /autonomy: not applied: raises autonomy from 0.5 to 1 (more autonomous)\n")
 }

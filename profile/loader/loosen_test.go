@@ -1,6 +1,8 @@
 package loader_test
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -47,8 +49,10 @@ func TestReplacementJudgedByEffect(t *testing.T) {
 			`narrows the ALLOW rule "allow-docs", which adds notify: the actions it no longer matches fall through to later rules or the autonomy matrix, without its obligations`},
 		{"an ALLOW without obligations narrowed", `{"id": "allow-cat", "priority": 5, "condition": {"commands": ["cat"], "tools": ["bash"]}, "action": "ALLOW"}`, ""},
 		{"an ALLOW without obligations replaced by a DENY anywhere", `{"id": "allow-cat", "priority": 50, "condition": {"tools": ["x"]}, "action": "DENY"}`, ""},
-		{"an ALLOW on commands to CONFIRM: matches /bin/cat too", `{"id": "allow-cat", "priority": 5, "condition": {"commands": ["cat"]}, "action": "CONFIRM"}`,
-			`replaces the ALLOW rule "allow-cat" with a CONFIRM rule that matches elsewhere, which can override a denial`},
+		// The CONFIRM rule also matches /bin/cat, which the ALLOW rule did not; here every such
+		// part falls through to default-allow otherwise, so asking is stricter (the pair-by-pair
+		// proof of profile.AtLeastAsRestrictive).
+		{"an ALLOW on commands to CONFIRM: matches /bin/cat too", `{"id": "allow-cat", "priority": 5, "condition": {"commands": ["cat"]}, "action": "CONFIRM"}`, ""},
 		{"a CONFIRM to a covering DENY", `{"id": "confirm-ci", "priority": 3, "condition": {"target_pattern": ".ci/**"}, "action": "DENY"}`, ""},
 		{"a CONFIRM to a narrower DENY", `{"id": "confirm-ci", "priority": 3, "condition": {"target_pattern": ".ci/**", "tools": ["edit"], "hosts": ["x"]}, "action": "DENY"}`,
 			`changes the condition or priority of the CONFIRM rule "confirm-ci"`},
@@ -125,7 +129,7 @@ func TestBlocklistOfAConfirmRule(t *testing.T) {
 	f.writeProject(`{"shell_blocklist": ["rm -rf"]}`)
 	l := f.mustLoad()
 	require.Len(t, l.Skipped, 1)
-	assert.Equal(t, `adds "rm -rf" to shell_blocklist, which a rule that is not a DENY rule refers to`, l.Skipped[0].Reason)
+	assert.Equal(t, `adds "rm -rf" to shell_blocklist, which the CONFIRM rule "deny-dangerous-commands" refers to`, l.Skipped[0].Reason)
 
 	f.writeUser(`{"active_profile": "PROFILE-DEV"}`)
 	l = f.mustLoad()
@@ -134,20 +138,23 @@ func TestBlocklistOfAConfirmRule(t *testing.T) {
 }
 
 // TestProjectSwitchJudgedByEffect: a project file's active_profile replaces the base profile's
-// rules and lists wholesale, so it applies without trust only when the new base provably
-// decides nothing less strictly than the old one, with the user file applied to both. The
-// built-in families' order is not enough: PROFILE-SAFE's allow-reads allows a high-severity
-// read that PROFILE-DEV's confirm-high-risk confirms.
+// rules and lists wholesale, so it applies without trust only when the new base, with the user
+// file applied, is at least as restrictive (profile.AtLeastAsRestrictive) as the old one with the
+// user file applied. The built-in families' order holds for unchanged profiles, but not always
+// with the user's rules: an ALLOW rule keeps allowing in the supervised band without the
+// obligations the trusted band adds.
 func TestProjectSwitchJudgedByEffect(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name, user, project string
 		reason              string // "" means it applies without trust
 	}{
-		{"PROFILE-DEV to PROFILE-SAFE", `{"active_profile": "PROFILE-DEV"}`, `{"active_profile": "PROFILE-SAFE"}`,
-			`switches the active profile from PROFILE-DEV to PROFILE-SAFE: changes the condition or priority of the DENY rule "deny-network"`},
-		{"PROFILE-FULL-AUTO to PROFILE-DEV", `{"active_profile": "PROFILE-FULL-AUTO"}`, `{"active_profile": "PROFILE-DEV"}`,
-			`switches the active profile from PROFILE-FULL-AUTO to PROFILE-DEV: shell_allowlist adds ls`},
+		{"PROFILE-DEV to PROFILE-SAFE", `{"active_profile": "PROFILE-DEV"}`, `{"active_profile": "PROFILE-SAFE"}`, ""},
+		{"PROFILE-FULL-AUTO to PROFILE-DEV", `{"active_profile": "PROFILE-FULL-AUTO"}`, `{"active_profile": "PROFILE-DEV"}`, ""},
+		{"PROFILE-DEV to PROFILE-SAFE, with the user's ALLOW rule", `{"active_profile": "PROFILE-DEV", "custom_rules": [{"id": "allow-make", "priority": 1, "condition": {"commands": ["make"]}, "action": "ALLOW"}]}`,
+			`{"active_profile": "PROFILE-SAFE"}`,
+			"switches the active profile from PROFILE-DEV to PROFILE-SAFE: moves the autonomy dial from the trusted band to the supervised band, where actions that a rule allows or confirms, or the matrix decides, lose obligations or get a looser verdict: " +
+				"mutating (ALLOW+checkpoint+notify, now CONFIRM); exec (ALLOW+notify+sandbox, now CONFIRM)"},
 		{"to plan", `{"active_profile": "PROFILE-FULL-AUTO"}`, `{"active_profile": "plan"}`, ""},
 		{"to emergency-stop", `{"active_profile": "yolo"}`, `{"active_profile": "emergency-stop"}`, ""},
 		{"autonomous to trusted", `{"active_profile": "autonomous"}`, `{"active_profile": "trusted"}`, ""},
@@ -155,7 +162,8 @@ func TestProjectSwitchJudgedByEffect(t *testing.T) {
 		{"trusted to supervised", `{"active_profile": "trusted", "custom_rules": [{"id": "allow-make", "priority": 1, "condition": {"commands": ["make"]}, "action": "ALLOW"}]}`, `{"active_profile": "supervised"}`,
 			"switches the active profile from trusted to supervised: moves the autonomy dial from the trusted band to the supervised band, where actions that a rule allows or confirms, or the matrix decides, lose obligations or get a looser verdict: " +
 				"mutating (ALLOW+checkpoint+notify, now CONFIRM); exec (ALLOW+notify+sandbox, now CONFIRM)"},
-		{"yolo to auto", `{"active_profile": "yolo"}`, `{"active_profile": "auto"}`, `switches the active profile from yolo to auto: adds the ALLOW rule "allow-reads"`},
+		{"yolo to auto", `{"active_profile": "yolo"}`, `{"active_profile": "auto"}`, ""},
+		{"auto to yolo", `{"active_profile": "auto"}`, `{"active_profile": "yolo"}`, "switches the active profile from auto to yolo: raises autonomy from 0.67 to 1 (more autonomous)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -172,4 +180,26 @@ func TestProjectSwitchJudgedByEffect(t *testing.T) {
 			assert.Equal(t, tc.reason, l.Skipped[0].Reason)
 		})
 	}
+}
+
+// TestManyLooseningEntries: the entries a project file adds to one list are judged together,
+// and, when together they loosen, one by one up to a bound; the rest are left out with the
+// reason of the whole, so a file with thousands of entries costs a bounded number of
+// comparisons.
+func TestManyLooseningEntries(t *testing.T) {
+	t.Parallel()
+	f := newFiles(t)
+	f.writeUser(`{"active_profile": "PROFILE-DEV"}`)
+	var entries []string
+	for i := range 300 {
+		entries = append(entries, fmt.Sprintf(`"tool%03d run"`, i))
+	}
+	f.writeProject(`{"shell_allowlist": [` + strings.Join(entries, ", ") + `], "shell_blocklist": ["git push --force"]}`)
+	l := f.mustLoad()
+	require.Len(t, l.Skipped, 300)
+	assert.Equal(t, `adds "tool000 run" to shell_allowlist`, l.Skipped[0].Reason)
+	assert.Equal(t, `adds "tool255 run" to shell_allowlist`, l.Skipped[255].Reason)
+	assert.Equal(t, `one of the 300 entries this file adds to shell_allowlist, which together loosen the profile: adds "tool000 run" to shell_allowlist`, l.Skipped[256].Reason)
+	assert.Equal(t, "/shell_allowlist/299", l.Skipped[299].Source.Pointer)
+	assert.Contains(t, l.Profile.ShellBlocklist, "git push --force", "the tightening applies")
 }

@@ -2,7 +2,7 @@ package loader
 
 import (
 	"cmp"
-	"errors"
+	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -12,18 +12,24 @@ import (
 
 	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
-	"github.com/reins-go/reins/risk"
 )
 
-// Skipped is a setting of a project file that was not applied because it loosens the profile
-// and the project is not trusted (see [Loaded.Trust]).
+// Skipped is a setting of the user or project file that was not applied: a project file's
+// setting that loosens the profile when the project is not trusted, or a setting the managed
+// tier drops (Managed is then true: a rule with the id of one of its rules, and, when it allows
+// managed rules only, every ALLOW rule and every loosening setting of the user and project
+// files).
 type Skipped struct {
-	// Source is where the setting is in the project file.
+	// Source is where the setting is in its file.
 	Source Source
 	// Setting is the setting it would have changed.
 	Setting Setting
-	// Reason says how it loosens the profile ("raises autonomy from 0.5 to 1").
+	// Reason says how it loosens the profile ("raises autonomy from 0.5 to 1"), or why the
+	// managed tier dropped it.
 	Reason string
+	// Managed reports that the managed tier dropped the setting: trusting the project does not
+	// bring it back.
+	Managed bool
 }
 
 // String returns "FILE:LINE POINTER: not applied: REASON".
@@ -35,150 +41,235 @@ func (s Skipped) String() string {
 	return loc + " " + s.Source.Pointer + ": not applied: " + s.Reason
 }
 
+// layers are the parsed files of one load, lowest first; any may be nil.
+type layers struct {
+	defaults, user, project, managed *parsedFile
+	// source describes the managed tier for profile.Managed.Source.
+	source string
+}
+
+// managedCaps returns the managed file's caps block, or nil.
+func (ls *layers) managedCaps() *managedBlock {
+	if ls.managed == nil {
+		return nil
+	}
+	return ls.managed.cfg.Managed
+}
+
+// rulesOnly reports whether the managed tier allows managed rules only.
+func (ls *layers) rulesOnly() bool {
+	c := ls.managedCaps()
+	return c != nil && c.RulesOnly != nil && *c.RulesOnly
+}
+
+// floorIDs returns the ids of the managed tier's DENY and CONFIRM rules, which no other layer
+// may replace.
+func (ls *layers) floorIDs() map[string]bool {
+	if ls.managed == nil {
+		return nil
+	}
+	ids := map[string]bool{}
+	for _, r := range ls.managed.cfg.CustomRules {
+		if r.Action != policy.Allow {
+			ids[r.ID] = true
+		}
+	}
+	return ids
+}
+
+// spec is what one build applies.
+type spec struct {
+	def, override string // override, when not "", is the base profile the host chose (Rebase)
+	ls            layers
+	allowProject  bool     // the project is trusted: its loosenings apply
+	protect       []string // the configuration directories the loader protects
+	// keep says, for a layer whose settings are judged, why its active_profile may not switch
+	// the base profile ("" when it may).
+	keep map[Origin]string
+}
+
 // builder applies the layers to a built-in profile.
 type builder struct {
+	ctx          context.Context
 	p            profile.Profile
+	base         string // the base built-in profile's hash
 	prov         Provenance
 	skipped      []Skipped
 	errs         []*Error
-	allowProject bool // the project is trusted: its loosenings apply
-	// keepBand, when not "", is why the project file may not move the dial to another band of
-	// the autonomy matrix: the settings that would are skipped with this reason. keepProfile is
-	// the same for the project file's active_profile.
-	keepBand, keepProfile string
-	// switchedTo is the built-in profile the project file switched to, if it did.
-	switchedTo string
+	allowProject bool            // the project is trusted: its loosenings apply
+	rulesOnly    bool            // the managed tier allows managed rules only
+	floor        map[string]bool // the managed tier's DENY and CONFIRM rule ids
 }
 
-// build computes the effective profile: the base built-in (override if set, else the highest
-// layer's active_profile, else def), then the user file, then the project file, then the
-// protected paths the host adds (protect). Project loosenings apply only when allowProject.
+// build computes the effective profile: the base built-in (the host's override if set, else the
+// managed file's active_profile, else the highest other layer's, else def), then the
+// organisation's defaults, the user file and the project file, then the protected paths the
+// host adds, then the managed tier (buildLower, then manage).
 //
-// A lower dial is not always stricter: the rule layer adds the autonomy matrix cell's
-// obligations to what a rule allows or confirms, and a lower band's cells can carry fewer
-// (trusted mutating is ALLOW+notify+checkpoint, supervised mutating is CONFIRM). So when an
-// untrusted project file moves the dial to another band, the result is compared with the profile
-// without the project file (bandLoss); if some action could lose an obligation or get a looser
-// matrix verdict, the profile is built again with every project setting that moves the band
-// skipped.
-func build(def, override string, user, project *parsedFile, allowProject bool, protect []string) (*builder, error) {
-	var keep keepRules
-	for {
-		b, err := build1(def, override, user, project, allowProject, protect, keep)
-		if err != nil || project == nil || allowProject {
-			return b, err
+// When the managed tier allows managed rules only, the result is checked as a whole against the
+// managed tier on its own (without the user and project files): if it were not at least as
+// restrictive, both files would be left out (fail closed).
+func build(ctx context.Context, s spec) (*builder, error) {
+	b, err := buildLower(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	if s.ls.managed == nil {
+		return b, nil
+	}
+	if err := b.manage(&s.ls); err != nil {
+		return nil, err
+	}
+	if !s.ls.rulesOnly() || s.ls.user == nil && s.ls.project == nil {
+		return b, nil
+	}
+	alone := s
+	alone.ls.user, alone.ls.project = nil, nil
+	a, err := build(ctx, alone)
+	if err != nil {
+		return nil, err
+	}
+	if ok, why := profile.AtLeastAsRestrictive(b.p, a.p); !ok {
+		for _, f := range []*parsedFile{s.ls.user, s.ls.project} {
+			if f != nil {
+				a.skipped = append(a.skipped, Skipped{Source: f.src(""), Setting: Setting{Field: f.layer.String()}, Managed: true,
+					Reason: "managed rules only: its settings, each at least as restrictive on its own, loosen the managed tier's profile together: " + why})
+			}
 		}
-		without, err := build1(def, override, user, nil, false, protect, keepRules{})
-		if err != nil {
-			return nil, err
-		}
-		if b.switchedTo != "" && keep.profile == "" {
-			// The switch replaces the base profile's rules and lists wholesale: compare the
-			// two bases with the user file applied to each.
-			to, err := build1(def, b.switchedTo, user, nil, false, protect, keepRules{})
+		return a, nil
+	}
+	return b, nil
+}
+
+// judgedLayers returns the layers whose settings apply only where they tighten: the project
+// file unless it is trusted, and, when the managed tier allows managed rules only, the user
+// file and the project file.
+func judgedLayers(s *spec) (user, project bool) {
+	ro := s.ls.rulesOnly()
+	return ro && s.ls.user != nil, s.ls.project != nil && (ro || !s.allowProject)
+}
+
+// buildLower applies every layer but the managed tier.
+//
+// Whether a setting of a judged layer (see judgedLayers) loosens is decided by
+// profile.AtLeastAsRestrictive, the one restrictiveness order, setting by setting in file
+// order: each setting is applied to the profile so far and kept when the result is at least as
+// restrictive, so (the order being transitive) the effective profile is at least as restrictive
+// as the profile without the judged files. An active_profile switch replaces the base profile's
+// rules and lists wholesale, so it is judged with the layers below applied to both built-in
+// profiles. The result is checked as a whole at the end: if it were not at least as
+// restrictive as without the judged files, they would be left out whole (fail closed).
+//
+// ctx is looked at before every comparison; when it is done, buildLower returns its error.
+func buildLower(ctx context.Context, s spec) (*builder, error) {
+	judgeUser, judgeProject := judgedLayers(&s)
+	if !judgeUser && !judgeProject {
+		return build1(ctx, s)
+	}
+	ref := s
+	ref.keep = nil
+	if judgeUser {
+		ref.ls.user = nil
+	}
+	if judgeProject {
+		ref.ls.project = nil
+	}
+	without, err := build1(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	keep := map[Origin]string{}
+	if s.override == "" && activeName(s.ls.managed) == "" {
+		for _, f := range []*parsedFile{s.ls.user, s.ls.project} {
+			if f == nil || f.layer == OriginUser && !judgeUser || f.layer == OriginProject && !judgeProject {
+				continue
+			}
+			n, _ := selects(f, &s.ls)
+			if n == "" {
+				continue
+			}
+			below := s
+			below.keep = maps.Clone(keep)
+			below.ls.project = nil
+			if f.layer == OriginUser {
+				below.ls.user = nil
+			}
+			from, err := build1(ctx, below)
 			if err != nil {
 				return nil, err
 			}
-			if why := profileLoosens(without.p, to.p); why != "" {
-				keep.profile = why
-				continue
-			}
-		}
-		if why := bandLoss(without.p, b.p); why != "" && keep.band == "" {
-			keep.band = why
-			continue
-		}
-		return b, nil
-	}
-}
-
-// keepRules are the reasons (when not "") why an untrusted project file may not switch the
-// active profile (profile) or move the dial to another band (band).
-type keepRules struct{ profile, band string }
-
-// bandLoss compares the autonomy bands of two profiles, from (without the project file) and to
-// (with it), and says how moving from one to the other can make a decision more permissive or
-// drop obligations, or "". Only the risk levels that to's permission mode lets through to the
-// rules and the matrix count. At each, the matrix cell must be at least as strict (a stricter
-// verdict, or the same verdict with at least the obligations) and, if a rule that is not a DENY
-// rule may decide actions of that level, the cell's obligations (which the gate adds to the
-// rule's) must not shrink.
-func bandLoss(from, to profile.Profile) string {
-	fb, err1 := policy.BandOf(from.Autonomy)
-	tb, err2 := policy.BandOf(to.Autonomy)
-	if err1 != nil || err2 != nil || fb == tb {
-		return ""
-	}
-	var levels []risk.Level
-	switch to.Mode {
-	case profile.ModeDefault:
-		levels = risk.Levels()
-	case profile.ModeReadOnly:
-		levels = []risk.Level{risk.ReadOnly}
-	}
-	var lost []string
-	for _, l := range levels {
-		fc, tc := policy.Matrix(fb, l), policy.Matrix(tb, l)
-		matrixOK := tc.Verdict == policy.Deny || tc.Verdict.StricterThan(fc.Verdict) ||
-			tc.Verdict == fc.Verdict && tc.Obligations.Has(fc.Obligations)
-		ruleOK := tc.Obligations.Has(fc.Obligations) || !ruleMayDecide(to.Rules, l)
-		if !matrixOK || !ruleOK {
-			lost = append(lost, fmt.Sprintf("%s (%s, now %s)", l, fc, tc))
-		}
-	}
-	if len(lost) == 0 {
-		return ""
-	}
-	return fmt.Sprintf("moves the autonomy dial from the %s band to the %s band, where actions that a rule allows or confirms, or the matrix decides, lose obligations or get a looser verdict: %s",
-		fb, tb, strings.Join(lost, "; "))
-}
-
-// ruleMayDecide reports whether a rule that is not a DENY rule may match a part of risk level l:
-// its risk_level condition is unset, lists l, or lists a severity (any level may have it).
-func ruleMayDecide(rules []policy.Rule, l risk.Level) bool {
-	for _, r := range rules {
-		if r.Action == policy.Deny {
-			continue
-		}
-		if m := r.Condition.Risk; m.IsZero() || m.Levels.Has(l) || !m.Severities.Empty() {
-			return true
-		}
-	}
-	return false
-}
-
-func build1(def, override string, user, project *parsedFile, allowProject bool, protect []string, keep keepRules) (*builder, error) {
-	b := &builder{prov: Provenance{m: map[Setting]Source{}}, allowProject: allowProject, keepBand: keep.band, keepProfile: keep.profile}
-	name, src := def, Source{Origin: OriginBuiltin, Profile: def}
-	if override != "" {
-		name, src = override, Source{Origin: OriginHost, Profile: override}
-	} else {
-		if n, ptr := activeOf(user); n != "" {
-			name, src = n, user.src(ptr)
-		} else if m, _ := activeOf(project); m == "" && user != nil && user.cfg.Approval != nil {
-			// ADR 0006: "Safe default (ModeSafe)": the user's approval block without a mode
-			// selects safe where no file names a profile. A project file never selects one
-			// implicitly.
-			name, src = profile.ApprovalSafe, user.src("/approval")
-		}
-		if n, ptr := activeOf(project); n != "" {
-			cur, err1 := profile.Builtin(name)
-			cand, err2 := profile.Builtin(n)
-			if err := errors.Join(err1, err2); err != nil {
+			below.override = n
+			to, err := build1(ctx, below)
+			if err != nil {
 				return nil, err
 			}
-			ok, why := profile.AtLeastAsRestrictive(cand, cur)
-			switch {
-			case ok && b.keepProfile != "":
-				ok, why = false, b.keepProfile
-			case ok && b.keepBand != "" && bandOf(cand.Autonomy) != bandOf(cur.Autonomy):
-				ok, why = false, b.keepBand
+			if ok, why := profile.AtLeastAsRestrictive(to.p, from.p); !ok {
+				keep[f.layer] = fmt.Sprintf("switches the active profile from %s to %s: %s", from.p.Name, to.p.Name, why)
 			}
-			if b.gate(project, ptr, Setting{Field: "active_profile"}, fmt.Sprintf("switches the active profile from %s to %s: %s", cur.Name, cand.Name, why), !ok) {
-				if cand.Name != cur.Name {
-					b.switchedTo = cand.Name
-				}
-				name, src = cand.Name, project.src(ptr)
+		}
+	}
+	s.keep = keep
+	b, err := build1(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("profile: not loaded: %w", err)
+	}
+	if ok, why := profile.AtLeastAsRestrictive(b.p, without.p); !ok {
+		for _, f := range []*parsedFile{s.ls.user, s.ls.project} {
+			if f == nil || f.layer == OriginUser && !judgeUser || f.layer == OriginProject && !judgeProject {
+				continue
+			}
+			without.skipped = append(without.skipped, Skipped{Source: f.src(""), Setting: Setting{Field: f.layer.String()},
+				Reason: "its settings, each at least as restrictive on its own, loosen the profile together: " + why, Managed: b.rulesOnly})
+		}
+		return without, nil
+	}
+	return b, nil
+}
+
+// selects returns the built-in profile a file selects as the base, and the pointer of the
+// setting: its active_profile (or approval.mode), or for the user file an approval block
+// without a mode, which selects safe where no file names a profile (ADR 0006: "Safe default
+// (ModeSafe)"; a project file never selects one implicitly).
+func selects(f *parsedFile, ls *layers) (string, string) {
+	if n, ptr := activeOf(f); n != "" {
+		return n, ptr
+	}
+	if f != nil && f.layer == OriginUser && f.cfg.Approval != nil && activeName(ls.project) == "" {
+		return profile.ApprovalSafe, "/approval"
+	}
+	return "", ""
+}
+
+func activeName(f *parsedFile) string {
+	n, _ := activeOf(f)
+	return n
+}
+
+func build1(ctx context.Context, s spec) (*builder, error) {
+	ls := &s.ls
+	b := &builder{ctx: ctx, prov: Provenance{m: map[Setting]Source{}}, allowProject: s.allowProject,
+		rulesOnly: ls.rulesOnly(), floor: ls.floorIDs()}
+	name, src := s.def, Source{Origin: OriginBuiltin, Profile: s.def}
+	switch n, ptr := activeOf(ls.managed); {
+	case s.override != "":
+		name, src = s.override, Source{Origin: OriginHost, Profile: s.override}
+	case n != "":
+		name, src = n, ls.managed.src(ptr) // the managed tier's choice outranks the others'
+	default:
+		for _, f := range []*parsedFile{ls.defaults, ls.user, ls.project} {
+			n, ptr := selects(f, ls)
+			if n == "" {
+				continue
+			}
+			cand, err := profile.Builtin(n)
+			if err != nil {
+				return nil, err
+			}
+			if b.gate(f, ptr, Setting{Field: "active_profile"}, s.keep[f.layer]) {
+				name, src = cand.Name, f.src(ptr)
 			}
 		}
 	}
@@ -186,28 +277,45 @@ func build1(def, override string, user, project *parsedFile, allowProject bool, 
 	if err != nil {
 		return nil, err
 	}
-	b.p = base.Clone()
+	b.p, b.base = base.Clone(), base.Hash()
 	b.recordBase(base, src)
-	for _, f := range []*parsedFile{user, project} {
+	for _, f := range []*parsedFile{ls.defaults, ls.user, ls.project} {
 		if f != nil {
 			b.apply(f)
 		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("profile: not loaded: %w", err)
 	}
 	if len(b.errs) > 0 {
 		sortErrors(b.errs)
 		return nil, joinLoadErrors(b.errs)
 	}
-	slices.SortStableFunc(b.skipped, func(x, y Skipped) int { return cmp.Compare(x.Source.Line, y.Source.Line) }) // file order
-	if b.p.Hash() != base.Hash() {
+	b.sortSkipped()
+	if b.p.Hash() != b.base {
 		b.p.Family = profile.FamilyCustom
 	}
-	for _, e := range protect {
+	for _, e := range s.protect {
 		if !slices.ContainsFunc(slices.Concat(b.p.ProtectedPaths, b.p.WriteProtectedPaths), func(x string) bool { return strings.EqualFold(x, e) }) {
 			b.p.ProtectedPaths = append(b.p.ProtectedPaths, e)
 			b.prov.set("denied_paths", e, Source{Origin: OriginHost})
 		}
 	}
 	return b, nil
+}
+
+// sortSkipped puts the skipped settings in file order: the user file's, then the project
+// file's, each by line.
+func (b *builder) sortSkipped() {
+	rank := func(o Origin) int {
+		if o == OriginProject {
+			return 1
+		}
+		return 0
+	}
+	slices.SortStableFunc(b.skipped, func(x, y Skipped) int {
+		return cmp.Or(cmp.Compare(rank(x.Source.Origin), rank(y.Source.Origin)), cmp.Compare(x.Source.Line, y.Source.Line))
+	})
 }
 
 // activeOf returns the built-in profile a file selects and the pointer of the setting.
@@ -256,118 +364,158 @@ func (b *builder) lists(p *profile.Profile) map[string][]string {
 	}
 }
 
-// gate decides whether a setting of f applies: always for the user file, and for the project
-// file unless it loosens (loosens is true) and the project is not trusted, in which case it is
-// recorded as skipped.
-func (b *builder) gate(f *parsedFile, ptr string, s Setting, reason string, loosens bool) bool {
-	if !loosens || f.layer != OriginProject || b.allowProject {
+// judged reports whether f's settings apply only where they keep the profile at least as
+// restrictive: an untrusted project file, and, under a managed tier that allows managed rules
+// only, the user file and the project file.
+func (b *builder) judged(f *parsedFile) bool {
+	switch f.layer {
+	case OriginProject:
+		return !b.allowProject || b.rulesOnly
+	case OriginUser:
+		return b.rulesOnly
+	}
+	return false
+}
+
+// lower reports whether f is a layer below the managed tier that the managed tier governs: the
+// user file or the project file.
+func lower(f *parsedFile) bool { return f.layer == OriginUser || f.layer == OriginProject }
+
+// loosens says how changing the profile so far to cand would loosen it, when f is judged (see
+// judged), or "": profile.AtLeastAsRestrictive decides. A done context counts as a loosening
+// (nothing more applies; build returns the context's error).
+func (b *builder) loosens(f *parsedFile, cand *profile.Profile) string {
+	if !b.judged(f) {
+		return ""
+	}
+	if err := b.ctx.Err(); err != nil {
+		return "not judged: " + err.Error()
+	}
+	_, why := profile.AtLeastAsRestrictive(*cand, b.p)
+	return why
+}
+
+// gate decides whether a setting of f applies: when reason is "" (it does not loosen, or f is
+// not judged); otherwise it is recorded as skipped, with the reason.
+func (b *builder) gate(f *parsedFile, ptr string, s Setting, reason string) bool {
+	if reason == "" || !b.judged(f) {
 		return true
 	}
-	b.skipped = append(b.skipped, Skipped{Source: f.src(ptr), Setting: s, Reason: reason})
+	if b.rulesOnly {
+		reason = "managed rules only: the user and project files may only tighten, and this " + reason
+	}
+	b.skipped = append(b.skipped, Skipped{Source: f.src(ptr), Setting: s, Reason: reason, Managed: b.rulesOnly})
 	return false
 }
 
 func (b *builder) apply(f *parsedFile) {
 	c := &f.cfg
 	p := &b.p
+	if b.ctx.Err() != nil {
+		return
+	}
 
 	if c.PermissionMode != nil {
-		mode, dial := p.Mode, p.Autonomy
+		cand := *p
 		if band, err := policy.ParseBand(*c.PermissionMode); err == nil {
-			mode = profile.ModeDefault
-			if cur, _ := policy.BandOf(dial); cur != band && c.Autonomy == nil {
-				dial = band.Dial()
+			cand.Mode = profile.ModeDefault
+			if cur, _ := policy.BandOf(p.Autonomy); cur != band && c.Autonomy == nil {
+				cand.Autonomy = band.Dial()
 			}
 		} else if m, err := profile.ParseMode(*c.PermissionMode); err == nil {
-			mode = m
+			cand.Mode = m
 		}
-		reason, loosens := "", false
-		switch {
-		case p.Mode.StricterThan(mode):
-			reason, loosens = fmt.Sprintf("loosens the permission mode from %s to %s", p.Mode, mode), true
-		case dial > p.Autonomy:
-			reason, loosens = fmt.Sprintf("raises autonomy from %v to %v", p.Autonomy, dial), true
-		case b.keepBand != "" && bandOf(dial) != bandOf(p.Autonomy):
-			reason, loosens = b.keepBand, true
-		}
-		if b.gate(f, "/permission_mode", Setting{Field: "permission_mode"}, reason, loosens) {
-			p.Mode = mode
+		if b.gate(f, "/permission_mode", Setting{Field: "permission_mode"}, b.loosens(f, &cand)) {
+			p.Mode = cand.Mode
 			b.prov.set("permission_mode", "", f.src("/permission_mode"))
-			if dial != p.Autonomy {
-				p.Autonomy = dial
+			if cand.Autonomy != p.Autonomy {
+				p.Autonomy = cand.Autonomy
 				b.prov.set("autonomy", "", f.src("/permission_mode"))
 			}
 		}
 	}
 	if c.Autonomy != nil {
-		v := *c.Autonomy
-		reason, loosens := fmt.Sprintf("raises autonomy from %v to %v", p.Autonomy, v), v > p.Autonomy
-		if !loosens && b.keepBand != "" && bandOf(v) != bandOf(p.Autonomy) {
-			reason, loosens = b.keepBand, true
-		}
-		if b.gate(f, "/autonomy", Setting{Field: "autonomy"}, reason, loosens) {
-			p.Autonomy = v
+		cand := *p
+		cand.Autonomy = *c.Autonomy
+		if b.gate(f, "/autonomy", Setting{Field: "autonomy"}, b.loosens(f, &cand)) {
+			p.Autonomy = cand.Autonomy
 			b.prov.set("autonomy", "", f.src("/autonomy"))
 		}
 	}
 	if c.ExternalWrites != nil {
-		v := profile.ExternalWritesHalt
+		cand := *p
+		cand.ExternalWrites = profile.ExternalWritesHalt
 		if *c.ExternalWrites == "policy" {
-			v = profile.ExternalWritesByPolicy
+			cand.ExternalWrites = profile.ExternalWritesByPolicy
 		}
-		if b.gate(f, "/external_writes", Setting{Field: "external_writes"}, "leaves writes outside the workspace to the rules instead of halting the run", v > p.ExternalWrites) {
-			p.ExternalWrites = v
+		if b.gate(f, "/external_writes", Setting{Field: "external_writes"}, b.loosens(f, &cand)) {
+			p.ExternalWrites = cand.ExternalWrites
 			b.prov.set("external_writes", "", f.src("/external_writes"))
 		}
 	}
 	if c.ExecCheckpoints != nil {
-		v := profile.ExecCheckpointsOn
+		cand := *p
+		cand.ExecCheckpoints = profile.ExecCheckpointsOn
 		if *c.ExecCheckpoints == "off" {
-			v = profile.ExecCheckpointsOff
+			cand.ExecCheckpoints = profile.ExecCheckpointsOff
 		}
-		if b.gate(f, "/exec_checkpoints", Setting{Field: "exec_checkpoints"}, "stops checkpointing commands that execute programs", v > p.ExecCheckpoints) {
-			p.ExecCheckpoints = v
+		if b.gate(f, "/exec_checkpoints", Setting{Field: "exec_checkpoints"}, b.loosens(f, &cand)) {
+			p.ExecCheckpoints = cand.ExecCheckpoints
 			b.prov.set("exec_checkpoints", "", f.src("/exec_checkpoints"))
 		}
 	}
 	if l := c.ResourceLimits; l != nil {
-		limit := func(name string, v *int, cur int, set func(int)) {
+		limit := func(name string, v *int, set func(*profile.Limits, int)) {
 			if v == nil {
 				return
 			}
 			ptr := "/resource_limits/" + name
-			if b.gate(f, ptr, Setting{Field: "resource_limits." + name}, fmt.Sprintf("raises %s from %d to %d", name, cur, *v), *v > cur) {
-				set(*v)
+			cand := *p
+			set(&cand.Limits, *v)
+			if b.gate(f, ptr, Setting{Field: "resource_limits." + name}, b.loosens(f, &cand)) {
+				p.Limits = cand.Limits
 				b.prov.set("resource_limits."+name, "", f.src(ptr))
 			}
 		}
-		limit("max_concurrent_ops", l.MaxConcurrentOps, p.Limits.MaxConcurrentOps, func(v int) { p.Limits.MaxConcurrentOps = v })
-		limit("max_files_per_plan", l.MaxFilesPerPlan, p.Limits.MaxFilesPerPlan, func(v int) { p.Limits.MaxFilesPerPlan = v })
-		limit("timeout_seconds", l.TimeoutSeconds, int(p.Limits.Timeout/time.Second), func(v int) { p.Limits.Timeout = time.Duration(v) * time.Second })
+		limit("max_concurrent_ops", l.MaxConcurrentOps, func(l *profile.Limits, v int) { l.MaxConcurrentOps = v })
+		limit("max_files_per_plan", l.MaxFilesPerPlan, func(l *profile.Limits, v int) { l.MaxFilesPerPlan = v })
+		limit("timeout_seconds", l.TimeoutSeconds, func(l *profile.Limits, v int) { l.Timeout = time.Duration(v) * time.Second })
 	}
 
-	// Restrictions accumulate: they never loosen. The blocklist is a restriction only as long
-	// as DENY rules alone use it: an entry added to a list that a CONFIRM or ALLOW rule refers
-	// to widens that rule.
-	b.add(f, "denied_paths", "/denied_paths", c.DeniedPaths, &p.ProtectedPaths, false, true)
-	b.add(f, "write_protected_paths", "/write_protected_paths", c.WriteProtected, &p.WriteProtectedPaths, false, true)
-	b.add(f, "shell_blocklist", "/shell_blocklist", c.ShellBlocklist, &p.ShellBlocklist, b.listGrants(f, policy.ListShellBlocklist), false)
-	// Allow-side lists widen what runs without asking: every new entry loosens.
-	b.add(f, "shell_allowlist", "/shell_allowlist", c.ShellAllowlist, &p.ShellAllowlist, true, false)
-	b.add(f, "network_allowlist", "/network_allowlist", c.NetworkAllow, &p.NetworkAllowlist, true, false)
-	b.add(f, "trusted_paths", "/trusted_paths", c.TrustedPaths, &p.TrustedPaths, true, false)
-	b.add(f, "allowed_tools", "/allowed_tools", c.AllowedTools, &p.AllowedTools, true, false)
-	b.add(f, "auto_approve_patterns", "/auto_approve_patterns", c.AutoApprove, &p.AutoApprovePatterns, true, false)
+	type listField struct {
+		field, ptr string
+		list       []string
+		dst        func(*profile.Profile) *[]string
+		fold       bool
+	}
+	protected := func(q *profile.Profile) *[]string { return &q.ProtectedPaths }
+	trusted := func(q *profile.Profile) *[]string { return &q.TrustedPaths }
+	tools := func(q *profile.Profile) *[]string { return &q.AllowedTools }
+	auto := func(q *profile.Profile) *[]string { return &q.AutoApprovePatterns }
+	fields := []listField{
+		{"denied_paths", "/denied_paths", c.DeniedPaths, protected, true},
+		{"write_protected_paths", "/write_protected_paths", c.WriteProtected, func(q *profile.Profile) *[]string { return &q.WriteProtectedPaths }, true},
+		{"shell_blocklist", "/shell_blocklist", c.ShellBlocklist, func(q *profile.Profile) *[]string { return &q.ShellBlocklist }, false},
+		{"shell_allowlist", "/shell_allowlist", c.ShellAllowlist, func(q *profile.Profile) *[]string { return &q.ShellAllowlist }, false},
+		{"network_allowlist", "/network_allowlist", c.NetworkAllow, func(q *profile.Profile) *[]string { return &q.NetworkAllowlist }, false},
+		{"trusted_paths", "/trusted_paths", c.TrustedPaths, trusted, false},
+		{"allowed_tools", "/allowed_tools", c.AllowedTools, tools, false},
+		{"auto_approve_patterns", "/auto_approve_patterns", c.AutoApprove, auto, false},
+	}
 	if a := c.Approval; a != nil {
-		b.add(f, "denied_paths", "/approval/denied_paths", a.DeniedPaths, &p.ProtectedPaths, false, true)
-		b.add(f, "trusted_paths", "/approval/trusted_paths", a.TrustedPaths, &p.TrustedPaths, true, false)
-		b.add(f, "allowed_tools", "/approval/allowed_tools", a.AllowedTools, &p.AllowedTools, true, false)
-		b.add(f, "auto_approve_patterns", "/approval/auto_approve_patterns", a.AutoApprove, &p.AutoApprovePatterns, true, false)
+		fields = append(fields,
+			listField{"denied_paths", "/approval/denied_paths", a.DeniedPaths, protected, true},
+			listField{"trusted_paths", "/approval/trusted_paths", a.TrustedPaths, trusted, false},
+			listField{"allowed_tools", "/approval/allowed_tools", a.AllowedTools, tools, false},
+			listField{"auto_approve_patterns", "/approval/auto_approve_patterns", a.AutoApprove, auto, false})
+	}
+	for _, lf := range fields {
+		b.add(f, lf.field, lf.ptr, lf.list, lf.dst, lf.fold)
 	}
 	b.unprotect(f, c.Unprotected) // after the additions: a file's removals win within the file
 
 	// Host groups are declared first (an empty group grants nothing), so rules can refer to
-	// them; their hosts are added after the rules, when it is known which rules use them.
+	// them; their hosts are added after the rules.
 	groups := slices.Sorted(maps.Keys(c.HostGroups))
 	for _, g := range groups {
 		if p.HostGroups == nil {
@@ -380,135 +528,172 @@ func (b *builder) apply(f *parsedFile) {
 	}
 	b.rules(f)
 	for _, g := range groups {
-		loosens := b.groupGrants(g)
-		for i, h := range c.HostGroups[g] {
-			if slices.Contains(p.HostGroups[g], h) {
-				continue
-			}
-			ptr := pointerOf("host_groups", g, strconv.Itoa(i))
-			if b.gate(f, ptr, Setting{"host_groups." + g, h}, fmt.Sprintf("adds %q to host group %q", h, g), loosens) {
-				p.HostGroups[g] = append(p.HostGroups[g], h)
-				b.prov.set("host_groups."+g, h, f.src(ptr))
-			}
-		}
+		b.add(f, "host_groups."+g, pointerOf("host_groups", g), c.HostGroups[g], func(q *profile.Profile) *[]string {
+			l := q.HostGroups[g]
+			return &l
+		}, false)
 	}
 	for _, eco := range slices.Sorted(maps.Keys(c.Registries)) {
-		for i, h := range c.Registries[eco] {
-			if slices.Contains(p.Registries[eco], h) {
-				continue
-			}
-			ptr := pointerOf("registries", eco, strconv.Itoa(i))
-			if b.gate(f, ptr, Setting{"registries." + eco, h}, fmt.Sprintf("adds %q to the %s registry hosts", h, eco), true) {
-				if p.Registries == nil {
-					p.Registries = map[string][]string{}
-				}
-				if _, ok := p.Registries[eco]; !ok {
-					b.prov.set("registries."+eco, "", f.src(pointerOf("registries", eco)))
-				}
-				p.Registries[eco] = append(p.Registries[eco], h)
-				b.prov.set("registries."+eco, h, f.src(ptr))
-			}
+		_, had := p.Registries[eco]
+		b.add(f, "registries."+eco, pointerOf("registries", eco), c.Registries[eco], func(q *profile.Profile) *[]string {
+			l := q.Registries[eco]
+			return &l
+		}, false)
+		if _, has := p.Registries[eco]; has && !had {
+			b.prov.set("registries."+eco, "", f.src(pointerOf("registries", eco)))
 		}
 	}
 }
 
-// add appends a file's list entries to a profile list. Entries already present change nothing
-// and keep their source. For allow-side lists (loosens) every new entry loosens.
-func (b *builder) add(f *parsedFile, field, ptr string, list []string, dst *[]string, loosens, fold bool) {
+// maxJudged bounds how many entries of one list of one file are judged one by one when their
+// additions together loosen the profile; the rest are left out with the reason of the whole.
+const maxJudged = 256
+
+// add adds a file's entries to a profile list (dst selects it in a profile; for host groups and
+// registries it is a copy, written back by setList). Entries already present change nothing and
+// keep their source. For an untrusted project file, the new entries apply together when together
+// they keep the profile at least as restrictive; otherwise each is judged on its own.
+func (b *builder) add(f *parsedFile, field, ptr string, list []string, dst func(*profile.Profile) *[]string, fold bool) {
+	type entry struct {
+		e   string
+		ptr string
+	}
+	var fresh []entry
+	have := map[string]bool{}
+	key := func(e string) string {
+		if fold {
+			return strings.ToLower(e)
+		}
+		return e
+	}
+	for _, e := range *dst(&b.p) {
+		have[key(e)] = true
+	}
 	for i, e := range list {
-		if slices.ContainsFunc(*dst, func(x string) bool { return x == e || fold && strings.EqualFold(x, e) }) {
-			continue
+		if !have[key(e)] {
+			have[key(e)] = true
+			fresh = append(fresh, entry{e, ptr + "/" + strconv.Itoa(i)})
 		}
-		p := ptr + "/" + strconv.Itoa(i)
-		reason := fmt.Sprintf("adds %q to %s", e, field)
-		if field == "shell_blocklist" {
-			reason += ", which a rule that is not a DENY rule refers to"
+	}
+	if len(fresh) == 0 {
+		return
+	}
+	apply := func(es []entry) {
+		l := slices.Clone(*dst(&b.p))
+		for _, x := range es {
+			l = append(l, x.e)
+			b.prov.set(field, x.e, f.src(x.ptr))
 		}
-		if b.gate(f, p, Setting{field, e}, reason, loosens) {
-			*dst = append(*dst, e)
-			b.prov.set(field, e, f.src(p))
+		b.setList(field, l)
+	}
+	with := func(es []entry) profile.Profile {
+		cand := b.p
+		l := slices.Clone(*dst(&b.p))
+		for _, x := range es {
+			l = append(l, x.e)
+		}
+		setList(&cand, field, l)
+		return cand
+	}
+	cand := with(fresh)
+	why := b.loosens(f, &cand)
+	if why == "" {
+		apply(fresh)
+		return
+	}
+	for i, x := range fresh {
+		reason := why
+		if i < maxJudged {
+			one := with([]entry{x})
+			reason = b.loosens(f, &one)
+		} else {
+			reason = fmt.Sprintf("one of the %d entries this file adds to %s, which together loosen the profile: %s", len(fresh), field, why)
+		}
+		if b.gate(f, x.ptr, Setting{field, x.e}, reason) {
+			apply([]entry{x})
 		}
 	}
 }
 
-// bandOf is policy.BandOf without the error (the schema keeps the dial in range).
-func bandOf(dial float64) policy.Band {
-	b, _ := policy.BandOf(dial)
-	return b
-}
+// setList sets a profile list by its field name in b's profile.
+func (b *builder) setList(field string, l []string) { setList(&b.p, field, l) }
 
-// listGrants reports whether a rule that is not a DENY rule, of the profile so far or of file
-// f, refers to the list name, so that entries added to it can allow or confirm something.
-func (b *builder) listGrants(f *parsedFile, name string) bool {
-	for _, rules := range [][]policy.Rule{b.p.Rules, f.cfg.CustomRules} {
-		for _, r := range rules {
-			if r.Action != policy.Deny && refersTo(r.Condition, name) {
-				return true
-			}
+// setList sets the list field of p to l. Maps are copied before they are changed, so a
+// candidate profile never changes the profile it was copied from.
+func setList(p *profile.Profile, field string, l []string) {
+	switch {
+	case field == "denied_paths":
+		p.ProtectedPaths = l
+	case field == "write_protected_paths":
+		p.WriteProtectedPaths = l
+	case field == "shell_blocklist":
+		p.ShellBlocklist = l
+	case field == "shell_allowlist":
+		p.ShellAllowlist = l
+	case field == "network_allowlist":
+		p.NetworkAllowlist = l
+	case field == "trusted_paths":
+		p.TrustedPaths = l
+	case field == "allowed_tools":
+		p.AllowedTools = l
+	case field == "auto_approve_patterns":
+		p.AutoApprovePatterns = l
+	case strings.HasPrefix(field, "host_groups."):
+		p.HostGroups = maps.Clone(p.HostGroups)
+		if p.HostGroups == nil {
+			p.HostGroups = map[string][]string{}
 		}
-	}
-	return false
-}
-
-// groupGrants reports whether hosts added to group g can allow something: it is a group the
-// built-in profiles use, or a rule that is not a DENY rule refers to it.
-func (b *builder) groupGrants(g string) bool {
-	switch g {
-	case profile.GroupAIAPIs, profile.GroupPackageManagers, profile.GroupConfiguredHosts:
-		return true
-	}
-	for _, r := range b.p.Rules {
-		if r.Action != policy.Deny && refersTo(r.Condition, g) {
-			return true
+		p.HostGroups[strings.TrimPrefix(field, "host_groups.")] = l
+	case strings.HasPrefix(field, "registries."):
+		p.Registries = maps.Clone(p.Registries)
+		if p.Registries == nil {
+			p.Registries = map[string][]string{}
 		}
+		p.Registries[strings.TrimPrefix(field, "registries.")] = l
+	default:
+		panic("profile: bug: no list " + field)
 	}
-	return false
-}
-
-func refersTo(c policy.Condition, name string) bool {
-	for _, l := range [][]string{c.Commands, c.Tools, c.Hosts, c.Providers, c.Surfaces} {
-		if slices.Contains(l, "@"+name) {
-			return true
-		}
-	}
-	return false
 }
 
 // rules merges a file's custom rules. A rule with a new id is added ahead of the rules of
-// lower layers (so at equal priority it is evaluated first); a rule with an existing id
-// replaces that rule in place.
+// lower layers (so at equal priority it is evaluated first), after the file's earlier new
+// rules; a rule with an existing id replaces that rule in place.
 func (b *builder) rules(f *parsedFile) {
 	p := &b.p
-	var added []policy.Rule
+	added := 0
 	for i, r := range f.cfg.CustomRules {
 		ptr := "/custom_rules/" + strconv.Itoa(i)
+		switch {
+		case f.layer == OriginManaged && r.Action != policy.Allow:
+			continue // the managed tier's floor: imposed by manage, ahead of every rule
+		case lower(f) && b.floor[r.ID]:
+			b.skipped = append(b.skipped, Skipped{Source: f.src(ptr), Setting: Setting{"rules", r.ID}, Managed: true,
+				Reason: fmt.Sprintf("the managed tier sets the rule %q: no other layer replaces it", r.ID)})
+			continue
+		case lower(f) && b.rulesOnly && r.Action == policy.Allow:
+			b.skipped = append(b.skipped, Skipped{Source: f.src(ptr), Setting: Setting{"rules", r.ID}, Managed: true,
+				Reason: "managed rules only: the managed tier drops the user's and the project's ALLOW rules"})
+			continue
+		}
 		if bad := b.unknownRefs(f, ptr, r.Condition); bad {
 			continue
 		}
-		s := Setting{"rules", r.ID}
+		cand := *p
 		j := slices.IndexFunc(p.Rules, func(x policy.Rule) bool { return x.ID == r.ID })
 		if j < 0 {
-			reason := ""
-			switch r.Action {
-			case policy.Allow:
-				reason = fmt.Sprintf("adds the ALLOW rule %q", r.ID)
-			case policy.Confirm:
-				reason = fmt.Sprintf("adds the CONFIRM rule %q, which can override a denial (a DENY rule or the autonomy matrix)", r.ID)
-			}
-			if b.gate(f, ptr, s, reason, reason != "") {
-				added = append(added, r)
-				b.prov.set("rules", r.ID, f.src(ptr))
-			}
-			continue
+			cand.Rules = slices.Insert(slices.Clone(p.Rules), added, r)
+		} else {
+			cand.Rules = slices.Clone(p.Rules)
+			cand.Rules[j] = r
 		}
-		old := p.Rules[j]
-		reason := replacementLoosens(old, r)
-		if b.gate(f, ptr, s, reason, reason != "") {
-			p.Rules[j] = r
+		if b.gate(f, ptr, Setting{"rules", r.ID}, b.loosens(f, &cand)) {
+			p.Rules = cand.Rules
+			if j < 0 {
+				added++
+			}
 			b.prov.set("rules", r.ID, f.src(ptr))
 		}
 	}
-	p.Rules = append(added, p.Rules...)
 }
 
 // unknownRefs records a load error for every @reference in c that names neither a profile list
@@ -538,269 +723,6 @@ func (b *builder) unknownRefs(f *parsedFile, ptr string, c policy.Condition) boo
 	return bad
 }
 
-// replacementLoosens says how replacing rule old by r loosens the rules, or "" if it does not.
-// The replacement is judged by its effect on decisions, conservatively: it is harmless only when,
-// for every action, the decision with r is at least as strict as with old, in the order
-//
-//	DENY  >  CONFIRM with obligations O  >=  ALLOW with obligations O' when O ⊇ O'
-//
-// (a DENY is stricter than anything; otherwise the verdict must be at least as strict AND the
-// obligations a superset: a CONFIRM without the checkpoint, notification or sandbox the rule it
-// replaces required is a loosening, because the human who approves it sees the command, not
-// what it does when it runs). Deciding that for arbitrary conditions is not possible in general,
-// so r must be provably at least as strict:
-//
-//   - A DENY rule is harmless when it matches every action old matched (its condition is
-//     provably at least as broad, see covers) and is evaluated no later than old. Anything more
-//     it matches becomes a denial. If it misses some, those actions fall through to later rules
-//     or the autonomy matrix, which may allow them with fewer obligations (the project file that
-//     replaces PROFILE-FULL-AUTO's allow-self-upgrade by a DENY rule that never matches takes
-//     away its checkpoint and notification). The one exception: old is an ALLOW rule without
-//     obligations, the most permissive outcome there is, so whatever the actions fall through to
-//     is at least as strict.
-//   - An ALLOW or CONFIRM rule must stand where old stood (same priority, so the same place in
-//     the evaluation order), match no action old did not (anything else could override a later
-//     denial), match every action old matched (unless old is an ALLOW rule without
-//     obligations), give a verdict at least as strict and keep old's obligations.
-func replacementLoosens(old, r policy.Rule) string {
-	// An ALLOW rule that adds no obligation: nothing an action can fall through to is more
-	// permissive, since the rule layer and the matrix both add the matrix cell's obligations.
-	minimal := old.Action == policy.Allow && old.Obligations == 0
-	if r.Action == policy.Deny {
-		switch {
-		case minimal || r.Priority <= old.Priority && covers(r, old):
-			return ""
-		case old.Action == policy.Allow:
-			return fmt.Sprintf("replaces the ALLOW rule %q, which adds %s, with a DENY rule that does not cover every action it allowed: those fall through to later rules or the autonomy matrix, without its obligations", r.ID, old.Obligations)
-		}
-		return fmt.Sprintf("changes the condition or priority of the %s rule %q", old.Action, r.ID)
-	}
-	samePlace := old.Priority == r.Priority
-	noMore := samePlace && covers(old, r) // r decides no action that old did not decide
-	noLess := samePlace && covers(r, old) // every action old decided, r decides
-	switch {
-	case old.Action == policy.Allow && r.Action == policy.Confirm && !noMore:
-		return fmt.Sprintf("replaces the ALLOW rule %q with a CONFIRM rule that matches elsewhere, which can override a denial", r.ID)
-	case old.Action == policy.Allow && noMore && !noLess && !minimal:
-		return fmt.Sprintf("narrows the ALLOW rule %q, which adds %s: the actions it no longer matches fall through to later rules or the autonomy matrix, without its obligations", r.ID, old.Obligations)
-	case old.Action == policy.Allow && !noMore:
-		return fmt.Sprintf("changes what the ALLOW rule %q allows", r.ID)
-	case !noMore || !noLess && !minimal:
-		return fmt.Sprintf("changes the condition or priority of the %s rule %q", old.Action, r.ID)
-	case old.Action.StricterThan(r.Action):
-		return fmt.Sprintf("turns the %s rule %q into %s", old.Action, r.ID, r.Action)
-	case !r.Obligations.Has(old.Obligations):
-		return fmt.Sprintf("drops obligations of the %s rule %q", old.Action, r.ID)
-	}
-	return ""
-}
-
-// covers reports whether rule a provably matches every action rule b matches. A condition is a
-// conjunction of its fields and a list field holds when any entry does, so a's condition is at
-// least as broad as b's when each field of a is unset, or set the same way as in b, or (for
-// lists) lists everything b lists. Operations are compared in canonical form and risk levels and
-// severities by value. Entries are compared as written, not as what they match ("go" matches
-// more than "go test", but covers does not know that): a false "no" only makes a harmless
-// replacement need trust.
-//
-// The commands and command_pattern fields of an ALLOW rule match less than the same fields of a
-// DENY or CONFIRM rule (an ALLOW entry "rm" does not cover "/bin/rm"; an ALLOW pattern is not
-// tried against the whole line), so an ALLOW rule with either field never covers a DENY or
-// CONFIRM rule.
-func covers(a, b policy.Rule) bool {
-	ca, cb := &a.Condition, &b.Condition
-	if a.Action == policy.Allow && b.Action != policy.Allow && (len(ca.Commands) > 0 || ca.CommandPattern != "") {
-		return false
-	}
-	if ca.OutsideWorkspace && !cb.OutsideWorkspace {
-		return false
-	}
-	for _, f := range [][2]string{{ca.TargetPattern, cb.TargetPattern}, {ca.CommandPattern, cb.CommandPattern}} {
-		if f[0] != "" && f[0] != f[1] {
-			return false
-		}
-	}
-	canon := func(ops []policy.Operation) []string {
-		out := make([]string, len(ops))
-		for i, op := range ops {
-			out[i] = string(op.Canonical())
-		}
-		return out
-	}
-	if !listCovers(canon(ca.OperationType), canon(cb.OperationType)) {
-		return false
-	}
-	if !ca.Risk.IsZero() && (cb.Risk.IsZero() || !ca.Risk.Contains(cb.Risk)) {
-		return false
-	}
-	for _, l := range [][2][]string{{ca.Commands, cb.Commands}, {ca.Tools, cb.Tools}, {ca.Hosts, cb.Hosts},
-		{ca.Providers, cb.Providers}, {ca.Surfaces, cb.Surfaces}} {
-		if !listCovers(l[0], l[1]) {
-			return false
-		}
-	}
-	return true
-}
-
-// listCovers reports whether a list condition a holds wherever b holds: a is unset, or b is set
-// and every entry of b is in a.
-func listCovers(a, b []string) bool {
-	if len(a) == 0 {
-		return true
-	}
-	if len(b) == 0 {
-		return false
-	}
-	for _, e := range b {
-		if !slices.Contains(a, e) {
-			return false
-		}
-	}
-	return true
-}
-
-// profileLoosens compares two profiles, from and to, by their effect on decisions, for an
-// untrusted project file that switches the active profile from one to the other: it says how
-// some action could be decided less strictly under to, or "" when none can. Deciding that in
-// general is not possible, so the comparison is conservative, in the order replacementLoosens
-// documents:
-//
-//   - a profile whose mode denies everything (emergency-stop, plan) loosens nothing;
-//   - otherwise the mode, external writes and limits must be at least as strict, the protected
-//     paths and the blocklist a superset, the allow-side lists, host groups and registries
-//     subsets;
-//   - and the rules must follow from from's by harmless edits: a rule of from that to lacks is
-//     an ALLOW rule without obligations, or a DENY rule of to with a lower priority covers it; a
-//     rule to adds is a DENY rule; a rule both have passes replacementLoosens; rules of equal
-//     priority keep their order, unless the one that moves ahead is a DENY rule; and a rule that
-//     refers to a list whose entries differ is a DENY rule in both (the list only grew) or an
-//     ALLOW rule without obligations in from (the list only shrank).
-//
-// The band of the autonomy matrix is judged separately (bandLoss).
-func profileLoosens(from, to profile.Profile) string {
-	if to.Mode == profile.ModeEmergencyStop || to.Mode == profile.ModePlan {
-		return ""
-	}
-	switch {
-	case from.Mode.StricterThan(to.Mode):
-		return fmt.Sprintf("permission mode %s is looser than %s", to.Mode, from.Mode)
-	case to.ExternalWrites > from.ExternalWrites:
-		return "external writes are left to the rules instead of halting the run"
-	case to.Limits.MaxFilesPerPlan > from.Limits.MaxFilesPerPlan || to.Limits.MaxConcurrentOps > from.Limits.MaxConcurrentOps || to.Limits.Timeout > from.Limits.Timeout:
-		return "raises a resource limit"
-	}
-	if x := notIn(from.ProtectedPaths, to.ProtectedPaths, true); x != "" {
-		return "no longer protects " + x
-	}
-	if x := notIn(from.WriteProtectedPaths, to.WriteProtectedPaths, true); x != "" {
-		return "no longer write-protects " + x
-	}
-	if x := notIn(from.ShellBlocklist, to.ShellBlocklist, false); x != "" {
-		return "no longer blocks " + x
-	}
-	// changed lists: name -> true if the list only grew (false: it only shrank).
-	grew := map[string]bool{}
-	if !slices.Equal(from.ShellBlocklist, to.ShellBlocklist) {
-		grew[policy.ListShellBlocklist] = true
-	}
-	for _, l := range []struct {
-		name     string
-		from, to []string
-	}{
-		{policy.ListShellAllowlist, from.ShellAllowlist, to.ShellAllowlist},
-		{policy.ListNetworkAllowlist, from.NetworkAllowlist, to.NetworkAllowlist},
-		{policy.ListAllowedTools, from.AllowedTools, to.AllowedTools},
-		{policy.ListAutoApprovePatterns, from.AutoApprovePatterns, to.AutoApprovePatterns},
-		{"trusted_paths", from.TrustedPaths, to.TrustedPaths},
-	} {
-		if x := notIn(l.to, l.from, false); x != "" {
-			return fmt.Sprintf("%s adds %s", l.name, x)
-		}
-		if len(l.to) != len(l.from) {
-			grew[l.name] = false
-		}
-	}
-	for _, g := range slices.Sorted(maps.Keys(to.HostGroups)) {
-		if x := notIn(to.HostGroups[g], from.HostGroups[g], false); x != "" {
-			return fmt.Sprintf("host group %q adds %s", g, x)
-		}
-		if len(to.HostGroups[g]) != len(from.HostGroups[g]) {
-			grew[g] = false
-		}
-	}
-	for _, g := range slices.Sorted(maps.Keys(from.HostGroups)) {
-		if _, ok := to.HostGroups[g]; !ok {
-			grew[g] = false
-		}
-	}
-	for _, k := range slices.Sorted(maps.Keys(to.Registries)) {
-		if x := notIn(to.Registries[k], from.Registries[k], false); x != "" {
-			return fmt.Sprintf("registry %q adds %s", k, x)
-		}
-	}
-
-	index := func(rules []policy.Rule) map[string]int {
-		m := make(map[string]int, len(rules))
-		for i, r := range rules {
-			m[r.ID] = i
-		}
-		return m
-	}
-	fromIdx, toIdx := index(from.Rules), index(to.Rules)
-	refers := func(r policy.Rule, grown bool) bool { // to a list that grew (grown) or shrank
-		for name, g := range grew {
-			if g == grown && refersTo(r.Condition, name) {
-				return true
-			}
-		}
-		return false
-	}
-	for _, old := range from.Rules {
-		j, kept := toIdx[old.ID]
-		if !kept {
-			if old.Action == policy.Allow && old.Obligations == 0 {
-				continue
-			}
-			if slices.ContainsFunc(to.Rules, func(d policy.Rule) bool {
-				return d.Action == policy.Deny && d.Priority < old.Priority && covers(d, old) && !refers(d, false) && !refers(old, false)
-			}) {
-				continue
-			}
-			return fmt.Sprintf("drops the %s rule %q", old.Action, old.ID)
-		}
-		r := to.Rules[j]
-		if why := replacementLoosens(old, r); why != "" {
-			return why
-		}
-		if !refers(old, true) && !refers(old, false) && !refers(r, true) && !refers(r, false) {
-			continue
-		}
-		minimal := old.Action == policy.Allow && old.Obligations == 0
-		switch {
-		case minimal && (r.Action == policy.Deny || !refers(r, true)):
-		case old.Action == policy.Deny && r.Action == policy.Deny && !refers(old, false) && !refers(r, false):
-		default:
-			return fmt.Sprintf("rule %q refers to a list whose entries differ", r.ID)
-		}
-	}
-	for _, r := range to.Rules {
-		if _, had := fromIdx[r.ID]; !had && r.Action != policy.Deny {
-			return fmt.Sprintf("adds the %s rule %q", r.Action, r.ID)
-		}
-	}
-	// Order among rules of equal priority: only a DENY rule may move ahead of another rule.
-	for _, x := range to.Rules {
-		for _, y := range to.Rules {
-			fx, okx := fromIdx[x.ID]
-			fy, oky := fromIdx[y.ID]
-			if okx && oky && x.Priority == y.Priority && fx < fy && toIdx[y.ID] < toIdx[x.ID] && y.Action != policy.Deny {
-				return fmt.Sprintf("rule %q moves ahead of rule %q", y.ID, x.ID)
-			}
-		}
-	}
-	return ""
-}
-
 // unprotect removes a file's unprotected_paths entries (exact entries, any case) from both
 // protection lists. Narrowing loosens, so an untrusted project file's removals are skipped. The
 // seeds' six names were refused when the file was validated, and the gate protects them anyway.
@@ -811,26 +733,161 @@ func (b *builder) unprotect(f *parsedFile, list []string) {
 		if !slices.ContainsFunc(b.p.ProtectedPaths, same) && !slices.ContainsFunc(b.p.WriteProtectedPaths, same) {
 			continue // protects nothing now: nothing to remove
 		}
-		if b.gate(f, ptr, Setting{"unprotected_paths", e}, fmt.Sprintf("removes %q from the protected paths", e), true) {
-			b.p.ProtectedPaths = slices.DeleteFunc(b.p.ProtectedPaths, same)
-			b.p.WriteProtectedPaths = slices.DeleteFunc(b.p.WriteProtectedPaths, same)
+		cand := b.p
+		cand.ProtectedPaths = slices.DeleteFunc(slices.Clone(b.p.ProtectedPaths), same)
+		cand.WriteProtectedPaths = slices.DeleteFunc(slices.Clone(b.p.WriteProtectedPaths), same)
+		reason := ""
+		if i < maxJudged {
+			reason = b.loosens(f, &cand)
+		} else if b.judged(f) {
+			reason = fmt.Sprintf("removes %q from the protected paths", e)
+		}
+		if b.gate(f, ptr, Setting{"unprotected_paths", e}, reason) {
+			b.p.ProtectedPaths, b.p.WriteProtectedPaths = cand.ProtectedPaths, cand.WriteProtectedPaths
 			b.prov.set("unprotected_paths", e, f.src(ptr))
 		}
 	}
 }
 
-// notIn returns the first entry of a that is not in b, or "".
-func notIn(a, b []string, fold bool) string {
-	for _, x := range a {
-		found := slices.ContainsFunc(b, func(y string) bool {
-			if fold {
-				return strings.EqualFold(x, y)
+// manage applies the managed tier on top of the other layers (ls.managed, which is not nil):
+// its settings as the highest layer (a value it sets is the value; its list entries, groups,
+// registries and ALLOW rules are added as any layer's), then its caps (a dial or a mode the
+// layers below set past them is lowered to them, with provenance saying so), then its floor
+// (its DENY and CONFIRM rules, protected paths and the list entries they refer to:
+// profile.Managed.Impose), which also becomes the profile's Managed.
+func (b *builder) manage(ls *layers) error {
+	f := ls.managed
+	b.apply(f)
+	m := &profile.Managed{Source: ls.source, Bundle: f.bundle}
+	if c := f.cfg.Managed; c != nil {
+		if c.MaxBand != nil {
+			band, err := policy.ParseBand(*c.MaxBand)
+			if err != nil { // the schema allows only band names
+				return f.doc.errorf("/managed/max_band", "%v", err)
 			}
-			return x == y
-		})
-		if !found {
-			return x
+			m.MaxBand = &band
+		}
+		if c.MaxMode != nil {
+			mode, err := profile.ParseMode(*c.MaxMode)
+			if err != nil {
+				return f.doc.errorf("/managed/max_permission_mode", "%v", err)
+			}
+			m.MaxMode = mode
+		}
+		m.RulesOnly = c.RulesOnly != nil && *c.RulesOnly
+	}
+	if m.MaxBand != nil {
+		if cur, err := policy.BandOf(b.p.Autonomy); err == nil && cur > *m.MaxBand {
+			was := b.p.Autonomy
+			b.p.Autonomy = m.MaxBand.Dial()
+			b.capped("autonomy", f.src("/managed/max_band"), fmt.Sprintf("capped at the %s band: %v before", *m.MaxBand, was))
 		}
 	}
-	return ""
+	if m.MaxMode.StricterThan(b.p.Mode) {
+		was := b.p.Mode
+		b.p.Mode = m.MaxMode
+		b.capped("permission_mode", f.src("/managed/max_permission_mode"), fmt.Sprintf("capped at %s: %s before", m.MaxMode, was))
+	}
+
+	type entry struct{ field, key, ptr string }
+	var owned []entry // the floor's settings, for provenance
+	refs := map[string]bool{}
+	for i, r := range f.cfg.CustomRules {
+		if r.Action == policy.Allow {
+			continue
+		}
+		ptr := "/custom_rules/" + strconv.Itoa(i)
+		if b.unknownRefs(f, ptr, r.Condition) {
+			continue
+		}
+		r.Priority = max(-profile.MaxRulePriority, min(profile.MaxRulePriority, r.Priority)) // the schema bounds it
+		m.Rules = append(m.Rules, r)
+		owned = append(owned, entry{"rules", r.ID, ptr})
+		for _, l := range [][]string{r.Condition.Commands, r.Condition.Tools, r.Condition.Hosts, r.Condition.Providers, r.Condition.Surfaces} {
+			for _, e := range l {
+				if name, ok := strings.CutPrefix(e, "@"); ok {
+					refs[name] = true
+				}
+			}
+		}
+	}
+	if len(b.errs) > 0 {
+		sortErrors(b.errs)
+		return joinLoadErrors(b.errs)
+	}
+	c := &f.cfg
+	lists := []struct {
+		field, ptr string
+		list       []string
+		dst        *[]string
+	}{
+		{"denied_paths", "/denied_paths", c.DeniedPaths, &m.ProtectedPaths},
+		{"write_protected_paths", "/write_protected_paths", c.WriteProtected, &m.WriteProtectedPaths},
+		{"shell_blocklist", "/shell_blocklist", c.ShellBlocklist, &m.ShellBlocklist},
+	}
+	if c.Approval != nil {
+		lists = append(lists, struct {
+			field, ptr string
+			list       []string
+			dst        *[]string
+		}{"denied_paths", "/approval/denied_paths", c.Approval.DeniedPaths, &m.ProtectedPaths})
+	}
+	for _, l := range lists {
+		for i, e := range l.list {
+			*l.dst = append(*l.dst, e)
+			owned = append(owned, entry{l.field, e, l.ptr + "/" + strconv.Itoa(i)})
+		}
+	}
+	for _, g := range slices.Sorted(maps.Keys(c.HostGroups)) {
+		if !refs[g] {
+			continue // no floor rule refers to it: it applies as any layer's group, not carried
+		}
+		if m.HostGroups == nil {
+			m.HostGroups = map[string][]string{}
+		}
+		m.HostGroups[g] = slices.Clone(c.HostGroups[g])
+		for i, h := range c.HostGroups[g] {
+			owned = append(owned, entry{"host_groups." + g, h, pointerOf("host_groups", g, strconv.Itoa(i))})
+		}
+	}
+	p, err := m.Impose(b.p)
+	if err != nil {
+		return f.doc.errorf("", "the managed tier cannot be imposed: %v", err)
+	}
+	before := make(map[string]policy.Rule, len(b.p.Rules))
+	for _, r := range b.p.Rules {
+		before[r.ID] = r
+	}
+	for _, r := range p.Rules {
+		old, ok := before[r.ID]
+		if !ok || old.Priority == r.Priority || b.floor[r.ID] {
+			continue
+		}
+		note := "moved ahead of the managed tier's CONFIRM rules"
+		if old.Action != r.Action {
+			note += ", and raised to " + r.Action.String() + ": a managed CONFIRM rule covers it"
+		}
+		if src, ok := b.prov.Of("rules", r.ID); ok {
+			src.Note = note
+			b.prov.set("rules", r.ID, src)
+		}
+	}
+	b.p = p
+	for _, e := range owned {
+		b.prov.set(e.field, e.key, f.src(e.ptr))
+	}
+	if b.p.Hash() != b.base {
+		b.p.Family = profile.FamilyCustom
+	}
+	return nil
+}
+
+// capped records that the managed tier capped a value: its source is the cap, with a note
+// saying what the layers below had set.
+func (b *builder) capped(field string, cap Source, note string) {
+	if was, ok := b.prov.Of(field, ""); ok {
+		note += ", set by " + was.String()
+	}
+	cap.Note = note
+	b.prov.set(field, "", cap)
 }

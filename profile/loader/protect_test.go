@@ -38,7 +38,7 @@ func TestProtectionListsInFiles(t *testing.T) {
 	assert.True(t, has(l.Profile.WriteProtectedPaths, ".envrc"))
 	assert.True(t, has(l.Profile.ProtectedPaths, "~/.aws"))
 	require.Len(t, l.Skipped, 2)
-	assert.Contains(t, l.Skipped[0].Reason, `removes ".envrc"`)
+	assert.Contains(t, l.Skipped[0].Reason, `no longer write-protects ".envrc"`)
 
 	// Trusted, it may.
 	f.writeUser(`{"active_profile": "PROFILE-DEV", "trusted_projects": [` + f.trustEntry() + `]}`)
@@ -80,7 +80,7 @@ func TestBuiltinsHoldBothClasses(t *testing.T) {
 	looser.WriteProtectedPaths = looser.WriteProtectedPaths[1:]
 	ok, why := profile.AtLeastAsRestrictive(looser, dev)
 	assert.False(t, ok)
-	assert.Contains(t, why, "no longer write-protects .git")
+	assert.Contains(t, why, `no longer write-protects ".git"`)
 	moved := dev.Clone()
 	moved.ProtectedPaths = append(moved.ProtectedPaths, ".git")
 	moved.WriteProtectedPaths = moved.WriteProtectedPaths[1:]

@@ -10,8 +10,9 @@ import (
 )
 
 // Origin is where a setting of an effective profile comes from. Later layers take precedence:
-// built-in < user file < project file, and the host over all (a profile switch through
-// [Loaded.Rebase], and the configuration directories the loader protects).
+// built-in < the organisation's defaults < user file < project file < managed tier; the host
+// chooses the base profile of a switch ([Loaded.Rebase]) and adds the configuration
+// directories the loader protects.
 type Origin uint8
 
 // The layers, in order of precedence.
@@ -26,9 +27,18 @@ const (
 	// OriginHost is the host: the active profile chosen at run time ([Loaded.Rebase]), and the
 	// configuration directories the loader adds to the protected paths.
 	OriginHost
+	// OriginManaged is the managed tier: the managed profile file
+	// ([Options.ManagedFile]) or the managed profile of a signed policy bundle
+	// ([Options.Bundle]). It is applied last and caps what the layers below set.
+	OriginManaged
+	// OriginDefaults is the organisation's defaults: the profile a signed policy bundle carries
+	// besides the managed one, applied on top of the built-in profile and below the user file
+	// (the built-in overrides).
+	OriginDefaults
 )
 
-// String returns "built-in", "user file", "project file" or "host".
+// String returns "built-in", "user file", "project file", "host", "managed tier" or
+// "organisation defaults".
 func (l Origin) String() string {
 	switch l {
 	case OriginBuiltin:
@@ -39,6 +49,10 @@ func (l Origin) String() string {
 		return "project file"
 	case OriginHost:
 		return "host"
+	case OriginManaged:
+		return "managed tier"
+	case OriginDefaults:
+		return "organisation defaults"
 	}
 	return fmt.Sprintf("Origin(%d)", uint8(l))
 }
@@ -49,8 +63,14 @@ type Source struct {
 	Origin Origin
 	// Profile is the built-in profile's name, for OriginBuiltin and for a switch (OriginHost).
 	Profile string
-	// File is the file's path, for OriginUser and OriginProject.
+	// File is the file's path, for OriginUser, OriginProject and OriginManaged (the managed
+	// file, or the bundle file for a bundle's settings: OriginManaged and OriginDefaults).
 	File string
+	// Bundle is the version of the signed policy bundle the setting comes from; 0 for a file.
+	Bundle uint64
+	// Note qualifies the source: for a setting the managed tier capped, what the layers below
+	// had set ("capped: the user file ... set 1").
+	Note string
 	// Pointer is the JSON pointer of the value in File ("/custom_rules/2").
 	Pointer string
 	// Line is the 1-based line of the value in File; 0 when unknown.
@@ -58,8 +78,18 @@ type Source struct {
 }
 
 // String describes the source for humans: `built-in profile "PROFILE-DEV"`,
-// `project file /p/.reins/project-profile.json:3 /autonomy`, `host switch to "yolo"`.
+// `project file /p/.reins/project-profile.json:3 /autonomy`, `host switch to "yolo"`,
+// `managed tier /etc/reins/managed-profile.json:4 /managed/max_band (capped: ...)`,
+// `managed tier bundle v7 /etc/reins/policy-bundle.json:2 /autonomy`.
 func (s Source) String() string {
+	str := s.string()
+	if s.Note != "" {
+		str += " (" + s.Note + ")"
+	}
+	return str
+}
+
+func (s Source) string() string {
 	switch s.Origin {
 	case OriginBuiltin:
 		return fmt.Sprintf("built-in profile %q", s.Profile)
@@ -70,6 +100,9 @@ func (s Source) String() string {
 		return "host: protects its configuration directories"
 	}
 	loc := s.File
+	if s.Bundle > 0 {
+		loc = "bundle v" + strconv.FormatUint(s.Bundle, 10) + " " + loc
+	}
 	if s.Line > 0 {
 		loc += ":" + strconv.Itoa(s.Line)
 	}
@@ -103,7 +136,9 @@ func (s Setting) String() string {
 
 // Provenance records, for every setting of an effective profile, the source that set it. For
 // an entry several layers add, the lowest layer that added it is recorded; for a value several
-// layers set, the highest that set it.
+// layers set, the highest that set it. A value the managed tier set, or capped, has an
+// OriginManaged source (a capped one with a Note saying what the layers below had set); so
+// has every rule, protected path and list entry of the managed tier.
 type Provenance struct {
 	m map[Setting]Source
 }

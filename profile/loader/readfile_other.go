@@ -10,3 +10,8 @@ import "os"
 func openNonblocking(path string) (*os.File, error) {
 	return os.Open(path)
 }
+
+// unsafeOwner checks nothing outside Unix: on Windows the managed file's access control list is
+// not read (see the package documentation: %ProgramData% is writable by every user unless the
+// administrator restricts the reins directory).
+func unsafeOwner(string) string { return "" }

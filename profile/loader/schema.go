@@ -2,6 +2,7 @@ package loader
 
 import (
 	"bytes"
+	"context"
 	_ "embed"
 	"encoding/json"
 	"fmt"
@@ -37,46 +38,233 @@ var compiledSchema = sync.OnceValues(func() (*jsonschema.Schema, error) {
 	return c.Compile(SchemaID)
 })
 
-// validateSchema validates a decoded file against the schema and returns one Error per
-// problem, ordered by position.
-func validateSchema(doc *document) []*Error {
+// maxProblems bounds the problems one file's load reports; a file with more gets one more error
+// saying so.
+const maxProblems = 100
+
+// largePiece is the size (in values) above which an array is validated apart from the value
+// that holds it, in chunks, with a look at the context between them.
+const largePiece = 256
+
+// validateSchema validates a decoded file against the schema and returns one Error per problem,
+// ordered by position, at most maxProblems of them (and then one more saying so). It looks at
+// ctx between pieces of the document and returns ctx's error, as a *Error, when ctx is done.
+func validateSchema(ctx context.Context, doc *document) ([]*Error, error) {
+	return validateIn(ctx, doc, largePiece)
+}
+
+// piece is a part of a document validated on its own: value v at the JSON pointer tokens loc
+// (plus offset on its first token when v is a chunk of the array at loc) against schema s.
+type piece struct {
+	s      *jsonschema.Schema
+	v      any
+	loc    []string
+	offset int
+	chunk  bool
+}
+
+// validateIn is validateSchema with arrays of more than large values validated in pieces: each
+// such array is replaced by an empty one in the value that holds it (which is then validated on
+// its own), its length is checked against the schema's maxItems, and its elements are validated
+// in chunks against the array's schema. Tests call it with large 0, which must report exactly
+// what validating the whole document at once does.
+func validateIn(ctx context.Context, doc *document, large int) ([]*Error, error) {
 	sch, err := compiledSchema()
 	if err != nil {
 		// The schema is embedded and tested; this cannot happen in a released build.
 		panic("profile: bug: the embedded schema does not compile: " + err.Error())
 	}
-	err = sch.Validate(doc.value)
-	if err == nil {
-		return nil
-	}
-	ve, ok := err.(*jsonschema.ValidationError)
-	if !ok {
-		return []*Error{doc.errorf("", "cannot validate: %v", err)}
-	}
-	var leaves []*jsonschema.ValidationError
-	var walk func(*jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) == 0 {
-			leaves = append(leaves, e)
-		}
-		for _, c := range e.Causes {
-			walk(c)
-		}
-	}
-	walk(ve)
 	var out []*Error
 	seen := map[string]bool{}
-	for _, leaf := range leaves {
-		for _, le := range translate(doc, leaf) {
-			k := le.Pointer + "\x00" + le.Reason
-			if !seen[k] {
-				seen[k] = true
-				out = append(out, le)
+	truncated := false
+	add := func(e *Error) {
+		k := e.Pointer + "\x00" + e.Reason
+		switch {
+		case seen[k]:
+		case len(out) >= maxProblems:
+			truncated = true
+		default:
+			seen[k] = true
+			out = append(out, e)
+		}
+	}
+	queue := []piece{{s: sch, v: doc.value}}
+	for len(queue) > 0 && !truncated {
+		if err := ctx.Err(); err != nil {
+			return nil, notLoaded(doc.file, err)
+		}
+		p := queue[0]
+		queue = queue[1:]
+		v, subs := stubLarge(p.s, p.v, nil, large)
+		for _, sub := range subs {
+			loc := joinLoc(p, sub.loc)
+			arr := sub.v.([]any)
+			as := deref(sub.s)
+			if as.MaxItems >= 0 && len(arr) > as.MaxItems {
+				for _, e := range translate(doc, pointerOf(loc...), &jsonschema.ValidationError{KeywordLocation: "/maxItems",
+					Message: fmt.Sprintf("maximum %d items required, but found %d items", as.MaxItems, len(arr))}) {
+					add(e)
+				}
+			}
+			n := max(1, min(64, as.MaxItems))
+			for i := 0; i < len(arr); i += n {
+				queue = append(queue, piece{s: sub.s, v: arr[i:min(i+n, len(arr))], loc: loc, offset: i, chunk: true})
+			}
+		}
+		err := p.s.Validate(v)
+		if err == nil {
+			continue
+		}
+		ve, ok := err.(*jsonschema.ValidationError)
+		if !ok {
+			add(doc.errorf(pointerOf(p.loc...), "cannot validate: %v", err))
+			continue
+		}
+		var walk func(*jsonschema.ValidationError)
+		walk = func(e *jsonschema.ValidationError) {
+			if len(e.Causes) == 0 {
+				for _, x := range translate(doc, pieceLoc(p, e.InstanceLocation), e) {
+					add(x)
+				}
+			}
+			for _, c := range e.Causes {
+				walk(c)
+			}
+		}
+		walk(ve)
+	}
+	sortErrors(out)
+	if truncated {
+		out = append(out, doc.errorf("", "more than %d problems; only the first %d are reported", maxProblems, maxProblems))
+	}
+	return out, nil
+}
+
+// joinLoc returns the tokens of p's root followed by rel (rel's first token shifted by p's
+// offset when p is a chunk).
+func joinLoc(p piece, rel []string) []string {
+	loc := slices.Clone(p.loc)
+	if p.chunk && len(rel) > 0 {
+		if i, err := strconv.Atoi(rel[0]); err == nil {
+			rel = append([]string{strconv.Itoa(i + p.offset)}, rel[1:]...)
+		}
+	}
+	return append(loc, rel...)
+}
+
+// pieceLoc turns the schema library's instance location, relative to p's value, into the JSON
+// pointer of the document.
+func pieceLoc(p piece, instance string) string {
+	ptr := rfcPointer(instance)
+	var rel []string
+	if ptr != "" {
+		for _, t := range strings.Split(ptr[1:], "/") {
+			rel = append(rel, strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~"))
+		}
+	}
+	return pointerOf(joinLoc(p, rel)...)
+}
+
+// deref follows $ref from schemas that assert nothing else.
+func deref(s *jsonschema.Schema) *jsonschema.Schema {
+	for s.Ref != nil && len(s.Types) == 0 && s.Enum == nil && s.Constant == nil && s.Always == nil &&
+		s.Not == nil && s.AllOf == nil && s.AnyOf == nil && s.OneOf == nil && s.If == nil {
+		s = s.Ref
+	}
+	return s
+}
+
+// plainArray reports whether s (after deref) is an array schema whose constraints can be checked
+// piece by piece: a type, maxItems and one items schema, nothing that relates elements to each
+// other or requires elements to exist, so [] is valid for it.
+func plainArray(s *jsonschema.Schema) bool {
+	s = deref(s)
+	return slices.Equal(s.Types, []string{"array"}) && s.Items2020 != nil && s.MinItems <= 0 && !s.UniqueItems &&
+		s.Contains == nil && s.PrefixItems == nil && s.Items == nil && s.AdditionalItems == nil &&
+		s.UnevaluatedItems == nil && s.Enum == nil && s.Constant == nil && s.Not == nil &&
+		s.AllOf == nil && s.AnyOf == nil && s.OneOf == nil && s.If == nil && s.Ref == nil
+}
+
+// stubLarge returns v with every array of more than large values that sits where a plain array
+// schema applies (an object member or an array element, below v) replaced by an empty array,
+// and those arrays as pieces (loc relative to v). v itself is never replaced, and it is copied
+// only where something below it is.
+func stubLarge(s *jsonschema.Schema, v any, loc []string, large int) (any, []piece) {
+	s = deref(s)
+	switch x := v.(type) {
+	case map[string]any:
+		var out map[string]any
+		var subs []piece
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			ms := s.Properties[k]
+			if ms == nil {
+				ms, _ = s.AdditionalProperties.(*jsonschema.Schema)
+			}
+			if ms == nil {
+				continue
+			}
+			ml := append(slices.Clone(loc), k)
+			var nv any
+			var ns []piece
+			if arr, ok := x[k].([]any); ok && plainArray(ms) && values(arr, large) > large {
+				nv, ns = []any{}, []piece{{s: ms, v: arr, loc: ml}}
+			} else {
+				nv, ns = stubLarge(ms, x[k], ml, large)
+			}
+			if ns == nil {
+				continue
+			}
+			if out == nil {
+				out = maps.Clone(x)
+			}
+			out[k], subs = nv, append(subs, ns...)
+		}
+		if out == nil {
+			return v, nil
+		}
+		return out, subs
+	case []any:
+		if s.Items2020 == nil {
+			return v, nil
+		}
+		var out []any
+		var subs []piece
+		for i, e := range x {
+			nv, ns := stubLarge(s.Items2020, e, append(slices.Clone(loc), strconv.Itoa(i)), large)
+			if ns == nil {
+				continue
+			}
+			if out == nil {
+				out = slices.Clone(x)
+			}
+			out[i], subs = nv, append(subs, ns...)
+		}
+		if out == nil {
+			return v, nil
+		}
+		return out, subs
+	}
+	return v, nil
+}
+
+// values counts the values in v, stopping once it passes limit.
+func values(v any, limit int) int {
+	n := 1
+	switch x := v.(type) {
+	case map[string]any:
+		for _, e := range x {
+			if n += values(e, limit-n); n > limit {
+				return n
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if n += values(e, limit-n); n > limit {
+				return n
 			}
 		}
 	}
-	sortErrors(out)
-	return out
+	return n
 }
 
 func sortErrors(errs []*Error) {
@@ -89,54 +277,84 @@ func sortErrors(errs []*Error) {
 	})
 }
 
-// translate turns one validation failure into Errors with a plain reason: unknown key,
-// wrong type, out of range, invalid value, missing key.
-func translate(doc *document, e *jsonschema.ValidationError) []*Error {
-	ptr := rfcPointer(e.InstanceLocation)
-	kw := e.KeywordLocation[strings.LastIndexByte(e.KeywordLocation, '/')+1:]
-	val, _ := lookup(doc.value, ptr)
-	switch kw {
-	case "additionalProperties":
-		obj, _ := val.(map[string]any)
+// translate turns one validation failure, of the value at ptr, into Errors with a plain reason:
+// unknown key (one Error per key, see unknownKeys), wrong type, out of range, invalid value,
+// missing key.
+func translate(doc *document, ptr string, e *jsonschema.ValidationError) []*Error {
+	if strings.HasSuffix(e.KeywordLocation, "/additionalProperties") {
+		obj, _ := lookupObject(doc.value, ptr)
 		var out []*Error
-		for _, k := range slices.Sorted(maps.Keys(obj)) {
-			if strings.Contains(e.Message, quoteSingle(k)) {
-				p := ptr + "/" + escapeToken(k)
-				out = append(out, doc.errorf(p, "unknown key %q%s", k, suggest(k, ptr)))
-			}
+		for _, k := range unknownKeys(obj, ptr, e.Message) {
+			out = append(out, doc.errorf(ptr+"/"+escapeToken(k), "unknown key %q%s", k, suggest(k, ptr)))
 		}
 		if len(out) > 0 {
 			return out
 		}
 		return []*Error{doc.errorf(ptr, "unknown key: %s", e.Message)}
+	}
+	return []*Error{translate1(doc, ptr, e)}
+}
+
+func lookupObject(v any, ptr string) (map[string]any, bool) {
+	x, ok := lookup(v, ptr)
+	m, isMap := x.(map[string]any)
+	return m, ok && isMap
+}
+
+func translate1(doc *document, ptr string, e *jsonschema.ValidationError) *Error {
+	kw := e.KeywordLocation[strings.LastIndexByte(e.KeywordLocation, '/')+1:]
+	val, _ := lookup(doc.value, ptr)
+	switch kw {
 	case "type":
 		msg := strings.Replace(strings.TrimPrefix(e.Message, "expected "), ", but got ", ", got ", 1)
-		return []*Error{doc.errorf(ptr, "wrong type: want %s", msg)}
+		return doc.errorf(ptr, "wrong type: want %s", msg)
 	case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
 		"minLength", "maxLength", "minItems", "maxItems", "maxProperties":
-		return []*Error{doc.errorf(ptr, "out of range: %s", rangeMessage(val, e.Message))}
+		return doc.errorf(ptr, "out of range: %s", rangeMessage(val, e.Message))
 	case "enum":
 		want := strings.TrimPrefix(e.Message, "value must be ")
 		if ptr == "/active_profile" || ptr == "/approval/mode" {
-			return []*Error{doc.errorf(ptr, "unknown profile %s: want %s", show(val), want)}
+			return doc.errorf(ptr, "unknown profile %s: want %s", show(val), want)
 		}
-		return []*Error{doc.errorf(ptr, "invalid value %s: want %s", show(val), want)}
+		return doc.errorf(ptr, "invalid value %s: want %s", show(val), want)
 	case "required":
-		return []*Error{doc.errorf(ptr, "missing required key: %s", strings.ReplaceAll(strings.TrimPrefix(e.Message, "missing properties: "), "'", ""))}
+		return doc.errorf(ptr, "missing required key: %s", strings.ReplaceAll(strings.TrimPrefix(e.Message, "missing properties: "), "'", ""))
 	case "pattern":
 		switch {
 		case strings.Contains(e.KeywordLocation, "/propertyNames/"):
 			name := ptr[strings.LastIndexByte(ptr, '/')+1:]
 			name = strings.ReplaceAll(strings.ReplaceAll(name, "~1", "/"), "~0", "~")
-			return []*Error{doc.errorf(ptr, "invalid name %q: a name is 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit", name)}
+			return doc.errorf(ptr, "invalid name %q: a name is 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit", name)
 		case strings.HasSuffix(ptr, "/sha256"):
-			return []*Error{doc.errorf(ptr, "invalid value %s: want the SHA-256 of the project file as 64 lower-case hex digits", show(val))}
+			return doc.errorf(ptr, "invalid value %s: want the SHA-256 of the project file as 64 lower-case hex digits", show(val))
 		case strings.HasSuffix(ptr, "/id"):
-			return []*Error{doc.errorf(ptr, "invalid rule id %s: 1 to 128 letters, digits, '_', '.', ':' or '-', starting with a letter or digit", show(val))}
+			return doc.errorf(ptr, "invalid rule id %s: 1 to 128 letters, digits, '_', '.', ':' or '-', starting with a letter or digit", show(val))
 		}
-		return []*Error{doc.errorf(ptr, "invalid value %s: %s", show(val), e.Message)}
+		return doc.errorf(ptr, "invalid value %s: %s", show(val), e.Message)
 	}
-	return []*Error{doc.errorf(ptr, "%s", e.Message)}
+	return doc.errorf(ptr, "%s", e.Message)
+}
+
+// unknownKeys returns the keys of obj (the object at ptr) that its schema does not know, sorted,
+// at most maxProblems+1 of them (one more than are reported, so the report says there were
+// more): from knownKeys when it lists the object, else from the schema library's message.
+func unknownKeys(obj map[string]any, ptr, message string) []string {
+	toks := strings.Split(ptr, "/")
+	for i, t := range toks {
+		if _, err := strconv.Atoi(t); err == nil {
+			toks[i] = "*"
+		}
+	}
+	known, listed := knownKeys[strings.Join(toks, "/")]
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
+		if listed && !slices.Contains(known, k) || !listed && strings.Contains(message, quoteSingle(k)) {
+			if out = append(out, k); len(out) > maxProblems {
+				break
+			}
+		}
+	}
+	return out
 }
 
 func rangeMessage(val any, msg string) string {
@@ -213,7 +431,8 @@ func lookup(v any, ptr string) (any, bool) {
 var knownKeys = map[string][]string{
 	"": {"$schema", "$comment", "active_profile", "autonomy", "permission_mode", "external_writes", "exec_checkpoints", "custom_rules",
 		"shell_allowlist", "shell_blocklist", "network_allowlist", "denied_paths", "write_protected_paths", "unprotected_paths", "trusted_paths", "allowed_tools",
-		"auto_approve_patterns", "host_groups", "registries", "resource_limits", "trusted_projects", "approval"},
+		"auto_approve_patterns", "host_groups", "registries", "resource_limits", "trusted_projects", "approval", "managed"},
+	"/managed":                  {"max_band", "max_permission_mode", "managed_rules_only"},
 	"/resource_limits":          {"max_concurrent_ops", "max_files_per_plan", "timeout_seconds"},
 	"/approval":                 {"mode", "trusted_paths", "denied_paths", "allowed_tools", "auto_approve_patterns"},
 	"/trusted_projects/*":       {"path", "sha256"},

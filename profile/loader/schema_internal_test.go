@@ -29,6 +29,7 @@ func TestKnownKeysMatchSchema(t *testing.T) {
 	assert.Equal(t, keys(root), sorted(knownKeys[""]))
 	assert.Equal(t, keys(parse(root.Properties["resource_limits"])), sorted(knownKeys["/resource_limits"]))
 	assert.Equal(t, keys(parse(root.Properties["approval"])), sorted(knownKeys["/approval"]))
+	assert.Equal(t, keys(parse(root.Properties["managed"])), sorted(knownKeys["/managed"]))
 	assert.Equal(t, keys(parse(parse(root.Properties["trusted_projects"]).Items)), sorted(knownKeys["/trusted_projects/*"]))
 	assert.Equal(t, keys(parse(root.Defs["rule"])), sorted(knownKeys["/custom_rules/*"]))
 	assert.Equal(t, keys(parse(root.Defs["condition"])), sorted(knownKeys["/custom_rules/*/condition"]))

@@ -48,7 +48,7 @@ func TestSeedConflicts(t *testing.T) {
 		off.ExecCheckpoints = profile.ExecCheckpointsOff
 		ok, why := profile.AtLeastAsRestrictive(off, profile.MustBuiltin(profile.ProfileDev))
 		assert.False(t, ok, "turning exec checkpoints off is a loosening")
-		assert.Contains(t, why, "checkpointed")
+		assert.Contains(t, why, "stops checkpointing commands that execute programs")
 		cfg := filepath.Join(t.TempDir(), "reins")
 		require.NoError(t, os.MkdirAll(cfg, 0o700))
 		require.NoError(t, os.WriteFile(filepath.Join(cfg, "profile.json"), []byte(`{"active_profile":"PROFILE-DEV","exec_checkpoints":"off"}`), 0o600))

@@ -1,6 +1,7 @@
 package loader_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -17,117 +18,23 @@ import (
 
 	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
+	"github.com/reins-go/reins/profile/internal/evalmodel"
 	"github.com/reins-go/reins/profile/loader"
 	"github.com/reins-go/reins/risk"
 )
 
-// outcome is a decision as far as a profile decides it: the verdict and the obligations.
-type outcome struct {
-	v policy.Verdict
-	o policy.Obligations
-}
-
-func (o outcome) String() string { return policy.Cell{Verdict: o.v, Obligations: o.o}.String() }
-
-// atLeastAsStrict reports whether a is at least as strict as b: a DENY is stricter than
-// anything; otherwise the verdict must be at least as strict (Allow < Confirm < Deny) and the
-// obligations a superset. This is the order the loader promises for untrusted project files (a
-// CONFIRM that drops the sandbox an ALLOW had is not at least as strict).
-func atLeastAsStrict(a, b outcome) bool {
-	return a.v == policy.Deny || !b.v.StricterThan(a.v) && a.o.Has(b.o)
-}
-
-// decideModel decides an action the way the gate's layers that a profile contributes do (see
-// gate/decide.go): the protected paths (relative entries, by path component), the permission
-// mode, then for every part (each risk level of the action, with each target) the rules by
-// priority and otherwise the autonomy matrix, adding the matrix cell's obligations and the
-// checkpoint discipline (mutating and destructive parts are checkpointed); the strictest part
-// decides and the obligations of the parts that go ahead add up; a plan with more files than
-// max_files_per_plan is confirmed. It leaves out what no profile setting changes (hard stops,
-// halts) and the shell analysis (a command's parts are its words).
-func decideModel(c *profile.Compiled, a policy.Action) outcome {
-	deny := outcome{v: policy.Deny}
-	op := a.Operation.Canonical()
-	levels := a.Risk.Union(op.DefaultRisk())
-	if levels.Empty() {
-		levels = risk.Of(risk.Destructive)
+// act turns an action into the evaluation model's: a command line is one command of exec
+// risk (or the declared risk), its words the arguments.
+func act(a policy.Action) evalmodel.Action {
+	x := evalmodel.Action{Action: a}
+	if a.Command != "" {
+		lv := a.Risk
+		if lv.Empty() {
+			lv = risk.Of(risk.Exec)
+		}
+		x.Commands = []evalmodel.Command{{Argv: strings.Fields(a.Command), Risk: lv, Severity: a.Severity}}
 	}
-	writes := levels.Has(risk.Mutating) || levels.Has(risk.Destructive)
-	for _, t := range a.Targets {
-		if !strings.HasPrefix(t, "/") && (protectedModel(c.ProtectedPaths(), t) || writes && protectedModel(c.WriteProtectedPaths(), t)) {
-			return deny
-		}
-	}
-	switch c.Mode() {
-	case profile.ModePlan, profile.ModeEmergencyStop:
-		return deny
-	case profile.ModeReadOnly:
-		if levels != risk.Of(risk.ReadOnly) {
-			return deny
-		}
-	}
-	var acc outcome
-	first := true
-	add := func(p outcome) {
-		if p.v != policy.Deny {
-			acc.o |= p.o
-		}
-		if first || p.v.StricterThan(acc.v) {
-			acc.v, first = p.v, false
-		}
-	}
-	sub := policy.Subject{Tool: a.Tool, Operation: op, Provider: a.Provider, Surface: a.Surface, Line: a.Command,
-		Command: a.Command, Argv: strings.Fields(a.Command), Host: strings.ToLower(a.Host)}
-	for l := range levels.All() {
-		sub.Level, sub.Severity = l, l.Severity()
-		if a.Severity != 0 && a.Risk.Has(l) {
-			sub.Severity = a.Severity
-		}
-		targets := a.Targets
-		if len(targets) == 0 {
-			targets = []string{""}
-		}
-		for _, t := range targets {
-			sub.Root, sub.Target = "", t
-			if t != "" && !strings.HasPrefix(t, "/") {
-				sub.Root = "/ws"
-			}
-			cell := policy.Matrix(c.Band(), l)
-			obl := cell.Obligations
-			if l == risk.Mutating || l == risk.Destructive {
-				obl |= policy.Checkpoint
-			}
-			if m, ok := c.Rules().Evaluate(&sub); ok {
-				add(outcome{m.Verdict, obl | m.Obligations})
-			} else {
-				add(outcome{cell.Verdict, obl})
-			}
-		}
-	}
-	if max := c.Limits().MaxFilesPerPlan; acc.v == policy.Allow && op == policy.OpPlan && max > 0 && len(a.Targets) > max {
-		acc.v = policy.Confirm
-	}
-	if acc.v == policy.Deny {
-		acc.o = 0
-	}
-	return acc
-}
-
-// protectedModel matches a relative target against the relative protected entries: an entry
-// without a slash matches any path component, one with a slash a leading run of components
-// (case-insensitively).
-func protectedModel(entries []string, target string) bool {
-	comps := strings.Split(strings.ToLower(target), "/")
-	for _, e := range entries {
-		if strings.HasPrefix(e, "/") || strings.HasPrefix(e, "~") {
-			continue
-		}
-		ec := strings.Split(strings.ToLower(strings.Trim(e, "/")), "/")
-		if len(ec) == 1 && slices.Contains(comps, ec[0]) || len(ec) > 1 && len(comps) >= len(ec) && slices.Equal(comps[:len(ec)], ec) {
-			return true
-		}
-	}
-	return false
+	return x
 }
 
 // corpus is a fixed set of actions of every operation and risk level.
@@ -378,7 +285,7 @@ func checkRandomProject(t *testing.T, g *projectGen, user string, actions []poli
 	}
 	without, err := loader.Load(context.Background(), opts)
 	require.NoError(t, err)
-	before := without.Profile.MustCompile()
+	before := evalmodel.New(without.Profile.MustCompile())
 
 	proj, err := json.MarshalIndent(g.file(), "", " ")
 	require.NoError(t, err)
@@ -388,10 +295,10 @@ func checkRandomProject(t *testing.T, g *projectGen, user string, actions []poli
 		return false, false // an invalid combination (a band that contradicts the mode, an unknown list)
 	}
 	require.Equal(t, loader.Untrusted, with.Trust)
-	after := with.Profile.MustCompile()
+	after := evalmodel.New(with.Profile.MustCompile())
 	for _, a := range actions {
-		d0, d1 := decideModel(before, a), decideModel(after, a)
-		if !atLeastAsStrict(d1, d0) {
+		d0, d1 := before.Decide(act(a)), after.Decide(act(a))
+		if !evalmodel.AtLeastAsStrict(d1, d0) {
 			t.Fatalf("user file %s\nproject file %s\nskipped %v\naction %+v: %s without the project file, %s with it",
 				user, proj, with.Skipped, a, d0, d1)
 		}
@@ -415,15 +322,15 @@ func TestProjectCannotStripSelfUpgradeObligations(t *testing.T) {
 	require.Len(t, l.Skipped, 1)
 	assert.Equal(t, "/custom_rules/0", l.Skipped[0].Source.Pointer)
 	assert.Equal(t, `replaces the ALLOW rule "allow-self-upgrade", which adds checkpoint+notify, with a DENY rule that does not cover every action it allowed: those fall through to later rules or the autonomy matrix, without its obligations`, l.Skipped[0].Reason)
-	d := decideModel(l.Profile.MustCompile(), upgrade)
-	assert.Equal(t, outcome{policy.Allow, policy.Checkpoint | policy.Notify | policy.Sandbox}, d)
+	d := evalmodel.Decide(l.Profile.MustCompile(), act(upgrade))
+	assert.Equal(t, policy.Cell{Verdict: policy.Allow, Obligations: policy.Checkpoint | policy.Notify | policy.Sandbox}, policy.Cell{Verdict: d.Verdict, Obligations: d.Obligations})
 
 	f.writeUser(`{"active_profile": "PROFILE-FULL-AUTO", "trusted_projects": [` + f.trustEntry() + `]}`)
 	l = f.mustLoad()
 	assert.Equal(t, loader.TrustedByUser, l.Trust)
 	assert.Empty(t, l.Skipped)
-	d = decideModel(l.Profile.MustCompile(), upgrade)
-	assert.Equal(t, outcome{policy.Allow, policy.Checkpoint | policy.Sandbox}, d, "trusted, the project may do it")
+	d = evalmodel.Decide(l.Profile.MustCompile(), act(upgrade))
+	assert.Equal(t, policy.Cell{Verdict: policy.Allow, Obligations: policy.Checkpoint | policy.Sandbox}, policy.Cell{Verdict: d.Verdict, Obligations: d.Obligations}, "trusted, the project may do it")
 }
 
 func ExampleLoaded_Skipped() {
@@ -446,4 +353,227 @@ func ExampleLoaded_Skipped() {
 	}
 	// Output:
 	// /custom_rules/0 replaces the ALLOW rule "allow-self-upgrade", which adds checkpoint+notify, with a DENY rule that does not cover every action it allowed: those fall through to later rules or the autonomy matrix, without its obligations
+}
+
+// managedFile returns a random managed file: caps, managed rules only, DENY and CONFIRM rules
+// (and sometimes an ALLOW rule) with random conditions, protected paths, values.
+func (g *projectGen) managedFile() map[string]any {
+	f := map[string]any{}
+	caps := map[string]any{}
+	if g.rng.IntN(2) == 0 {
+		caps["max_band"] = g.pick("supervised", "trusted", "autonomous")
+	}
+	if g.rng.IntN(3) == 0 {
+		caps["max_permission_mode"] = g.pick("default", "read-only", "plan")
+	}
+	if g.rng.IntN(3) == 0 {
+		caps["managed_rules_only"] = true
+	}
+	if len(caps) > 0 {
+		f["managed"] = caps
+	}
+	if g.rng.IntN(4) == 0 {
+		f["active_profile"] = g.pick("PROFILE-SAFE", "PROFILE-DEV", "supervised", "ask")
+	}
+	if g.rng.IntN(4) == 0 {
+		f["resource_limits"] = map[string]int{"max_files_per_plan": 1 + g.rng.IntN(100)}
+	}
+	if g.rng.IntN(3) == 0 {
+		f["denied_paths"] = g.some(2, "docs", "deploy", "/srv/keys")
+	}
+	if g.rng.IntN(4) == 0 {
+		f["shell_blocklist"] = g.some(2, "make deploy", "npm publish")
+	}
+	var rules []map[string]any
+	for i := range g.rng.IntN(4) {
+		r := map[string]any{"id": fmt.Sprintf("org-%d", i), "priority": []int{-1, 0, 1, 2, 5, 99}[g.rng.IntN(6)],
+			"condition": g.condition(nil), "action": g.pick("DENY", "CONFIRM", "CONFIRM", "ALLOW")}
+		if g.rng.IntN(3) == 0 {
+			r["obligations"] = []string{g.pick("checkpoint", "notify", "sandbox")}
+		}
+		rules = append(rules, r)
+	}
+	if g.rng.IntN(6) == 0 {
+		// A managed rule with the id of a built-in or user rule replaces it.
+		rules = append(rules, map[string]any{"id": g.pick(g.ids...), "priority": 1, "condition": g.condition(nil), "action": g.pick("DENY", "CONFIRM")})
+	}
+	if len(rules) > 0 {
+		f["custom_rules"] = rules
+	}
+	return f
+}
+
+// TestNothingBelowTheManagedTierLoosensIt is the managed tier's property: for random managed
+// files and random user and project files (the project trusted or not), the effective profile
+//   - carries the managed tier the managed file makes on its own (the same floor, caps and
+//     managed rules only, whatever the files below say);
+//   - lies within the caps (band and mode);
+//   - protects every path the managed file protects, and holds every value it sets;
+//   - decides no action of the corpus with a more permissive verdict than the managed tier's
+//     DENY and CONFIRM rules on their own (the same profile with only those rules and a final
+//     ALLOW rule), so no user or project rule outranks them;
+//   - under managed rules only, holds no ALLOW rule of the user or project file and is at least
+//     as restrictive (the one order, and every action of the corpus through the evaluation
+//     model) as the managed tier over the built-in default without the user and project files.
+func TestNothingBelowTheManagedTierLoosensIt(t *testing.T) {
+	t.Parallel()
+	g := &projectGen{rng: rand.New(rand.NewPCG(26, 2)), ids: ruleIDs()}
+	actions := corpus()
+	n := 160
+	if testing.Short() {
+		n = 40
+	}
+	loaded, rulesOnly := 0, 0
+	for i := range n {
+		l, ro := checkRandomManaged(t, g, i, actions)
+		if l {
+			loaded++
+		}
+		if ro {
+			rulesOnly++
+		}
+	}
+	t.Logf("%d of %d random combinations loaded (%d under managed rules only)", loaded, n, rulesOnly)
+	assert.Greater(t, loaded, n/3)
+	assert.Greater(t, rulesOnly, n/20)
+}
+
+// FuzzNothingBelowTheManagedTierLoosensIt is the managed tier's property with the fuzzer
+// choosing the generator's seed.
+func FuzzNothingBelowTheManagedTierLoosensIt(f *testing.F) {
+	for i := range 6 {
+		f.Add(uint64(i), uint64(i*13+5))
+	}
+	ids, actions := ruleIDs(), corpus()
+	f.Fuzz(func(t *testing.T, s1, s2 uint64) {
+		g := &projectGen{rng: rand.New(rand.NewPCG(s1, s2)), ids: ids}
+		checkRandomManaged(t, g, int(s1%7), actions)
+	})
+}
+
+func checkRandomManaged(t *testing.T, g *projectGen, i int, actions []policy.Action) (loaded, rulesOnly bool) {
+	t.Helper()
+	root := t.TempDir()
+	managedPath := filepath.Join(root, "etc", "managed-profile.json")
+	opts := &loader.Options{UserDir: filepath.Join(root, "config"), ProjectDir: filepath.Join(root, "repo"),
+		Default: profile.ProfileDev, ManagedFile: managedPath}
+	for _, d := range []string{filepath.Join(root, "repo", ".reins"), opts.UserDir, filepath.Dir(managedPath)} {
+		require.NoError(t, os.MkdirAll(d, 0o755))
+	}
+	mf, err := json.MarshalIndent(g.managedFile(), "", " ")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(managedPath, mf, 0o644))
+	require.NoError(t, os.Chmod(managedPath, 0o644))
+
+	// The managed tier on its own.
+	alone, err := loader.Load(context.Background(), &loader.Options{NoUserFile: true, Default: profile.ProfileDev, ManagedFile: managedPath})
+	if err != nil {
+		return false, false // an invalid managed file (a cap its own values exceed, an unknown list)
+	}
+	m := alone.Profile.Managed
+	require.NotNil(t, m)
+
+	userJSON := []byte(cmp.Or(userFiles[i%len(userFiles)], "{}"))
+	if i%2 == 1 {
+		userJSON, err = json.Marshal(g.file())
+		require.NoError(t, err)
+	}
+	var user map[string]any
+	require.NoError(t, json.Unmarshal(userJSON, &user))
+	// Every user file has an ALLOW rule, for managed rules only to drop.
+	rules, _ := user["custom_rules"].([]any)
+	user["custom_rules"] = append(rules, map[string]any{"id": "u-allow", "priority": g.rng.IntN(5) - 2, "condition": g.condition(nil), "action": "ALLOW"})
+	proj, err := json.MarshalIndent(g.file(), "", " ")
+	require.NoError(t, err)
+	projPath := filepath.Join(root, "repo", ".reins", "project-profile.json")
+	require.NoError(t, os.WriteFile(projPath, proj, 0o644))
+	if g.rng.IntN(2) == 0 {
+		digest, err := loader.TrustDigest(context.Background(), projPath)
+		require.NoError(t, err)
+		user["trusted_projects"] = []map[string]string{{"path": filepath.Join(root, "repo"), "sha256": digest}}
+	}
+	uf, err := json.MarshalIndent(user, "", " ")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(opts.UserDir, "profile.json"), uf, 0o644))
+
+	l, err := loader.Load(context.Background(), opts)
+	if err != nil {
+		// An invalid lower file (a band that contradicts the mode, an unknown list): it is
+		// invalid without the managed tier too.
+		o := *opts
+		o.NoManagedFile = true
+		_, err2 := loader.Load(context.Background(), &o)
+		require.Error(t, err2, "the managed tier made valid files fail to load: %v\nmanaged file %s", err, mf)
+		return false, false
+	}
+	fail := func(format string, args ...any) {
+		t.Helper()
+		t.Fatalf("managed file %s\nuser file %s\nproject file %s\nskipped %v\n"+format, append([]any{mf, uf, proj, l.Skipped}, args...)...)
+	}
+	p := l.Profile
+	if !m.Equal(p.Managed) {
+		fail("the managed tier differs from the managed file's own: %+v, want %+v", p.Managed, m)
+	}
+	if m.MaxBand != nil {
+		if b, _ := policy.BandOf(p.Autonomy); b > *m.MaxBand {
+			fail("the dial %v lies past the cap %s", p.Autonomy, *m.MaxBand)
+		}
+	}
+	if m.MaxMode.StricterThan(p.Mode) {
+		fail("the mode %s lies past the cap %s", p.Mode, m.MaxMode)
+	}
+	for _, e := range m.ProtectedPaths {
+		if !slices.Contains(p.ProtectedPaths, e) {
+			fail("%q is not protected", e)
+		}
+	}
+	var mfile map[string]any
+	require.NoError(t, json.Unmarshal(mf, &mfile))
+	if lim, ok := mfile["resource_limits"].(map[string]any); ok {
+		if v := int(lim["max_files_per_plan"].(float64)); p.Limits.MaxFilesPerPlan != v {
+			fail("max_files_per_plan %d, the managed file sets %d", p.Limits.MaxFilesPerPlan, v)
+		}
+	}
+	c, err := p.Compile()
+	require.NoError(t, err)
+
+	// The floor on its own: the same profile, only the managed DENY and CONFIRM rules, then
+	// allow.
+	floor := p.Clone()
+	floor.Managed = nil
+	floor.Rules = nil
+	for _, r := range p.Rules {
+		if slices.ContainsFunc(m.Rules, func(x policy.Rule) bool { return x.ID == r.ID }) {
+			floor.Rules = append(floor.Rules, r)
+		}
+	}
+	floor.Rules = append(floor.Rules, policy.Rule{ID: "then-allow", Priority: profile.MaxRulePriority, Action: policy.Allow})
+	fm, model := evalmodel.New(floor.MustCompile()), evalmodel.New(c)
+	for _, a := range actions {
+		want, got := fm.Decide(act(a)), model.Decide(act(a))
+		if got.Verdict.StricterThan(want.Verdict) || got.Verdict == want.Verdict {
+			continue
+		}
+		fail("action %+v: %s under the managed rules alone, %s with the files below", a, want, got)
+	}
+	if !m.RulesOnly {
+		return true, false
+	}
+	for s, src := range l.Provenance.All() {
+		if s.Field == "rules" && (src.Origin == loader.OriginUser || src.Origin == loader.OriginProject) {
+			if r := findRule(p, s.Key); r != nil && r.Action == policy.Allow {
+				fail("the %s's ALLOW rule %q applies under managed rules only", src.Origin, s.Key)
+			}
+		}
+	}
+	if ok, why := profile.AtLeastAsRestrictive(p, alone.Profile); !ok {
+		fail("under managed rules only, looser than the managed tier alone: %s", why)
+	}
+	am := evalmodel.New(alone.Profile.MustCompile())
+	for _, a := range actions {
+		if d0, d1 := am.Decide(act(a)), model.Decide(act(a)); !evalmodel.AtLeastAsStrict(d1, d0) {
+			fail("action %+v: %s under the managed tier alone, %s with the files below", a, d0, d1)
+		}
+	}
+	return true, true
 }

@@ -17,7 +17,15 @@ type arg struct {
 	// globLead: the word starts with an unquoted pattern ("*.txt"), so it may expand to a file
 	// named like an option ("-o…"). See globOption.
 	globLead bool
-	word     *syntax.Word // the word it came from, for source positions
+	// attached: the value was attached to a short option ("-fvalue"). Some parsers (clap,
+	// pflag, argparse) drop a leading "=" from it ("-f=value"), others keep it: both are paths.
+	attached bool
+	// input: the word is not on the line but comes at run time from xargs' input or find's
+	// results (lit is false; val then holds the directory the names are under, "" for the
+	// working directory); found: from find, whose results are paths under val (they never look
+	// like options).
+	input, found bool
+	word         *syntax.Word // the word it came from, for source positions
 }
 
 func (a arg) is(s ...string) bool {
@@ -71,13 +79,22 @@ func (w *walker) call(ce *syntax.CallExpr, st *syntax.Stmt, sc *scope, cx ctx) {
 		return
 	}
 	w.nameArgs(args)
-	w.globOption(args)
+	injected := w.globOption(args)
 	c := &call{w: w, sc: sc, cx: cx, cmd: cmd, end: int(ce.End().Offset())}
 	slot := len(w.cmds)
 	c.dispatch(args)
+	if injected && c.name == args[0].val {
+		if t := readOnlyTools[c.name]; t != nil && t.spec.readsFiles() {
+			// A match named like "-f.env.go" is an option naming a file the program reads.
+			c.unknownRead(".")
+		}
+	}
 	w.takeHazards(cmd)
 	if cmd.Dir == "" && c.sc.cwdKnown {
 		cmd.Dir = c.sc.cwd
+	}
+	for i := range cmd.Config {
+		cmd.Config[i].Dir = cmd.Dir
 	}
 	w.insert(slot, *cmd)
 }
@@ -210,6 +227,17 @@ func (c *call) spawn(args []arg, via string) {
 	c.w.insert(slot, *sub.cmd)
 }
 
+// config records configuration the program reads from its directory tree (see Config); its
+// directory is the command's, set once the command is classified.
+func (c *call) config(kind ConfigKind, up bool, names ...string) {
+	for _, cf := range c.cmd.Config {
+		if cf.Kind == kind && len(cf.Names) == len(names) && (len(names) == 0 || cf.Names[0] == names[0]) {
+			return
+		}
+	}
+	c.cmd.Config = append(c.cmd.Config, Config{Kind: kind, Names: names, Up: up})
+}
+
 func (c *call) risk(levels ...risk.Level) {
 	for _, l := range levels {
 		c.cmd.Risk = c.cmd.Risk.With(l)
@@ -234,6 +262,13 @@ func (c *call) read(a arg)  { c.path(a, false) }
 func (c *call) write(a arg) { c.path(a, true) }
 
 func (c *call) path(a arg, write bool) {
+	if isProcSubst(a) {
+		return // <(cmd) is a pipe (/dev/fd/N); the command it runs is analysed as its own
+	}
+	if !a.lit && a.input {
+		c.unknownPath(a, write)
+		return
+	}
 	if !a.lit {
 		c.opaque("a path argument is not literal")
 		return
@@ -242,6 +277,37 @@ func (c *call) path(a arg, write bool) {
 		return
 	}
 	addPath(c.cmd, c.sc, a.val, a.glob, write)
+	if v, ok := strings.CutPrefix(a.val, "="); a.attached && ok && v != "" && v != "-" && !isDevSink(v) {
+		addPath(c.cmd, c.sc, v, a.glob, write)
+	}
+}
+
+// unknownPath records an operand that is only known at run time (see arg.input): a read by a
+// program that only reads whatever it is given, or of find's results, is a read of the
+// directory the names are looked up from (Path.Unknown); a write of find's results is a write of
+// everything under its starting point; anything else is opaque.
+func (c *call) unknownPath(a arg, write bool) {
+	under := a.val
+	if under == "" {
+		under = "."
+	}
+	switch {
+	case write && a.found:
+		addPath(c.cmd, c.sc, strings.TrimSuffix(under, "/")+"/**", true, true)
+	case !write && (a.found || anyOperandReaders[c.name]):
+		c.unknownRead(under)
+	default:
+		c.opaque("a path argument is not literal")
+	}
+}
+
+// unknownRead records that the command reads files under dir the line does not name.
+func (c *call) unknownRead(dir string) {
+	n := len(c.cmd.Reads)
+	addPath(c.cmd, c.sc, dir, false, false)
+	if len(c.cmd.Reads) > n {
+		c.cmd.Reads[len(c.cmd.Reads)-1].Unknown = true
+	}
 }
 
 func (c *call) readAll(args []arg) {
@@ -273,7 +339,10 @@ func (c *call) net(hosts ...string) {
 
 // code records that the command runs code it was handed. Shell code is analysed as a nested
 // script; any other language is opaque.
-func (c *call) code(src string, shell bool, via string) {
+func (c *call) code(src string, shell bool, via string) { c.codeIn(src, shell, false, via) }
+
+// codeIn is code with the dialect: posix for a script a POSIX shell (sh, dash) runs.
+func (c *call) codeIn(src string, shell, posix bool, via string) {
 	c.cmd.ExecutesCode = true
 	c.risk(risk.Exec)
 	if !shell {
@@ -284,7 +353,7 @@ func (c *call) code(src string, shell bool, via string) {
 		c.opaque("nested scripts deeper than the analysis follows")
 		return
 	}
-	if err := c.w.script(src, c.sc.clone(), c.cx.depth+1, via); err != nil {
+	if err := c.w.script(src, c.sc.clone(), c.cx.depth+1, via, posix); err != nil {
 		c.opaque(via + " script does not parse: " + err.Error())
 		c.risk(risk.Mutating, risk.Destructive, risk.Network)
 		c.severity(risk.High)
@@ -292,10 +361,13 @@ func (c *call) code(src string, shell bool, via string) {
 }
 
 // stdinCode handles an interpreter that reads its program from standard input.
-func (c *call) stdinCode(shell bool) {
+func (c *call) stdinCode(shell bool) { c.stdinCodeIn(shell, false) }
+
+// stdinCodeIn is stdinCode with the dialect (posix: sh, dash).
+func (c *call) stdinCodeIn(shell, posix bool) {
 	switch c.cx.stdin {
 	case stdinText:
-		c.code(c.cx.text, shell, c.name+" reading a heredoc")
+		c.codeIn(c.cx.text, shell, posix, c.name+" reading a heredoc")
 	case stdinPipe:
 		c.cmd.ExecutesCode = true
 		c.risk(risk.Exec)
@@ -309,57 +381,6 @@ func (c *call) stdinCode(shell bool) {
 		c.risk(risk.Exec)
 		c.opaque(c.name + " without a script runs whatever reaches its input")
 	}
-}
-
-// parseOpts splits args into flags and positionals. shortVal lists the short flags that take a
-// value; longVal the long ones (without "--"). Options may follow positionals (GNU style) unless
-// stopAtPos is set, in which case the first positional ends the options (the rest are a command).
-func parseOpts(args []arg, shortVal string, stopAtPos bool, longVal ...string) (o opts, restIdx int) {
-	restIdx = len(args)
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case !a.lit || a.val == "-" || !strings.HasPrefix(a.val, "-"):
-			if stopAtPos {
-				return o, i
-			}
-			o.pos = append(o.pos, a)
-		case a.val == "--":
-			o.rest = args[i+1:]
-			if stopAtPos {
-				return o, i + 1
-			}
-			o.pos = append(o.pos, args[i+1:]...)
-			return o, len(args)
-		case strings.HasPrefix(a.val, "--"):
-			name, val, hasEq := strings.Cut(a.val[2:], "=")
-			f := flagArg{name: "--" + name}
-			if hasEq {
-				f.val, f.has = arg{val: val, lit: true, word: a.word}, true
-			} else if contains(longVal, name) && i+1 < len(args) {
-				i++
-				f.val, f.has = args[i], true
-			}
-			o.flags = append(o.flags, f)
-		default:
-			cluster := a.val[1:]
-			for j := 0; j < len(cluster); j++ {
-				f := flagArg{name: "-" + cluster[j:j+1]}
-				if strings.IndexByte(shortVal, cluster[j]) >= 0 {
-					if j+1 < len(cluster) {
-						f.val, f.has = arg{val: cluster[j+1:], lit: true, word: a.word}, true
-					} else if i+1 < len(args) {
-						i++
-						f.val, f.has = args[i], true
-					}
-					o.flags = append(o.flags, f)
-					break
-				}
-				o.flags = append(o.flags, f)
-			}
-		}
-	}
-	return o, restIdx
 }
 
 func contains(list []string, s string) bool {

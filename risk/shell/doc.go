@@ -15,6 +15,10 @@
 // exec, xargs, find -exec, busybox, strace) are looked through: the command they run is what the
 // entry describes, and sudo and doas raise its severity to high.
 //
+// Scripts handed to sh, dash and ash are parsed as POSIX (no brace expansion); zsh, ksh, mksh
+// and yash read words their own way (zsh runs code from a glob qualifier) and their scripts are
+// opaque.
+//
 // Words are evaluated as the shell would, as far as the line itself says: quotes, ANSI-C $'...'
 // strings, backslash escapes, brace expansion, tilde, variables the line assigns literally
 // before use, $HOME and $PWD, and every literal cd. Paths are joined to the working directory
@@ -31,6 +35,31 @@
 // build and test runners, interpreters, curl, wget, ssh, scp, rsync, docker, cloud CLIs).
 // Unknown programs are exec. [Analysis] is the union: risk levels, the strictest severity, every
 // path and host.
+//
+// Every program's options are parsed by one parser from its table (options.go and the *tables.go
+// files, one entry per program citing its manual), with GNU getopt_long's rules: unique prefixes
+// of long options where the program accepts them (an ambiguous prefix is unknown), clusters
+// ("-abc", "-ofile"), "--", optional values attached only, "=" values, the program's own order
+// (options after operands, or not), old-style bundles (tar xfC a.tar dir), "+x" for the shells,
+// "@FILE" response files. Each option that takes a file says whether the program reads it,
+// writes it or runs it, and each handler says what its operands are (read, written, a
+// directory, a pattern, a command). An option a table does not list makes the command exec and
+// opaque.
+//
+// Operands only known at run time, the words xargs reads from its input, the files find -exec
+// is handed, are reads of the directory they are looked up from (Path.Unknown) when the program
+// only reads whatever it is given (cat, grep, wc ...), and opaque otherwise; the sandbox holds
+// such a command to what it may read. ls and du read what a glob matches from its directory.
+// A for loop over words the line spells out runs its body once per word.
+//
+// Shell builtins and shell options are judged by allowlist: set -k, set -a, set -f, set +B,
+// shopt -u interactive_comments, trap handlers, enable and the like change how the rest of the
+// line is read, so the command is opaque. cd is bash's logical cd: a ".." after a directory the
+// line named leaves the directory unknown.
+//
+// Configuration a program reads from its directory tree that decides what it runs (git's
+// repository configuration, cargo's .cargo/config.toml and rust-toolchain files) is named in
+// Command.Config; the analysis reads no files, and the gate judges it.
 //
 // # Opaque
 //

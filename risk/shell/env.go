@@ -96,6 +96,11 @@ var runEnvNames = map[string]bool{
 	"OPENSSL_CONF": true, "SSL_CERT_FILE": true, "SSL_CERT_DIR": true, "CURL_CA_BUNDLE": true, "CURL_HOME": true,
 	"WGETRC": true, "NETRC": true, "http_proxy": true, "https_proxy": true, "all_proxy": true, "no_proxy": true,
 	"HTTP_PROXY": true, "HTTPS_PROXY": true, "ALL_PROXY": true, "NO_PROXY": true, "PROMPT_DIRTRIM": true,
+	// Configuration a program reads from the file or the options a variable names.
+	"RIPGREP_CONFIG_PATH": true, "XZ_DEFAULTS": true, "BZIP": true, "AWKPATH": true, "AWKLIBPATH": true,
+	"MAGIC": true, "TERMINFO_DIRS": true, "POSIXLY_CORRECT": true, "EXECIGNORE": true, "SYSTEMD_EDITOR": true,
+	"SYSTEMD_LESS": true, "JQ_LIBRARY_PATH": true, "FZF_DEFAULT_OPTS": true, "FZF_DEFAULT_COMMAND": true,
+	"GITHUB_TOKEN": true, "SUDO_EDITOR": true, "BAT_CONFIG_PATH": true, "BAT_PAGER": true, "DELTA_PAGER": true,
 }
 
 var runEnvPrefixes = []string{
@@ -197,8 +202,9 @@ func (w *walker) decl(c *syntax.DeclClause, sc *scope, cx ctx) {
 		name := as.Name.Value
 		switch {
 		case as.Naked:
-			// export NAME: the value the line gave it (if any) reaches later commands.
-			if _, assigned := sc.vars[name]; assigned && !inertEnv(name) {
+			// export NAME: the value the line gave it, or gives it later, reaches later
+			// commands.
+			if !inertEnv(name) {
 				w.hazard("exports " + name + ", which can change what later commands run")
 			}
 		case as.Value != nil:

@@ -77,6 +77,12 @@ func find(c *call) {
 		}
 		under = append(under, arg{val: strings.TrimSuffix(r.val, "/") + "/**", lit: true, glob: true})
 	}
+	// What -exec hands its command for "{}": a path under the root (it never looks like an
+	// option, as it starts with the root).
+	found := arg{}
+	if len(roots) == 1 && roots[0].lit {
+		found = arg{val: roots[0].val, input: true, found: true}
+	}
 	for ; i < len(c.args); i++ {
 		a := c.args[i]
 		if !a.lit {
@@ -97,8 +103,8 @@ func find(c *call) {
 				}
 				s := c.args[j]
 				if s.lit && strings.Contains(s.val, "{}") {
-					if len(under) == 1 && under[0].lit && s.val == "{}" {
-						s = under[0]
+					if s.val == "{}" {
+						s = found
 					} else {
 						s = arg{}
 					}
@@ -240,21 +246,9 @@ var (
 	--version`}
 )
 
-// wrapSpec is a wrapper whose options are in a table: it runs the command after them (after
-// skip operands such as timeout's duration).
-func wrapSpec(sp *spec, skip int) handler {
-	return func(c *call) {
-		o, idx := sp.parse(c.args)
-		c.applyOpts(&o)
-		rest := c.args[idx:]
-		if len(rest) <= skip {
-			c.risk(risk.ReadOnly)
-			return
-		}
-		c.rewrap(rest[skip:], c.name)
-	}
-}
-
+// xargs runs its command with words from its input appended (or put where -I's string is).
+// Those words are unknown and may be options: only a program of anyOperandReaders reads them as
+// files it reads (unknown reads of the working directory); for any other the command is opaque.
 func xargs(c *call) {
 	o, idx := xargsSpec.parse(c.args)
 	c.applyOpts(&o)
@@ -262,16 +256,22 @@ func xargs(c *call) {
 	if len(rest) == 0 {
 		rest = []arg{{val: "echo", lit: true}}
 	}
-	unknown := arg{} // an argument read from input
+	input := arg{input: true} // a word read from the input
 	if repl, ok := o.value("-I", "-i"); ok && repl.lit {
 		for i := range rest {
-			if rest[i].lit && strings.Contains(rest[i].val, repl.val) {
-				rest[i] = unknown
+			switch {
+			case rest[i].is(repl.val):
+				rest[i] = input
+			case rest[i].lit && strings.Contains(rest[i].val, repl.val):
+				rest[i] = arg{word: rest[i].word} // part of a word: unknown
 			}
 		}
 	} else {
-		rest = append(rest, unknown)
+		rest = append(rest, input)
 	}
 	c.note("xargs supplies arguments from its input")
 	c.rewrap(rest, "xargs")
+	if !anyOperandReaders[c.name] && !c.cmd.Opaque {
+		c.opaque("xargs hands " + c.name + " words from its input, which may be options")
+	}
 }

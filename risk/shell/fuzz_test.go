@@ -22,6 +22,9 @@ func FuzzAnalyze(f *testing.F) {
 	for _, r := range shelltables.Expansions {
 		f.Add(r.Line)
 	}
+	for _, r := range shelltables.Options {
+		f.Add(r.Line)
+	}
 	// Short hostile seeds (the 64 KiB lines are TestHostileLinesAreBounded's and the benchmark's).
 	for _, s := range []string{"echo {1..20000000}", "echo " + strings.Repeat("{a,b}", 20), "echo {1..9223372036854775807..1}",
 		"X='a[$(touch m)]'; echo $((X))", "echo ${v@P}", strings.Repeat("$(", 200) + strings.Repeat(")", 200),

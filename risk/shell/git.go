@@ -9,6 +9,7 @@ import (
 // gitCmd classifies git: its global options by gitGlobalSpec, then the subcommand by its
 // table (gittable.go) and a small handler.
 func gitCmd(c *call) {
+	c.config(ConfigRepository, false)
 	o, idx := gitGlobalSpec.parse(c.args)
 	c.applyOpts(&o)
 	for _, f := range o.flags {
@@ -75,6 +76,12 @@ func gitPaths(c *call, o opts, all bool) {
 // gitReading handles the subcommands whose table is in gitSubSpecs: read-only ones, and the
 // ones that read or change depending on their operands and options.
 func gitReading(c *call, sub string, o opts) {
+	for _, f := range o.values("--format", "--pretty") {
+		// %G?, %GS, %GK ... and %(signature) verify signatures: git runs the signing program.
+		if !f.lit || strings.Contains(f.val, "%G") || strings.Contains(f.val, "%(signature") {
+			gitExec(c, "git "+sub+" shows signatures, which runs the signing program")
+		}
+	}
 	mode := false
 	for _, f := range o.flags {
 		if f.opt != nil && f.opt.eff == effMode {
@@ -147,6 +154,15 @@ func gitReading(c *call, sub string, o opts) {
 		}
 	case "config":
 		gitConfig(c, o, first)
+	case "fsck":
+		c.risk(risk.ReadOnly)
+		if o.has("--lost-found") {
+			c.risk(risk.Mutating)
+			c.write(arg{val: ".git/lost-found", lit: true}) // under the repository, wherever it is
+		}
+	case "ls-remote":
+		c.risk(risk.Network, risk.ReadOnly)
+		c.net(gitRemoteHost(o.pos)...)
 	case "stash":
 		switch {
 		case first == "list" || first == "show":
@@ -353,20 +369,19 @@ func gitWriting(c *call, sub string, o opts) {
 // gitOther handles the subcommands without a table by what they are known to do; their options
 // are not checked (they are never read-only).
 func gitOther(c *call, sub string, rest []arg) {
-	o, _ := parseOpts(rest, "FoX", false, "file", "output", "output-directory", "exec", "upload-pack", "receive-pack")
-	if o.has("--exec", "--upload-pack", "--receive-pack") {
-		gitExec(c, "git "+sub+" names a program to run")
+	o, _ := gitOtherSpec.parse(rest)
+	c.applyOpts(&o)
+	if s, ok := o.value("-s"); ok && (!s.lit || !gitStrategies[s.val]) {
+		gitExec(c, "git "+sub+" -s runs the merge strategy program git-merge-"+s.val)
 	}
-	if o.has("--ext-diff", "--textconv", "--config", "--template") {
-		gitExec(c, "git "+sub+" runs external programs or installs hooks")
+	if sub == "maintenance" && len(o.pos) > 0 && o.pos[0].is("start", "register", "unregister", "stop") {
+		gitExec(c, "git maintenance "+o.pos[0].val+" schedules jobs and changes the global configuration")
 	}
-	c.readAll(o.values("-F", "--file"))
 	switch sub {
 	case "notes", "apply", "am", "cherry-pick", "revert", "update-index", "commit-tree", "write-tree", "hash-object",
 		"replace", "sparse-checkout", "repack", "maintenance", "read-tree", "symbolic-ref", "update-ref", "mktag",
 		"mktree", "pack-refs", "rerere", "fast-import", "bisect", "format-patch", "gc", "prune", "filter-branch",
-		"filter-repo", "lfs", "send-email", "imap-send", "request-pull", "fsck", "verify-commit", "verify-tag",
-		"check-ref-format", "get-tar-commit-id", "ls-remote":
+		"filter-repo", "lfs", "send-email", "imap-send", "request-pull", "verify-commit", "verify-tag":
 		gitLegacy(c, sub, o)
 	case "difftool", "mergetool", "instaweb", "web--browse", "daemon", "http-backend", "shell", "upload-pack", "receive-pack":
 		gitExec(c, "git "+sub+" runs external programs")
@@ -377,16 +392,37 @@ func gitOther(c *call, sub string, rest []arg) {
 	}
 }
 
+// gitOtherSpec lists the options of git's rarer subcommands whose effects matter: they are
+// never read-only, so an option it does not list is taken as a flag (see spec.open).
+var gitOtherSpec = &spec{man: "git-am(1), git-apply(1), git-cherry-pick(1), git-format-patch(1), git-notes(1) and the like", abbrev: true, open: true, opts: `
+	--exec --upload-pack --receive-pack =X
+	--ext-diff --textconv !X
+	--template =X
+	-F --file =R
+	--output =W
+	-o --output-directory =W
+	--signature-file --import-marks --import-marks-if-exists =R
+	--export-marks =W
+	-S --gpg-sign ?X
+	-e --edit !X
+	-i --interactive !X
+	-s --strategy =M`}
+
+// gitStrategies are the merge strategies built into git; any other runs git-merge-<name>.
+var gitStrategies = map[string]bool{"ort": true, "recursive": true, "resolve": true, "octopus": true, "ours": true, "subtree": true}
+
 // gitLegacy classifies the less common subcommands by their operands.
 func gitLegacy(c *call, sub string, o opts) {
 	switch sub {
-	case "fsck", "request-pull", "check-ref-format", "get-tar-commit-id":
+	case "request-pull":
 		c.risk(risk.ReadOnly)
+		if len(o.pos) > 1 {
+			c.net(gitRemoteHost(o.pos[1:])...) // it looks the end commit up on the remote
+		} else {
+			c.net()
+		}
 	case "verify-commit", "verify-tag":
 		gitExec(c, "git "+sub+" runs the configured signature program")
-	case "ls-remote":
-		c.risk(risk.Network, risk.ReadOnly)
-		c.net(gitRemoteHost(o.pos)...)
 	case "update-ref":
 		c.risk(risk.Mutating)
 		if o.has("-d") {
@@ -423,7 +459,10 @@ func gitLegacy(c *call, sub string, o opts) {
 		case len(o.pos) > 0 && o.pos[0].is("pull", "fetch", "push", "clone"):
 			c.risk(risk.Network, risk.Mutating)
 			c.net()
-		case len(o.pos) > 0 && o.pos[0].is("ls-files", "status", "env", "version", "locks"):
+		case len(o.pos) > 0 && o.pos[0].is("locks"):
+			c.risk(risk.Network, risk.ReadOnly)
+			c.net() // the lock list is the LFS server's
+		case len(o.pos) > 0 && o.pos[0].is("ls-files", "status", "env", "version"):
 			c.risk(risk.ReadOnly)
 		default:
 			c.risk(risk.Mutating)

@@ -758,6 +758,41 @@ var gitSubSpecs = map[string]*spec{
 	--track --no-track !M
 	--guess-remote --no-guess-remote !M
 	-n --dry-run`},
+	// git-fsck(1): --lost-found writes dangling objects into .git/lost-found (see gitReading).
+	"fsck": {man: "git-fsck(1)", abbrev: true, opts: `
+	--unreachable
+	--dangling --no-dangling
+	--root
+	--tags
+	--cache
+	--no-reflogs
+	--full --no-full
+	--connectivity-only
+	--strict
+	-v --verbose
+	--lost-found !M
+	--name-objects
+	--progress --no-progress`},
+	// git-check-ref-format(1).
+	"check-ref-format": {man: "git-check-ref-format(1)", abbrev: true, opts: `
+	--normalize
+	--allow-onelevel --no-allow-onelevel
+	--refspec-pattern
+	--branch`},
+	// git-get-tar-commit-id(1): no options.
+	"get-tar-commit-id": {man: "git-get-tar-commit-id(1)", opts: ``},
+	// git-ls-remote(1): it reaches the remote; --upload-pack runs a program.
+	"ls-remote": {man: "git-ls-remote(1)", abbrev: true, opts: `
+	-h --heads -b --branches
+	-t --tags
+	--refs
+	-q --quiet
+	--exit-code
+	--get-url
+	--sort =
+	--symref
+	-o --server-option =
+	--upload-pack --exec =X`},
 	// git-submodule(1).
 	"submodule": {man: "git-submodule(1)", abbrev: true, opts: `
 	-q --quiet
@@ -774,7 +809,7 @@ var gitReadOnly = map[string]bool{
 	"cat-file": true, "grep": true, "show-ref": true, "for-each-ref": true, "describe": true, "shortlog": true,
 	"merge-base": true, "name-rev": true, "check-ignore": true, "check-attr": true, "count-objects": true,
 	"version": true, "var": true, "cherry": true, "show-branch": true, "range-diff": true, "whatchanged": true,
-	"help": true,
+	"help": true, "check-ref-format": true, "get-tar-commit-id": true,
 }
 
 func init() {

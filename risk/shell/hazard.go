@@ -342,29 +342,38 @@ func letSafe(s string) bool {
 	return true
 }
 
-// optionSafePrograms read the files they are given and have no option that writes, runs a
-// program, reaches the network or reads a path it prints: a file named like one of their
-// options ("-n") changes the output, nothing else. For every other program a glob in option
-// position (before "--") that may expand to a name starting with "-" makes the command opaque:
-// "sort *.txt" with a file named "-ofoo" writes foo.
-var optionSafePrograms = map[string]bool{
-	"ls": true, "cat": true, "wc": true, "head": true, "tail": true, "echo": true, "stat": true, "du": true,
-	"md5sum": true, "sha1sum": true, "sha224sum": true, "sha256sum": true, "sha384sum": true, "sha512sum": true,
-	"b2sum": true, "cksum": true, "nl": true, "basename": true, "dirname": true, "realpath": true, "readlink": true,
+// anyOperandReaders only read, whatever words they are given: every option of the real program
+// (not only of its table) only changes what it prints or names a file it reads, and every
+// operand is a file it reads (or a name or number). Fed words the line does not spell out (from
+// xargs' input, a glob that may expand to "-f.env"), they read files the line does not name:
+// unknown reads of the working directory (Path.Unknown), not an opaque command. A glob in option
+// position for any other program is opaque: "sort *.txt" with a file named "-ofoo" writes foo.
+var anyOperandReaders = map[string]bool{
+	"ls": true, "dir": true, "vdir": true, "du": true, "df": true, "stat": true, "cat": true, "tac": true, "head": true,
+	"tail": true, "wc": true, "nl": true, "cut": true, "paste": true, "fold": true, "expand": true, "unexpand": true,
+	"rev": true, "od": true, "hexdump": true, "hd": true, "strings": true, "grep": true, "egrep": true, "fgrep": true,
+	"cmp": true, "comm": true, "join": true, "column": true, "basename": true, "dirname": true, "realpath": true,
+	"readlink": true, "echo": true, "md5sum": true, "sha1sum": true, "sha224sum": true, "sha256sum": true,
+	"sha384sum": true, "sha512sum": true, "b2sum": true, "cksum": true, "sum": true,
 }
 
-// globOption records a hazard for a glob that may expand to an option.
-func (w *walker) globOption(args []arg) {
-	if len(args) == 0 || args[0].lit && optionSafePrograms[args[0].val] {
-		return
+// globOption records a hazard for a glob that may expand to an option, and reports whether the
+// program is one of anyOperandReaders fed such a glob (the caller records the unknown reads).
+func (w *walker) globOption(args []arg) bool {
+	if len(args) == 0 {
+		return false
 	}
 	for _, a := range args[1:] {
 		if a.is("--") {
-			return
+			return false
 		}
 		if a.lit && a.globLead {
+			if args[0].lit && anyOperandReaders[args[0].val] {
+				return true
+			}
 			w.hazard("glob " + a.val + " may expand to a file name that the program reads as an option")
-			return
+			return false
 		}
 	}
+	return false
 }

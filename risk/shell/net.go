@@ -205,6 +205,12 @@ func curl(c *call) {
 			c.read(b)
 		}
 	}
+	for _, e := range o.values("-E") {
+		// "-E cert[:password]": the certificate is the part before an unescaped colon.
+		if e.lit && strings.Contains(e.val, ":") {
+			c.read(arg{val: e.val[:strings.IndexByte(e.val, ':')], lit: true, word: e.word})
+		}
+	}
 	if cfg, ok := o.value("-K"); ok {
 		c.read(cfg)
 		c.opaque("curl reads more options from a config file")
@@ -320,31 +326,80 @@ func wget(c *call) {
 	}
 }
 
-var sshExecOptions = []string{"proxycommand", "localcommand", "permitlocalcommand", "knownhostscommand", "remotecommand", "proxyjump", "match"}
+// sshConfigKeys are the ssh_config(5) keywords, OpenSSH 9.2, that ssh -o (and scp, sftp, rsync
+// -e ssh) may be given, by what their value does: "" only changes how ssh connects or prints,
+// R and W name a file read or written, X runs a program or loads a library, N names a host. A
+// keyword not listed makes the command opaque.
+var sshConfigKeys = map[string]effect{
+	"addkeystoagent": effNone, "addressfamily": effNone, "batchmode": effNone, "canonicaldomains": effNone,
+	"canonicalizefallbacklocal": effNone, "canonicalizehostname": effNone, "canonicalizemaxdots": effNone,
+	"canonicalizepermittedcnames": effNone, "casignaturealgorithms": effNone, "checkhostip": effNone,
+	"ciphers": effNone, "clearallforwardings": effNone, "compression": effNone, "connectionattempts": effNone,
+	"connecttimeout": effNone, "controlmaster": effNone, "controlpersist": effNone, "enableescapecommandline": effNone,
+	"escapechar": effNone, "exitonforwardfailure": effNone, "fingerprinthash": effNone, "forkafterauthentication": effNone,
+	"forwardagent": effNone, "forwardx11": effNone, "forwardx11timeout": effNone, "forwardx11trusted": effNone,
+	"gatewayports": effNone, "gssapiauthentication": effNone, "gssapidelegatecredentials": effNone,
+	"hashknownhosts": effNone, "hostbasedacceptedalgorithms": effNone, "hostbasedauthentication": effNone,
+	"hostkeyalgorithms": effNone, "hostkeyalias": effNone, "identitiesonly": effNone, "ipqos": effNone,
+	"kbdinteractiveauthentication": effNone, "kbdinteractivedevices": effNone, "kexalgorithms": effNone,
+	"loglevel": effNone, "logverbose": effNone, "macs": effNone, "nohostauthenticationforlocalhost": effNone,
+	"numberofpasswordprompts": effNone, "passwordauthentication": effNone, "port": effNone,
+	"preferredauthentications": effNone, "pubkeyacceptedalgorithms": effNone, "pubkeyauthentication": effNone,
+	"rekeylimit": effNone, "requesttty": effNone, "requiredrsasize": effNone, "sendenv": effNone,
+	"serveralivecountmax": effNone, "serveraliveinterval": effNone, "sessiontype": effNone, "setenv": effNone,
+	"stdinnull": effNone, "streamlocalbindmask": effNone, "streamlocalbindunlink": effNone,
+	"stricthostkeychecking": effNone, "syslogfacility": effNone, "tcpkeepalive": effNone, "tunnel": effNone,
+	"tunneldevice": effNone, "updatehostkeys": effNone, "user": effNone, "verifyhostkeydns": effNone,
+	"visualhostkey": effNone, "xauthlocation": effExec, "obscurekeystroketiming": effNone, "bindaddress": effNone,
+	"bindinterface": effNone,
+	"identityfile":  effRead, "certificatefile": effRead, "userknownhostsfile": effWrite, "globalknownhostsfile": effRead,
+	"revokedhostkeys": effRead, "identityagent": effRead, "controlpath": effWrite,
+	"proxycommand": effExec, "localcommand": effExec, "permitlocalcommand": effExec, "knownhostscommand": effExec,
+	"remotecommand": effExec, "pkcs11provider": effExec, "securitykeyprovider": effExec, "match": effExec,
+	"include": effOpaque, "hostname": effNet, "proxyjump": effNet, "localforward": effNet, "remoteforward": effNet,
+	"dynamicforward": effNet, "proxyusefdpass": effNone,
+}
 
+// sshOptions records what ssh's -o options, -F and -J do (ssh, scp, sftp, rsync -e ssh).
 func sshOptions(c *call, o opts) {
 	for _, v := range o.values("-o") {
 		if !v.lit {
 			c.opaque("an ssh -o option is not literal")
 			continue
 		}
-		key := strings.ToLower(strings.FieldsFunc(v.val, func(r rune) bool { return r == '=' || r == ' ' })[0])
-		if contains(sshExecOptions, key) && key != "proxyjump" {
+		key, val, _ := strings.Cut(strings.TrimSpace(v.val), "=")
+		if k, rest, ok := strings.Cut(key, " "); ok {
+			key, val = k, rest
+		}
+		key, val = strings.ToLower(strings.TrimSpace(key)), strings.TrimSpace(val)
+		eff, known := sshConfigKeys[key]
+		switch {
+		case !known:
+			c.opaque("ssh -o " + key + ": an option the analysis does not know")
+			c.risk(risk.Exec)
+		case eff == effExec:
 			c.cmd.ExecutesCode = true
 			c.risk(risk.Exec)
-			c.opaque("ssh -o " + key + " runs a local command")
-		}
-		if key == "proxyjump" {
-			if _, hop, ok := strings.Cut(v.val, "="); ok {
+			c.opaque("ssh -o " + key + " runs a local program")
+		case eff == effOpaque:
+			c.opaque("ssh -o " + key + " reads more options from a file")
+		case eff == effRead:
+			c.read(arg{val: val, lit: true, word: v.word})
+		case eff == effWrite:
+			c.risk(risk.Mutating)
+			c.write(arg{val: val, lit: true, word: v.word})
+		case eff == effNet && (key == "hostname" || key == "proxyjump"):
+			for _, hop := range strings.Split(val, ",") {
 				c.net(hostOf(hop))
 			}
+		case eff == effNet:
+			c.net()
 		}
 	}
 	if cfg, ok := o.value("-F"); ok {
 		c.read(cfg)
 		c.opaque("ssh reads options (possibly commands) from another config file")
 	}
-	c.readAll(o.values("-i", "-S", "-E"))
 	for _, j := range o.values("-J") {
 		for _, hop := range strings.Split(j.val, ",") {
 			c.net(hostOf(hop))
@@ -354,12 +409,18 @@ func sshOptions(c *call, o opts) {
 
 func ssh(c *call) {
 	c.risk(risk.Network)
-	o, idx := parseOpts(c.args, "BbcDEeFIiJLlmOoPpQRSWw", true)
+	o, idx := sshSpec.parse(c.args)
+	c.applyOpts(&o)
 	sshOptions(c, o)
 	if idx >= len(c.args) {
 		return
 	}
 	dest := c.args[idx]
+	// ssh reads options after the destination too, up to the remote command.
+	more, n := sshSpec.parse(c.args[idx+1:])
+	c.applyOpts(&more)
+	sshOptions(c, more)
+	idx += n
 	if !dest.lit {
 		c.opaque("the ssh destination is not literal")
 		c.net()
@@ -376,32 +437,29 @@ func ssh(c *call) {
 	}
 }
 
+// sshProgram reports whether an ssh transport names ssh itself ("ssh", "ssh -p 22", "/usr/bin/ssh").
+func sshProgram(s string) bool {
+	f := strings.Fields(s)
+	return len(f) > 0 && (f[0] == "ssh" || strings.HasSuffix(f[0], "/ssh")) && !strings.ContainsAny(s, "'\"$`;|&<>()\\")
+}
+
 func scpLike(c *call) {
 	c.risk(risk.ReadOnly) // a local copy reads at least; writes and remotes add to it
-	shortVal := "cFiJloPS"
-	if c.name == "rsync" {
-		shortVal = "eBfMTS"
-	}
-	o, _ := parseOpts(c.args, shortVal, false, "rsh", "rsync-path", "files-from", "exclude-from", "include-from", "backup-dir",
-		"log-file", "temp-dir", "partial-dir", "password-file", "exclude", "include", "filter", "compare-dest", "copy-dest", "link-dest", "chmod", "chown")
+	sp := map[string]*spec{"scp": scpSpec, "sftp": sftpSpec, "rsync": rsyncSpec}[c.name]
+	o, _ := sp.parse(c.args)
+	c.applyOpts(&o)
 	sshOptions(c, o)
-	if sh, ok := o.value("-S", "-e", "--rsh"); ok {
+	if sh, ok := o.value("-e"); ok {
 		c.risk(risk.Exec)
-		if sh.lit {
+		switch {
+		case !sh.lit:
+			c.opaque(c.name + " runs a transport the line does not spell out")
+		case sshProgram(sh.val):
 			c.note(c.name + " connects through " + sh.val)
-			if !strings.HasPrefix(sh.val, "ssh") {
-				c.opaque(c.name + " runs " + sh.val + " as its transport")
-				c.cmd.ExecutesCode = true
-			}
+		default:
+			c.opaque(c.name + " runs " + sh.val + " as its transport")
+			c.cmd.ExecutesCode = true
 		}
-	}
-	if o.has("--rsync-path") {
-		c.risk(risk.Exec)
-		c.opaque("--rsync-path runs a command on the remote side")
-	}
-	c.readAll(o.values("--files-from", "--exclude-from", "--include-from", "--password-file"))
-	for _, w := range o.values("--log-file", "--backup-dir") {
-		c.write(w)
 	}
 	pos := o.pos
 	if c.name == "sftp" {
@@ -460,12 +518,14 @@ func remoteHost(s string) string {
 
 func netcat(c *call) {
 	c.risk(risk.Network)
-	o, _ := parseOpts(c.args, "ecpsiwqIOPTVXxbgGMmsW", false, "exec", "sh-exec", "lua-exec", "source", "proxy")
-	if o.has("-e", "-c", "--exec", "--sh-exec", "--lua-exec") {
-		c.cmd.ExecutesCode = true
+	if c.name == "telnet" || c.name == "ftp" || c.name == "tftp" {
+		c.net()
 		c.risk(risk.Exec)
-		c.opaque(c.name + " connects a program to the network")
+		c.opaque(c.name + " is an interactive client: its commands come from its input (ftp's \"!\" runs a shell)")
+		return
 	}
+	o, _ := ncSpec.parse(c.args)
+	c.applyOpts(&o)
 	if o.has("-l", "--listen") {
 		c.note("listens for connections")
 	}
@@ -500,7 +560,15 @@ func socat(c *call) {
 
 func lookup(c *call) {
 	c.risk(risk.Network, risk.ReadOnly)
-	o, _ := parseOpts(c.args, "cfiIlmMpqstTwWxbkyrg", false)
+	sp := lookupSpecs[c.name]
+	if sp == nil {
+		sp = lookupSpecs[strings.TrimSuffix(c.name, "6")]
+	}
+	o, _ := sp.parse(c.args)
+	c.applyOpts(&o)
+	if c.name == "nslookup" && len(o.pos) == 0 {
+		c.opaque("nslookup without a name reads its commands from its input")
+	}
 	for _, p := range o.pos {
 		if p.lit {
 			c.net(hostOf(strings.TrimPrefix(p.val, "@")))
@@ -511,18 +579,32 @@ func lookup(c *call) {
 
 func httpie(c *call) {
 	c.risk(risk.Network)
-	o, _ := parseOpts(c.args, "oaA", false, "output", "auth", "auth-type", "session", "verify", "cert", "cert-key")
+	o, _ := httpieSpec.parse(c.args)
+	c.applyOpts(&o)
+	for _, v := range o.values("--verify") {
+		if v.lit && !v.is("yes", "no", "true", "false") {
+			c.read(v) // a CA bundle
+		}
+	}
+	for _, p := range o.pos {
+		// Request items that take their value from a file: field@file, field=@file,
+		// field:=@file, header:@file.
+		if p.lit && !strings.Contains(p.val, "://") {
+			if i := strings.IndexByte(p.val, '@'); i > 0 && !strings.ContainsAny(p.val[:i], "/") {
+				c.read(arg{val: p.val[i+1:], lit: true, word: p.word})
+			}
+		}
+	}
 	for _, p := range o.pos {
 		if p.lit && !p.is("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS") && !strings.ContainsAny(p.val, "=:@") || (p.lit && strings.Contains(p.val, "://")) {
 			urlArgs(c, []arg{p})
 			break
 		}
 	}
-	if out, ok := o.value("-o", "--output"); ok {
+	if _, ok := o.value("-o"); ok {
 		c.risk(risk.Mutating)
-		c.write(out)
 	}
-	if o.has("-d", "--download") {
+	if o.has("-d") {
 		c.risk(risk.Mutating)
 		c.cwd(true)
 	}
@@ -590,12 +672,54 @@ func docker(c *call) {
 			sub, rest = sub+" "+rest[0].val, rest[1:]
 		}
 	}
-	o, _ := parseOpts(rest, "vewplmhuitcaNf", false, "volume", "mount", "env", "env-file", "workdir", "publish", "label", "memory",
-		"hostname", "user", "name", "network", "entrypoint", "cpus", "platform", "file", "tag", "build-arg", "target", "output", "input", "cap-add", "device", "pid", "ipc", "security-opt")
+	if sub == "compose" || strings.HasPrefix(sub, "compose ") {
+		// docker compose's own options come before its subcommand.
+		cargs := c.args[idx+1:]
+		co, cidx := dockerComposeSpec.parse(cargs)
+		c.applyOpts(&co)
+		if d, ok := co.value("--project-directory"); ok {
+			c.read(d)
+		}
+		sub, rest = "compose", nil
+		if cidx < len(cargs) {
+			sub, rest = "compose "+cargs[cidx].val, cargs[cidx+1:]
+			if !cargs[cidx].lit {
+				c.opaque("the " + c.name + " compose subcommand is not literal")
+				c.risk(risk.Exec)
+				return
+			}
+		}
+	}
+	var o opts
+	switch sub {
+	case "run", "create", "container run", "container create", "compose run", "compose create":
+		o, _ = dockerRunSpec.parse(rest)
+		c.applyOpts(&o)
+	case "build", "buildx build", "image build", "compose build":
+		o, _ = dockerBuildSpec.parse(rest)
+		c.applyOpts(&o)
+		for _, v := range o.values("--secret", "--ssh") {
+			for _, kv := range strings.Split(v.val, ",") {
+				if k, f, ok := strings.Cut(kv, "="); ok && (k == "src" || k == "source") || v.lit && !strings.Contains(v.val, "=") && strings.Contains(v.val, "/") {
+					if !ok {
+						f = v.val
+					}
+					c.read(arg{val: f, lit: true, word: v.word})
+				}
+			}
+			if !v.lit {
+				c.opaque("a build secret the line does not spell out")
+			}
+		}
+	case "cp", "container cp", "save", "image save", "load", "image load":
+		o, _ = dockerFileSpec.parse(rest)
+		c.applyOpts(&o)
+	default:
+		o, _ = dockerReadSpec.parse(rest)
+	}
 	switch sub {
 	case "run", "create", "container run", "container create", "compose run", "compose up", "compose create":
 		c.risk(risk.Exec, risk.Network)
-		c.readAll(o.values("--env-file"))
 		for _, v := range append(o.values("-v", "--volume"), o.values("--mount")...) {
 			bindMount(c, v)
 		}
@@ -613,11 +737,6 @@ func docker(c *call) {
 	case "build", "buildx build", "image build", "compose build":
 		c.risk(risk.Exec, risk.Network)
 		c.readAll(o.pos)
-		c.readAll(o.values("-f", "--file"))
-		if out, ok := o.value("-o", "--output"); ok {
-			c.risk(risk.Mutating)
-			c.write(out)
-		}
 		c.net()
 	case "pull", "push", "login", "logout", "search", "image pull", "image push", "compose pull", "compose push":
 		c.risk(risk.Network)
@@ -637,14 +756,8 @@ func docker(c *call) {
 				c.write(p)
 			}
 		}
-	case "save", "image save":
+	case "save", "image save", "load", "image load":
 		c.risk(risk.Mutating)
-		if out, ok := o.value("-o", "--output"); ok {
-			c.write(out)
-		}
-	case "load", "image load":
-		c.risk(risk.Mutating)
-		c.readAll(o.values("-i", "--input"))
 	case "ps", "images", "inspect", "logs", "version", "info", "stats", "top", "port", "history", "events", "diff",
 		"container ls", "container inspect", "container logs", "image ls", "image inspect", "image history", "volume ls",
 		"volume inspect", "network ls", "network inspect", "system df", "system info", "compose ps", "compose logs",
@@ -729,11 +842,14 @@ func registerNetwork() {
 	register(httpie, "http", "https", "xh", "xhs")
 	register(func(c *call) {
 		c.risk(risk.Network, risk.Mutating)
-		o, _ := parseOpts(c.args, "doi", false, "dir", "out", "input-file")
+		sp := aria2Spec
+		if c.name == "axel" {
+			sp = axelSpec
+		}
+		o, _ := sp.parse(c.args)
+		c.applyOpts(&o)
 		urlArgs(c, o.pos)
-		if d, ok := o.value("-d", "--dir"); ok {
-			c.write(d)
-		} else {
+		if _, ok := o.value("-d", "-o"); !ok {
 			c.cwd(true)
 		}
 	}, "aria2c", "axel")

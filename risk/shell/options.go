@@ -37,7 +37,11 @@ import (
 //	O  the program reads or writes paths the line does not name (the command is opaque)
 //	M  the option changes what the program does with its operands; its handler reads it
 //
-// Lines starting with "#" are comments.
+// Lines starting with "#" are comments. A spelling of one dash and several letters ("-FF") is
+// matched before single letters. The spec's fields say how the program reads its words besides
+// (see spec): options after operands or not (posix), long options with one dash (oneDash),
+// abbreviations (abbrev), -NUM (num), an old-style first bundle (bundle), "@FILE" (atFiles),
+// "+x" (plus), and whether options it does not list are unknown (all but open tables).
 
 // argKind says whether an option takes a value.
 type argKind uint8
@@ -88,13 +92,33 @@ type spec struct {
 	num bool
 	// posix: options end at the first operand (the operands are a command or a subcommand).
 	posix bool
+	// bundle: a first argument that does not start with "-" is a bundle of short options, each
+	// of which takes its value from the words that follow, in order (tar cfC a.tar dir, ar rcs).
+	bundle bool
+	// atFiles: an argument "@FILE" is replaced by the words FILE holds (GNU binutils, gcc,
+	// javac): the file is read, and the options in it are unknown.
+	atFiles bool
+	// open: the table lists only the options whose effects matter to a command that is never
+	// read-only (git's rarer subcommands); an option it does not list is taken as a flag
+	// instead of making the command opaque.
+	open bool
+	// plus: a word "+x" unsets what "-x" sets (the shells): it is parsed as the short options
+	// it names, each recorded as "+x".
+	plus bool
+	// last names options after which the rest are operands (python -c and -m end the option
+	// list: what follows is the script's or the module's).
+	last []string
 
 	short map[byte]*option
-	long  map[string]*option
-	longs []string // sorted long spellings, for abbreviations
-	list  []*option
-	safe  bool // every option is a read-only flag or value: a hidden option cannot do harm
-	once  sync.Once
+	// multi holds single-dash options of more than one letter ("-FF", "-la" in zip), matched
+	// before single letters, longest first (maxMulti letters).
+	multi    map[string]*option
+	maxMulti int
+	long     map[string]*option
+	longs    []string // sorted long spellings, for abbreviations
+	list     []*option
+	safe     bool // every option is a read-only flag or value: a hidden option cannot do harm
+	once     sync.Once
 }
 
 // compile parses the table once, safely for concurrent analyses; a malformed table is a
@@ -140,15 +164,21 @@ func (s *spec) build() {
 			s.safe = false
 		}
 		for _, n := range o.names {
-			if !s.oneDash && len(n) > 2 && n[1] != '-' {
-				panic(fmt.Sprintf("shell: spec %q: %s: a long option takes two dashes", s.man, n))
-			}
 			switch {
 			case !s.oneDash && len(n) == 2 && n[1] != '-':
 				if s.short[n[1]] != nil {
 					panic(fmt.Sprintf("shell: spec %q: %s listed twice", s.man, n))
 				}
 				s.short[n[1]] = o
+			case !s.oneDash && len(n) > 2 && n[1] != '-':
+				if s.multi == nil {
+					s.multi = map[string]*option{}
+				}
+				if s.multi[n[1:]] != nil {
+					panic(fmt.Sprintf("shell: spec %q: %s listed twice", s.man, n))
+				}
+				s.multi[n[1:]] = o
+				s.maxMulti = max(s.maxMulti, len(n)-1)
 			default:
 				key := strings.TrimLeft(n, "-")
 				if s.long[key] != nil {
@@ -161,6 +191,18 @@ func (s *spec) build() {
 		s.list = append(s.list, o)
 	}
 	slices.Sort(s.longs)
+}
+
+// readsFiles reports whether an option of the table makes the program read a file (one it names,
+// a directory, or ones a file lists: md5sum -c).
+func (s *spec) readsFiles() bool {
+	s.compile()
+	for _, o := range s.list {
+		if o.eff == effRead || o.eff == effDir || o.eff == effOpaque {
+			return true
+		}
+	}
+	return false
 }
 
 // lookupLong finds a long option by name, or by unique prefix when the program accepts
@@ -193,6 +235,8 @@ type opts struct {
 	// spell out where an option could be.
 	unknown []string
 	hidden  bool
+	// atFiles are the files of "@FILE" arguments (see spec.atFiles).
+	atFiles []arg
 }
 
 // flagArg is one option as given.
@@ -222,13 +266,62 @@ func (f *flagArg) is(names []string) bool {
 // index of the first operand, or after "--"), else len(args).
 func (s *spec) parse(args []arg) (o opts, idx int) {
 	s.compile()
+	if s.bundle && len(args) > 0 && args[0].lit && args[0].val != "" && args[0].val[0] != '-' {
+		var n int
+		var unknown []string
+		args, n, unknown = s.unbundle(args)
+		o, idx = s.parseFrom(args)
+		o.unknown = append(o.unknown, unknown...)
+		// idx counts the unbundled words; the caller's words are n fewer.
+		return o, max(0, idx-n)
+	}
+	return s.parseFrom(args)
+}
+
+// unbundle rewrites an old-style bundle ("cfC a.tar dir") as separate options ("-c -f a.tar -C
+// dir"). It returns the new words, how many words it added, and the letters the table does not
+// know (left out of the words).
+func (s *spec) unbundle(args []arg) ([]arg, int, []string) {
+	b := args[0]
+	rest := args[1:]
+	out := make([]arg, 0, len(args)+len(b.val))
+	var unknown []string
+	for j := 0; j < len(b.val); j++ {
+		if s.short[b.val[j]] == nil {
+			unknown = append(unknown, "-"+b.val[j:j+1])
+			continue
+		}
+		out = append(out, arg{val: "-" + b.val[j:j+1], lit: true, word: b.word})
+		if op := s.short[b.val[j]]; op != nil && op.arg == argReq && len(rest) > 0 {
+			out = append(out, rest[0])
+			rest = rest[1:]
+		}
+	}
+	out = append(out, rest...)
+	return out, len(out) - len(args), unknown
+}
+
+func (s *spec) parseFrom(args []arg) (o opts, idx int) {
 	for i := 0; i < len(args); i++ {
+		if len(s.last) > 0 && len(o.flags) > 0 && o.flags[len(o.flags)-1].is(s.last) {
+			if s.posix {
+				return o, i
+			}
+			o.pos = append(o.pos, args[i:]...)
+			return o, len(args)
+		}
 		a := args[i]
+		if s.atFiles && a.lit && len(a.val) > 1 && a.val[0] == '@' {
+			// A response file: its words are arguments the line does not show.
+			o.atFiles = append(o.atFiles, arg{val: a.val[1:], lit: true, word: a.word})
+			continue
+		}
 		switch {
 		case !a.lit:
 			// The word may expand to anything, an option included (a process substitution
-			// is a /dev/fd path).
-			if !s.safe && !isProcSubst(a) {
+			// is a /dev/fd path; find's results never start with "-"; xargs' input is judged
+			// where it is used, see call.unknownPath).
+			if !s.safe && !isProcSubst(a) && !a.input {
 				o.hidden = true
 			}
 			if s.posix {
@@ -243,6 +336,13 @@ func (s *spec) parse(args []arg) (o opts, idx int) {
 			}
 			o.pos = append(o.pos, args[i+1:]...)
 			return o, len(args)
+		case s.plus && len(a.val) > 1 && a.val[0] == '+':
+			n := len(o.flags)
+			i = s.parseShort(&o, args, i)
+			for k := n; k < len(o.flags); k++ {
+				o.flags[k].name = "+" + o.flags[k].name[1:]
+			}
+			continue
 		case a.val == "-" || !strings.HasPrefix(a.val, "-"):
 			if s.posix {
 				return o, i
@@ -279,8 +379,10 @@ func (s *spec) parseLong(o *opts, args []arg, i int) int {
 		}
 	}
 	if op == nil {
-		u, _, _ := strings.Cut(a.val, "=")
-		o.unknown = append(o.unknown, u)
+		if !s.open {
+			u, _, _ := strings.Cut(a.val, "=")
+			o.unknown = append(o.unknown, u)
+		}
 		return i
 	}
 	f := flagArg{name: canonical(op, name, a.val), opt: op}
@@ -338,26 +440,37 @@ func (s *spec) parseShort(o *opts, args []arg, i int) int {
 	cluster := a.val[1:]
 	for j := 0; j < len(cluster); j++ {
 		op := s.short[cluster[j]]
+		name := "-" + cluster[j:j+1]
+		for l := min(s.maxMulti, len(cluster)-j); l >= 2; l-- {
+			if mo := s.multi[cluster[j:j+l]]; mo != nil {
+				op, name = mo, "-"+cluster[j:j+l]
+				j += l - 1
+				break
+			}
+		}
 		if op == nil {
+			if s.open {
+				continue
+			}
 			// Unknown: what follows in the cluster (and perhaps the next word) is unknowable.
 			o.unknown = append(o.unknown, "-"+cluster[j:j+1])
 			return i
 		}
-		f := flagArg{name: "-" + cluster[j:j+1], opt: op}
+		f := flagArg{name: name, opt: op}
 		switch op.arg {
 		case argNone:
 			o.flags = append(o.flags, f)
 			continue
 		case argReq:
 			if j+1 < len(cluster) {
-				f.val, f.has = arg{val: cluster[j+1:], lit: true, word: a.word}, true
+				f.val, f.has = arg{val: cluster[j+1:], lit: true, word: a.word, attached: true}, true
 			} else if i+1 < len(args) {
 				i++
 				f.val, f.has = args[i], true
 			}
 		case argOpt:
 			if j+1 < len(cluster) {
-				f.val, f.has = arg{val: cluster[j+1:], lit: true, word: a.word}, true
+				f.val, f.has = arg{val: cluster[j+1:], lit: true, word: a.word, attached: true}, true
 			}
 		case argTwo:
 			if j+1 < len(cluster) {
@@ -406,6 +519,11 @@ func (c *call) applyOpts(o *opts) bool {
 	}
 	if o.hidden {
 		c.opaque(c.name + ": an argument the line does not spell out may be an option")
+		clean = false
+	}
+	for _, f := range o.atFiles {
+		c.read(f)
+		c.opaque(c.name + " @" + f.val + " reads more arguments from a file")
 		clean = false
 	}
 	for i := range o.flags {

@@ -6,9 +6,12 @@ import (
 	"github.com/reins-go/reins/risk"
 )
 
-// subcommand returns the first positional argument (the subcommand) and the arguments after it.
-func subcommand(c *call, shortVal string, longVal ...string) (string, bool, []arg) {
-	_, idx := parseOpts(c.args, shortVal, true, longVal...)
+// subcommand parses a package manager's global options by sp (recording their effects) and
+// returns its subcommand (the first operand) and the arguments after it. An option the table does
+// not know makes the command opaque, as anywhere.
+func subcommand(c *call, sp *spec) (string, bool, []arg) {
+	o, idx := sp.parse(c.args)
+	c.applyOpts(&o)
 	if idx >= len(c.args) {
 		return "", true, nil
 	}
@@ -95,8 +98,8 @@ func goTool(c *call) {
 		if sub == "version" && o.has("-m") {
 			c.readAll(o.pos)
 		}
-		if sub == "list" && o.has("-u", "-versions", "-retracted") {
-			c.fetch("go")
+		if sub == "list" && (o.has("-u", "-versions", "-retracted") || o.has("-m") && len(o.pos) > 0) {
+			c.fetch("go") // listing modules other than the main one loads their go.mod files
 		}
 	case "env":
 		if o.has("-w", "-u") {
@@ -145,8 +148,14 @@ func goTool(c *call) {
 	}
 }
 
+// cargoConfig are the files cargo (through rustup) reads from the directory it runs in and
+// every directory above: a configuration can name a compiler wrapper, a runner, a linker or
+// aliases; a toolchain file can name a toolchain by path, which then runs as cargo itself.
+var cargoConfig = []string{".cargo/config.toml", ".cargo/config", "rust-toolchain.toml", "rust-toolchain"}
+
 // cargo classifies cargo by subcommand; its options are in cargoSpec.
 func cargo(c *call) {
+	c.config(ConfigFiles, true, cargoConfig...)
 	o, _ := cargoSpec.parse(c.args)
 	c.applyOpts(&o)
 	if len(o.pos) == 0 {
@@ -165,6 +174,12 @@ func cargo(c *call) {
 	switch sub := o.pos[0].val; sub {
 	case "version", "help", "tree", "metadata", "locate-project", "pkgid", "read-manifest", "verify-project":
 		c.risk(risk.ReadOnly)
+		// tree and metadata resolve the dependency graph: they update the index and download
+		// the manifests the lock file names, unless told to stay offline.
+		offline := o.has("--offline", "--frozen") || containsWord(o.pos[1:], "--offline", "--frozen")
+		if sub == "tree" && !offline || sub == "metadata" && !offline && !o.has("--no-deps") && !containsWord(o.pos[1:], "--no-deps") {
+			c.fetch("cargo")
+		}
 	case "search", "info":
 		c.risk(risk.ReadOnly)
 		c.fetch("cargo")
@@ -209,6 +224,10 @@ func nodePM(c *call) {
 	}
 	o, _ := sp.parse(c.args)
 	c.applyOpts(&o)
+	if c.name == "yarn" {
+		// yarn runs the release its configuration names (yarnPath), from the project.
+		c.config(ConfigFiles, true, ".yarnrc.yml")
+	}
 	for _, l := range o.values("--location") {
 		if !l.is("project") {
 			c.opaque(c.name + " --location=" + l.val + " writes outside the workspace")
@@ -355,6 +374,9 @@ func pip(c *call) {
 		}
 	case "list", "show", "freeze", "check", "help", "config", "debug", "inspect", "hash", "cache":
 		c.risk(risk.ReadOnly)
+		if sub == "hash" {
+			c.readAll(rest)
+		}
 		if sub == "list" && o.has("-o", "-u") {
 			c.fetch("pypi")
 		}
@@ -401,8 +423,58 @@ func pipTarget(c *call, p arg) {
 	}
 }
 
+// Global options of the Python package managers (before the subcommand).
+var (
+	// uv(1), uv 0.4, global options: the configuration file can name indexes and Python
+	// downloads.
+	uvSpec = &spec{man: "uv(1)", posix: true, opts: `
+	-q --quiet
+	-v --verbose
+	--color =
+	--native-tls
+	--offline
+	--no-progress
+	--directory --project =M
+	--config-file =X
+	--no-config
+	--cache-dir =W
+	-n --no-cache
+	--python-preference =
+	--no-python-downloads
+	--allow-insecure-host =N
+	-h --help
+	-V --version`}
+	// poetry(1), Poetry 1.8, global options.
+	poetrySpec = &spec{man: "poetry(1)", posix: true, opts: `
+	-h --help
+	-q --quiet
+	-V --version
+	--ansi --no-ansi
+	-n --no-interaction
+	--no-plugins
+	--no-cache
+	-C --directory -P --project =M
+	-v --verbose`}
+	// pipenv, pdm, conda, mamba, micromamba, hatch, rye: only --help and --version before the
+	// subcommand are followed.
+	pmPlainSpec = &spec{man: "--help and --version before the subcommand", posix: true, opts: `
+	-h --help
+	-V --version`}
+)
+
+// pyNet are the Python package manager subcommands that only report but resolve or look up
+// packages on the index.
+var pyNet = map[string]bool{"tree": true, "search": true, "outdated": true}
+
 func pyPM(c *call) {
-	sub, lit, rest := subcommand(c, "", "directory", "project", "python")
+	sp := pmPlainSpec
+	switch c.name {
+	case "uv":
+		sp = uvSpec
+	case "poetry":
+		sp = poetrySpec
+	}
+	sub, lit, rest := subcommand(c, sp)
 	if !lit {
 		c.opaque("the " + c.name + " subcommand is not literal")
 		c.risk(risk.Exec)
@@ -425,20 +497,52 @@ func pyPM(c *call) {
 		if c.name == "uv" || c.name == "pipenv" {
 			c.fetch("pypi") // uv run and pipenv run may sync first
 		}
-	case "list", "show", "info", "search", "--version", "version", "help", "tree", "check":
+	case "list", "show", "info", "search", "", "version", "help", "tree", "check":
 		c.risk(risk.ReadOnly)
+		if pyNet[sub] || sub == "show" && c.name == "poetry" && (containsWord(rest, "--latest", "-l", "--outdated", "-o")) {
+			c.fetch("pypi") // resolving the dependency tree or the latest versions reads the index
+		}
 	default:
 		c.risk(risk.Exec)
 	}
 }
 
-func rubyPM(c *call) {
-	simplePM(c, "rubygems", []string{"install", "update", "add", "lock", "outdated", "fetch", "cache", "package"}, []string{"uninstall", "remove", "clean", "cleanup", "pristine"})
+// containsWord reports whether any of args is literally one of words.
+func containsWord(args []arg, words ...string) bool {
+	for _, a := range args {
+		if a.is(words...) {
+			return true
+		}
+	}
+	return false
 }
 
-// simplePM classifies a package manager by its subcommand: installs, removals, the rest exec.
-func simplePM(c *call, ecosystem string, installs, removals []string) {
-	sub, lit, _ := subcommand(c, "")
+// pmPlain: gem, bundle and composer before their subcommand.
+func rubyPM(c *call) {
+	simplePM(c, "rubygems", []string{"install", "update", "add", "lock", "outdated", "fetch", "cache", "package"},
+		[]string{"uninstall", "remove", "clean", "cleanup", "pristine"}, []string{"search", "query", "specification", "info"})
+	if c.name != "gem" && c.cmd.Risk.Has(risk.ReadOnly) && !c.cmd.Risk.Has(risk.Exec) {
+		// bundle evaluates the Gemfile, which is Ruby: whatever it reports, it runs the
+		// project's code.
+		c.risk(risk.Exec)
+		c.note(c.name + " evaluates the Gemfile, which is Ruby code")
+	}
+}
+
+func composer(c *call) {
+	simplePM(c, "composer", []string{"install", "require", "update", "upgrade", "create-project"}, []string{"remove"},
+		[]string{"search", "outdated", "browse"})
+	if !containsWord(c.args, "--no-plugins") && !c.cmd.Risk.Has(risk.Exec) {
+		// composer loads the plugins installed in the project's vendor directory.
+		c.risk(risk.Exec)
+		c.note("composer loads the project's plugins")
+	}
+}
+
+// simplePM classifies a package manager by its subcommand: installs, removals, lookups on the
+// index, the listing ones read-only, the rest exec.
+func simplePM(c *call, ecosystem string, installs, removals, lookups []string) {
+	sub, lit, rest := subcommand(c, pmPlainSpec)
 	switch {
 	case !lit:
 		c.opaque("the " + c.name + " subcommand is not literal")
@@ -448,16 +552,85 @@ func simplePM(c *call, ecosystem string, installs, removals []string) {
 	case contains(removals, sub):
 		c.risk(risk.Destructive, risk.Exec)
 		c.cwd(true)
-	case sub == "list" || sub == "show" || sub == "info" || sub == "search" || sub == "help" || sub == "version" || sub == "--version" || sub == "check":
+	case contains(lookups, sub):
 		c.risk(risk.ReadOnly)
+		c.fetch(ecosystem)
+	case sub == "list" || sub == "show" || sub == "info" || sub == "help" || sub == "version" || sub == "" || sub == "check":
+		c.risk(risk.ReadOnly)
+		if containsWord(rest, "-r", "--remote", "-l", "--latest", "-o", "--outdated", "-a", "--available") {
+			c.fetch(ecosystem)
+		}
 	default:
 		c.risk(risk.Exec)
 	}
 }
 
-// systemPM is a system package manager: installs and removals write system locations.
+// aptSpec: apt-get(8), APT 2.6, OPTIONS: -o sets configuration (APT::Update::Pre-Invoke runs
+// commands), -c reads a configuration file.
+var aptSpec = &spec{man: "apt-get(8)", abbrev: true, opts: `
+	--no-install-recommends --install-recommends --install-suggests --no-install-suggests
+	-d --download-only
+	-f --fix-broken
+	-m --ignore-missing --fix-missing
+	--no-download
+	-q --quiet
+	-s --simulate --just-print --dry-run --recon --no-act
+	-y --yes --assume-yes
+	--assume-no
+	--no-show-upgraded --show-upgraded
+	-V --verbose-versions
+	-a --host-architecture =
+	-P --build-profiles =
+	-b --compile --build
+	--ignore-hold
+	--with-new-pkgs
+	--no-upgrade --only-upgrade
+	--allow-downgrades --allow-remove-essential --allow-change-held-packages
+	--force-yes
+	--print-uris
+	--purge
+	--reinstall
+	--list-cleanup --no-list-cleanup
+	-t --target-release --default-release =
+	--trivial-only
+	--no-remove
+	--auto-remove --autoremove
+	--only-source
+	--diff-only --dsc-only --tar-only
+	--arch-only --indep-only
+	--allow-unauthenticated
+	--no-allow-insecure-repositories --allow-releaseinfo-change
+	--show-progress
+	--with-source =R
+	-h --help
+	-v --version
+	-c --config-file =X
+	-o --option =X
+	--installed --upgradable --all-versions --full --names-only`}
+
+// systemPM is a system package manager: installs and removals write system locations; searching
+// and showing read its local cache, except for the managers that refresh it from the network
+// first (dnf, yum, zypper, brew, snap, choco, winget, pkg).
 func systemPM(c *call) {
-	sub, lit, _ := subcommand(c, "oct", "option", "config", "target-release", "root")
+	var sub string
+	var lit bool
+	if c.name == "apt" || c.name == "apt-get" || c.name == "aptitude" {
+		o := c.parsed(aptSpec)
+		if len(o.pos) > 0 {
+			sub, lit = o.pos[0].val, o.pos[0].lit
+		} else {
+			lit = true
+		}
+	} else if c.name == "pacman" {
+		// pacman's operation is its first option (-S, -Q, -R ...); what follows is not analysed.
+		if len(c.args) > 0 {
+			sub, lit = c.args[0].val, c.args[0].lit
+		} else {
+			lit = true
+		}
+	} else {
+		sub, lit, _ = subcommand(c, pmPlainSpec)
+	}
 	eco := c.name
 	switch eco {
 	case "apt-get", "aptitude":
@@ -469,19 +642,26 @@ func systemPM(c *call) {
 	if eco == "brew" {
 		system = arg{val: "/opt/homebrew", lit: true}
 	}
+	refreshes := map[string]bool{"dnf": true, "zypper": true, "brew": true, "snap": true, "choco": true, "winget": true, "pkg": true}
 	switch {
 	case !lit:
 		c.opaque("the " + c.name + " subcommand is not literal")
 		c.risk(risk.Exec)
-	case strings.HasPrefix(sub, "-S") || sub == "install" || sub == "add" || sub == "upgrade" || sub == "update" || sub == "reinstall" || sub == "dist-upgrade" || sub == "full-upgrade" || sub == "build-dep" || sub == "tap" || sub == "refresh" || sub == "sync" || sub == "-i":
+	case strings.HasPrefix(sub, "-S") && !strings.HasPrefix(sub, "-Ss") && !strings.HasPrefix(sub, "-Si") || sub == "install" || sub == "add" || sub == "upgrade" || sub == "update" || sub == "reinstall" || sub == "dist-upgrade" || sub == "full-upgrade" || sub == "build-dep" || sub == "tap" || sub == "refresh" || sub == "sync" || sub == "-i" || sub == "-U":
 		c.risk(risk.Network, risk.Exec, risk.Mutating)
 		c.net(c.w.opts.Registries[eco]...)
 		c.write(system)
 	case strings.HasPrefix(sub, "-R") || sub == "remove" || sub == "purge" || sub == "uninstall" || sub == "del" || sub == "autoremove" || sub == "erase" || sub == "-e":
 		c.risk(risk.Destructive, risk.Exec)
 		c.write(system)
-	case sub == "search" || sub == "info" || sub == "show" || sub == "list" || sub == "policy" || sub == "depends" || sub == "rdepends" || strings.HasPrefix(sub, "-Q") || sub == "--version" || sub == "help" || sub == "doctor" || sub == "outdated":
+	case sub == "search" || sub == "info" || sub == "show" || sub == "list" || sub == "policy" || sub == "depends" || sub == "rdepends" || strings.HasPrefix(sub, "-Q") || strings.HasPrefix(sub, "-Ss") || strings.HasPrefix(sub, "-Si") || sub == "" || sub == "help" || sub == "doctor" || sub == "outdated" || sub == "find":
 		c.risk(risk.ReadOnly)
+		if refreshes[eco] && sub != "" && sub != "help" {
+			c.net(c.w.opts.Registries[eco]...) // these refresh their package lists from the network first
+			if len(c.w.opts.Registries[eco]) == 0 {
+				c.net()
+			}
+		}
 	default:
 		c.risk(risk.Exec)
 	}

@@ -209,7 +209,7 @@ var pipSpec = &spec{man: "pip(1)", abbrev: true, opts: `
 	-q --quiet
 	--log =W
 	--no-input
-	--keyring-provider =
+	--keyring-provider =X
 	--proxy =N
 	--retries --timeout --exists-action --trusted-host =
 	--cert --client-cert =R

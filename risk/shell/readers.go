@@ -9,12 +9,37 @@ import (
 // Operand handlers of the table-driven programs: what the operands are once the options are
 // parsed and their effects recorded.
 
-// lister reads its operands, or the working directory when it names none (ls, du).
+// lister reads its operands, or the working directory when it names none (ls, du). A glob
+// operand is the listing of its directory: ls and du read names and sizes, not contents, and
+// whatever the glob matches is under the directory that "ls -R" or "du" of it would list.
 func lister(c *call, o opts) {
 	if len(o.pos) == 0 {
 		c.cwd(false)
 	}
-	c.readAll(o.pos)
+	for _, p := range o.pos {
+		if p.lit && p.glob {
+			c.unknownRead(globDir(p.val))
+			continue
+		}
+		c.read(p)
+	}
+}
+
+// globDir is the directory a glob's matches are listed from: its components before the first
+// one with a pattern ("src/*.go" is in "src", "*/x" in ".").
+func globDir(g string) string {
+	i := strings.IndexAny(g, "*?[")
+	if i < 0 {
+		return g
+	}
+	j := strings.LastIndexByte(g[:i], '/')
+	switch {
+	case j < 0:
+		return "."
+	case j == 0:
+		return "/"
+	}
+	return g[:j]
 }
 
 // noOperands: the operands are not paths (names, numbers, formats, character sets).
@@ -301,111 +326,33 @@ func envReader(c *call) {
 	c.opaque(c.name + " prints the environment, which may hold secrets")
 }
 
-// quietStatus is a program that reports on the system and has no option that writes a file,
-// runs a program or reaches the network; ps's BSD-style "e" prints other processes' environment.
-func quietStatus(c *call) {
+// ps reports on processes. Its syntax mixes UNIX options (-ef), BSD letters without a dash (aux)
+// and GNU long options; none of them reads or writes a file or runs a program, and the operands
+// select processes. BSD's "e" (and a format naming the environment) prints other processes'
+// environment, which may hold secrets: opaque.
+func ps(c *call) {
 	c.risk(risk.ReadOnly)
-	if c.name != "ps" {
-		return
-	}
 	for _, a := range c.args {
-		if !a.lit || !strings.HasPrefix(a.val, "-") && strings.ContainsRune(a.val, 'e') {
+		if !a.lit || !strings.HasPrefix(a.val, "-") && strings.ContainsRune(a.val, 'e') || strings.Contains(strings.ToLower(a.val), "env") {
 			c.opaque("ps e prints the environment of processes, which may hold secrets")
 			return
 		}
 	}
 }
 
-// setBuiltin: "set" alone prints every variable; with options it changes shell flags.
-func setBuiltin(c *call) {
-	if len(c.args) == 0 {
-		envReader(c)
-		return
-	}
+// lsof lists open files. Its options start with "-" or "+" and take values in several ways;
+// none writes or runs anything. A word with a "/" (a file, +D DIR, -k FILE) is read.
+func lsof(c *call) {
 	c.risk(risk.ReadOnly)
 	for _, a := range c.args {
 		if !a.lit {
-			c.opaque("set with an argument the line does not spell out")
-			return
+			c.opaque("an lsof argument the line does not spell out")
+			continue
+		}
+		if i := strings.IndexByte(a.val, '/'); i >= 0 {
+			c.read(arg{val: a.val[strings.LastIndexAny(a.val[:i+1], "-+=")+1:], lit: true, word: a.word})
 		}
 	}
-}
-
-// shoptBuiltin: querying is read-only; setting options (expand_aliases, extglob, ...) changes
-// how later lines are read.
-func shoptBuiltin(c *call) {
-	c.risk(risk.ReadOnly)
-	for _, a := range c.args {
-		if !a.lit || a.is("-s", "-u", "-o") || strings.HasPrefix(a.val, "-") && strings.ContainsAny(a.val, "su") {
-			c.risk(risk.Exec)
-			c.opaque("shopt changes how the shell reads later commands")
-			return
-		}
-	}
-}
-
-// aliasBuiltin: listing is read-only; a definition changes what a later word runs where the
-// shell expands aliases.
-func aliasBuiltin(c *call) {
-	c.risk(risk.ReadOnly)
-	for _, a := range c.args {
-		if !a.lit || strings.Contains(a.val, "=") {
-			c.risk(risk.Exec)
-			c.opaque("alias defines what a command name runs")
-			return
-		}
-	}
-}
-
-// settingBuiltin: umask, ulimit, stty and hostname print their setting with no operand (or only
-// display flags) and change it with one.
-func settingBuiltin(c *call) {
-	c.risk(risk.ReadOnly)
-	for _, a := range c.args {
-		switch {
-		case !a.lit:
-			c.risk(risk.Mutating)
-			c.opaque(c.name + " with an argument the line does not spell out")
-			return
-		case a.is("-a", "-S", "-H", "-p", "-g", "size", "-s", "-f", "-d", "-i", "-I", "-A", "--all", "--short", "--fqdn", "--long", "--domain", "--ip-address", "--all-ip-addresses", "--all-fqdns", "-n", "-c", "-t", "-u", "-v", "-l", "-m", "-x", "-e", "-q", "-r", "-T"):
-			if c.name == "hostname" && a.is("-F", "-b") {
-				c.risk(risk.Destructive)
-				return
-			}
-		default:
-			c.risk(risk.Mutating)
-			c.note(c.name + " changes a setting of the shell or the system")
-			if c.name == "hostname" {
-				c.risk(risk.Destructive)
-			}
-			return
-		}
-	}
-}
-
-// historyBuiltin: printing is read-only; -c, -d, -w, -r, -a, -n, -s change the history or its file.
-func historyBuiltin(c *call) {
-	c.risk(risk.ReadOnly)
-	for _, a := range c.args {
-		if !a.lit || !isDigits(a.val) {
-			c.risk(risk.Exec)
-			c.opaque("history with options changes the history or reads or writes a history file")
-			return
-		}
-	}
-}
-
-// top and htop are interactive (they kill and renice processes and write their configuration)
-// unless run in batch mode.
-func top(c *call) {
-	c.risk(risk.ReadOnly)
-	for _, a := range c.args {
-		if a.lit && (a.val == "-b" || strings.HasPrefix(a.val, "-b") && !strings.HasPrefix(a.val, "--")) {
-			return
-		}
-	}
-	c.risk(risk.Exec, risk.Destructive)
-	c.opaque(c.name + " is interactive: it can kill processes and write its configuration")
 }
 
 // extraSpecs lists the tables used by handlers outside readOnlyTools, sedSpec, awkSpec and the
@@ -415,11 +362,37 @@ func extraSpecs() map[string]*spec {
 	for sub, s := range goSpecs {
 		out["go "+sub] = s
 	}
+	for name, s := range statusSpecs {
+		out[name] = s
+	}
+	for name, s := range lookupSpecs {
+		out[name] = s
+	}
+	for name, k := range compressors {
+		out[name] = k.spec
+	}
 	for name, s := range map[string]*spec{
 		"timeout": timeoutSpec, "nice": niceSpec, "ionice": ioniceSpec, "nohup": nohupSpec, "setsid": setsidSpec,
 		"stdbuf": stdbufSpec, "taskset": tasksetSpec, "strace": straceSpec, "xargs": xargsSpec,
 		"npm": npmSpec, "pnpm": pnpmSpec, "pip": pipSpec, "cargo": cargoSpec, "curl": curlSpec, "wget": wgetSpec,
-		"docker": dockerGlobalSpec, "docker ps": dockerReadSpec,
+		"docker": dockerGlobalSpec, "docker ps": dockerReadSpec, "docker run": dockerRunSpec, "docker build": dockerBuildSpec,
+		"docker compose": dockerComposeSpec, "docker cp": dockerFileSpec,
+		"touch": touchSpec, "mkdir": mkdirSpec, "tee": teeSpec, "cp": cpSpec, "mv": mvSpec, "install": installSpec,
+		"ln": lnSpec, "truncate": truncateSpec, "shred": shredSpec, "rm": rmSpec, "rmdir": rmdirSpec, "chmod": chmodSpec,
+		"chown": chownSpec, "chattr": chattrSpec, "setfacl": setfaclSpec, "mktemp": mktempSpec, "split": splitSpec,
+		"csplit": csplitSpec, "patch": patchSpec, "tar": tarSpec, "unzip": unzipSpec, "zip": zipSpec,
+		"shopt": shoptSpec, "trap": trapSpec, "dirs": dirsSpec, "disown": disownSpec, "caller": callerSpec,
+		"suspend": suspendSpec, "read": readSpec, "mapfile": mapfileSpec, "cd": cdSpec, "pushd": pushdSpec,
+		"umask": umaskSpec, "ulimit": ulimitSpec, "hostname": hostnameSpec, "top": topSpec, "unset": unsetSpec,
+		"printenv": printenvSpec, "exec": execSpec, "command": commandSpec, "sudo": sudoSpec, "doas": doasSpec,
+		"pkexec": pkexecSpec, "run0": run0Spec, "su": suSpec, "time": timeSpec, "flock": flockSpec, "watch": watchSpec,
+		"chrt": chrtSpec, "numactl": numactlSpec, "ltrace": ltraceSpec, "valgrind": valgrindSpec,
+		"unbuffer": unbufferSpec, "chronic": chronicSpec, "caffeinate": caffeinateSpec, "xvfb-run": xvfbSpec,
+		"dbus-run-session": dbusRunSpec, "entr": entrSpec, "catchsegv": noOptsSpec, "env": envSpec, "make": makeSpec,
+		"gofmt": gofmtSpec, "uv": uvSpec, "poetry": poetrySpec, "pipenv": pmPlainSpec, "apt-get": aptSpec,
+		"systemctl": systemctlSpec, "crontab": crontabSpec, "ssh-keygen": sshKeygenSpec, "openssl": opensslSpec,
+		"ssh": sshSpec, "scp": scpSpec, "sftp": sftpSpec, "rsync": rsyncSpec, "nc": ncSpec, "http": httpieSpec,
+		"aria2c": aria2Spec, "axel": axelSpec, "git (other subcommands)": gitOtherSpec,
 	} {
 		out[name] = s
 	}
@@ -450,6 +423,9 @@ func withVersion(name string, h handler) handler {
 	return func(c *call) {
 		if len(c.args) == 1 && c.args[0].is(flags...) {
 			c.risk(risk.ReadOnly)
+			if name == "cargo" {
+				c.config(ConfigFiles, true, cargoConfig...) // rustup picks the toolchain first
+			}
 			return
 		}
 		h(c)

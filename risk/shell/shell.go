@@ -41,6 +41,14 @@ type Path struct {
 	// Glob reports unquoted pattern characters (*, ?, [): the shell expands the path to whatever
 	// matches.
 	Glob bool
+	// Unknown reports that the command reads files the line does not name, found at run time:
+	// the names xargs reads from its input, the files find -exec is handed, the file a glob's
+	// match may name as an option's value. Path is the directory they are looked up from (the
+	// working directory, find's starting point). The names may lead anywhere the program can
+	// reach; only the sandbox holds the command to what it may read. Only programs whose every
+	// option and operand only reads get such a path; any other program with unknown operands is
+	// opaque.
+	Unknown bool
 }
 
 // Command is one simple command of a line, with its effects.
@@ -53,10 +61,6 @@ type Command struct {
 	Argv []string
 	// Via names the wrapper that runs it ("sudo", "xargs", "find -exec", "bash -c", "function f").
 	Via string
-	// Elevated reports that the command runs with raised privileges: it is, or is run by, sudo,
-	// doas, pkexec, run0 or su. (Commands of a script such a program is handed are separate
-	// commands; the one that runs the script is elevated.)
-	Elevated bool
 	// Depth is how deep in nested scripts it sits (0 for the line itself).
 	Depth int
 	// Dir is the directory the command runs in (after cd and git -C), or "" when the line
@@ -66,6 +70,12 @@ type Command struct {
 	Reads  []Path
 	Writes []Path // writes and deletions, redirection targets included
 	Hosts  []string
+	Why    []string // why the command is opaque (see Opaque), and notes
+
+	// Elevated reports that the command runs with raised privileges: it is, or is run by, sudo,
+	// doas, pkexec, run0 or su. (Commands of a script such a program is handed are separate
+	// commands; the one that runs the script is elevated.)
+	Elevated bool
 	// Network reports that the command reaches other hosts (Hosts lists the literal ones).
 	Network bool
 	// ExecutesCode reports that the command runs code it was handed (an interpreter's -c/-e, eval,
@@ -78,11 +88,47 @@ type Command struct {
 	// Opaque reports that the analysis cannot see what the command does (Why says why): a
 	// non-literal program or path argument, code it was handed, an unknown wrapper flag, a glob.
 	Opaque bool
-	Why    []string
 
 	Risk     risk.Set
 	Severity risk.Severity
+
+	// Config lists the configuration the program reads from its directory tree that decides
+	// what it runs (see [Config]): the command's levels hold only while each is absent or
+	// trusted.
+	Config []Config
 }
+
+// Config is configuration a command reads from the workspace that decides what it runs: git's
+// repository configuration (fsmonitor, pagers, diff drivers, hooks), a build tool's
+// configuration (a compiler wrapper in .cargo/config.toml, a toolchain run from a path in
+// rust-toolchain.toml). The analysis reads no files, so it classifies the command as if the
+// configuration were absent or trusted; the gate checks each Config the way it checks git's
+// (internal/gitcfg: Scan for ConfigRepository, ScanFiles for ConfigFiles, each answer cached
+// by the identity of the files it looked at) and treats the command as exec and opaque when
+// the configuration is there and not trusted.
+type Config struct {
+	// Kind says how the configuration is found and judged.
+	Kind ConfigKind
+	// Dir is the directory the program looks from (the command's, after cd and -C); "" when
+	// the line makes it unknown, which is never trusted.
+	Dir string
+	// Names are the files looked for (ConfigFiles), relative to Dir and, with Up, to every
+	// directory above it.
+	Names []string
+	Up    bool
+}
+
+// ConfigKind says how a [Config] is found and judged.
+type ConfigKind uint8
+
+const (
+	// ConfigRepository is the git repository git discovers from Dir; it is trusted when its
+	// configuration runs no program (gitcfg.Scan finds nothing).
+	ConfigRepository ConfigKind = iota + 1
+	// ConfigFiles are files the program reads if they exist (Names, from Dir up); they are
+	// trusted only when none exists (gitcfg.ScanFiles).
+	ConfigFiles
+)
 
 // Analysis is what a whole command line does.
 type Analysis struct {
@@ -129,6 +175,9 @@ const (
 	maxBraceBytes     = 256 << 10
 	// maxNestedBytes bounds the nested scripts parsed (bash -c, eval, heredocs to a shell).
 	maxNestedBytes = 256 << 10
+	// maxLoopWords bounds the words a for loop's body is analysed for, one pass each; a longer
+	// list leaves the variable unknown.
+	maxLoopWords = 16
 )
 
 // maxOperators bounds the operator characters of a line (| & ; $ ` ( ) < >): each makes
@@ -169,6 +218,9 @@ func tooDeep(src string) string {
 
 var parsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }}
 
+// posixParsers parse the scripts a POSIX shell (sh, dash) is handed.
+var posixParsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangPOSIX)) }}
+
 // Analyze parses a command line (bash syntax; POSIX is a subset) and reports what it does.
 //
 // A line that does not parse is an error, and the returned analysis fails closed: one opaque
@@ -198,7 +250,7 @@ func Analyze(line string, opts *Options) (an *Analysis, err error) {
 	}
 	if why := tooDeep(line); why != "" {
 		w.stop(why)
-	} else if err := w.script(line, newScope(opts.Dir), 0, ""); err != nil {
+	} else if err := w.script(line, newScope(opts.Dir), 0, "", false); err != nil {
 		return failClosed(line, err), err
 	}
 	if len(w.cmds) == 0 && w.stopped == "" {

@@ -42,7 +42,7 @@ func lits(words ...string) []arg {
 func spellings(s *spec, o *option, v string) [][]string {
 	var out [][]string
 	for _, n := range o.names {
-		short := !s.oneDash && len(n) == 2 && n[1] != '-'
+		short := !s.oneDash && len(n) >= 2 && n[1] != '-'
 		switch o.arg {
 		case argNone:
 			out = append(out, []string{n, "OPERAND"})
@@ -120,6 +120,9 @@ func TestOptionSweep(t *testing.T) {
 			}
 		}
 		for _, u := range []string{"--zz-unknown-option", "--zz-unknown-option=x", "-\x01"} {
+			if s.open {
+				break // an open table takes options it does not list as flags
+			}
 			count++
 			p, _ := s.parse(lits(u, "OPERAND"))
 			require.NotEmpty(t, p.unknown, "%s %s is unknown", name, u)
@@ -131,7 +134,10 @@ func TestOptionSweep(t *testing.T) {
 // TestUnknownOptionNeverReadOnly runs every table-driven program (and git subcommand) through
 // Analyze with an unknown option: the command is exec and opaque, never read-only alone.
 func TestUnknownOptionNeverReadOnly(t *testing.T) {
-	for name := range allSpecs() {
+	for name, s := range allSpecs() {
+		if s.open || strings.Contains(name, "(") || name == "time" {
+			continue // "time" is the shell's keyword; the program is reached as command time
+		}
 		for _, u := range []string{"--zz-unknown", "-\x02", "--zz-unknown=./x"} {
 			line := name + " " + u + " f"
 			if strings.HasPrefix(name, "git ") && name != "git" {

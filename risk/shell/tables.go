@@ -154,7 +154,8 @@ var lsSpec = &spec{man: "ls(1)", abbrev: true, opts: `
 	--help
 	--version`}
 
-// tree(1), tree 2.1, OPTIONS; -o writes the listing to a file.
+// tree(1), tree 2.1, OPTIONS; -o writes the listing to a file, -R (with -H) an HTML page
+// (00Tree.html) into every directory it lists.
 var treeSpec = &spec{man: "tree(1)", opts: `
 	-a
 	-d
@@ -162,7 +163,7 @@ var treeSpec = &spec{man: "tree(1)", opts: `
 	-f
 	-x
 	-L =
-	-R
+	-R !O
 	-P =
 	-I =
 	--gitignore
@@ -497,8 +498,8 @@ var revSpec = &spec{man: "rev(1)", opts: `
 	--help
 	--version`}
 
-// strings(1), GNU binutils 2.41, OPTIONS.
-var stringsSpec = &spec{man: "strings(1)", abbrev: true, num: true, opts: `
+// strings(1), GNU binutils 2.41, OPTIONS: "@FILE" reads more options from FILE.
+var stringsSpec = &spec{man: "strings(1)", abbrev: true, num: true, atFiles: true, opts: `
 	-a --all
 	-d --data
 	-f --print-file-name

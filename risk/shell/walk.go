@@ -3,6 +3,7 @@ package shell
 import (
 	"io"
 	"maps"
+	"path"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -15,6 +16,9 @@ import (
 type scope struct {
 	cwd      string
 	cwdKnown bool
+	// cwdNamed: a cd on the line named a directory (not only ".."): it may be a symbolic link,
+	// and bash's cd applies a later ".." to the name, not to the link's target.
+	cwdNamed bool
 	vars     map[string]*string
 	funcs    map[string]bool
 }
@@ -24,7 +28,7 @@ func newScope(dir string) *scope {
 }
 
 func (s *scope) clone() *scope {
-	return &scope{cwd: s.cwd, cwdKnown: s.cwdKnown, vars: maps.Clone(s.vars), funcs: maps.Clone(s.funcs)}
+	return &scope{cwd: s.cwd, cwdKnown: s.cwdKnown, cwdNamed: s.cwdNamed, vars: maps.Clone(s.vars), funcs: maps.Clone(s.funcs)}
 }
 
 // merge folds a branch that may or may not have run (an if, a loop body) back into s: whatever
@@ -33,6 +37,7 @@ func (s *scope) merge(branch *scope) {
 	if branch.cwd != s.cwd || branch.cwdKnown != s.cwdKnown {
 		s.cwdKnown = false
 	}
+	s.cwdNamed = s.cwdNamed || branch.cwdNamed
 	for name, v := range branch.vars {
 		old, had := s.vars[name]
 		if !had || old == nil || v == nil || *old != *v {
@@ -79,6 +84,9 @@ type ctx struct {
 	src   string
 	depth int
 	via   string
+	// posix: the script is run by a POSIX shell (sh, dash): it was parsed as POSIX, and words
+	// are not brace-expanded.
+	posix bool
 	stdin stdinKind
 	text  string // stdin content for stdinText
 }
@@ -121,7 +129,7 @@ func (w *walker) stop(why string) {
 }
 
 // script parses src and walks it.
-func (w *walker) script(src string, sc *scope, depth int, via string) error {
+func (w *walker) script(src string, sc *scope, depth int, via string, posix bool) error {
 	if w.stopped != "" {
 		return nil
 	}
@@ -141,9 +149,13 @@ func (w *walker) script(src string, sc *scope, depth int, via string) error {
 	// Once the analysis stops, the reader reports the end of the input, so the parser ends
 	// within its read buffer. (The loop never breaks: StmtsSeq yields a parse error again after
 	// its consumer stops, which a range-over-func loop turns into a panic.)
-	p := parsers.Get().(*syntax.Parser)
-	defer parsers.Put(p)
-	cx := ctx{src: src, depth: depth, via: via}
+	pool := &parsers
+	if posix {
+		pool = &posixParsers
+	}
+	p := pool.Get().(*syntax.Parser)
+	defer pool.Put(p)
+	cx := ctx{src: src, depth: depth, via: via, posix: posix}
 	var perr error
 	for st, err := range p.StmtsSeq(&stopReader{r: strings.NewReader(src), w: w}) {
 		switch {
@@ -306,20 +318,44 @@ func (w *walker) stmtBody(st *syntax.Stmt, sc *scope, cx ctx) {
 		sc.merge(branch)
 		w.compoundRedirects(st, sc, cx)
 	case *syntax.ForClause:
-		branch := sc.clone()
-		if wi, ok := c.Loop.(*syntax.WordIter); ok {
-			for _, item := range wi.Items {
-				w.word(item, sc, cx, false)
-			}
-			if runEnv(wi.Name.Value) {
-				w.hazard("the loop assigns " + wi.Name.Value + ", which changes what later commands run")
-			}
-			branch.set(wi.Name.Value, "", false)
-		} else {
+		wi, ok := c.Loop.(*syntax.WordIter)
+		if !ok {
 			w.substitutionsIn(c.Loop, sc, cx)
+			branch := sc.clone()
+			w.stmts(c.Do, branch, cx)
+			sc.merge(branch)
+			w.compoundRedirects(st, sc, cx)
+			break
 		}
-		w.stmts(c.Do, branch, cx)
-		sc.merge(branch)
+		// A loop over words the line spells out (no glob: its matches are not known) runs its
+		// body once per word with the variable set to it; the iterations' other changes
+		// (and break, continue) leave the state after each uncertain.
+		var vals []string
+		known := true
+		for _, item := range wi.Items {
+			v := w.word(item, sc, cx, false)
+			if !v.lit || v.glob {
+				known = false
+				continue
+			}
+			vals = append(vals, v.vals...)
+		}
+		if runEnv(wi.Name.Value) {
+			w.hazard("the loop assigns " + wi.Name.Value + ", which changes what later commands run")
+		}
+		if !known || len(vals) == 0 || len(vals) > maxLoopWords || !wi.InPos.IsValid() && len(wi.Items) == 0 {
+			branch := sc.clone()
+			branch.set(wi.Name.Value, "", false)
+			w.stmts(c.Do, branch, cx)
+			sc.merge(branch)
+		} else {
+			for _, v := range vals {
+				branch := sc.clone()
+				branch.set(wi.Name.Value, v, true)
+				w.stmts(c.Do, branch, cx)
+				sc.merge(branch)
+			}
+		}
 		w.compoundRedirects(st, sc, cx)
 	case *syntax.CaseClause:
 		w.word(c.Word, sc, cx, false)
@@ -365,6 +401,43 @@ func (w *walker) stmtBody(st *syntax.Stmt, sc *scope, cx ctx) {
 		w.substitutionsIn(c, sc, cx)
 		w.compoundRedirects(st, sc, cx)
 	}
+}
+
+// hasDotDot reports whether a path has a ".." component.
+func hasDotDot(p string) bool {
+	for _, c := range strings.Split(p, "/") {
+		if c == ".." {
+			return true
+		}
+	}
+	return false
+}
+
+// allDotDotFirst reports whether every ".." component of p comes before any other name.
+func allDotDotFirst(p string) bool {
+	named := false
+	for _, c := range strings.Split(p, "/") {
+		switch c {
+		case "", ".":
+		case "..":
+			if named {
+				return false
+			}
+		default:
+			named = true
+		}
+	}
+	return true
+}
+
+// onlyDotDot reports whether p is made of ".." (and "." and empty) components only.
+func onlyDotDot(p string) bool {
+	for _, c := range strings.Split(p, "/") {
+		if c != ".." && c != "." && c != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // quotedWord reports whether a heredoc delimiter is quoted in any way (which stops expansion
@@ -436,13 +509,20 @@ func (w *walker) newCommand(text string, cx ctx) *Command {
 	return &Command{Text: text, Via: cx.via, Depth: cx.depth}
 }
 
-// isDevSink reports paths that are not files: writing to them is not a write.
+// isDevSink reports paths that are not files: writing to them is not a write. A descriptor path
+// is one only when a number follows: "/proc/self/fd/../cwd/x" is the command's working
+// directory, which the gate must see (issue 23).
 func isDevSink(p string) bool {
 	switch p {
 	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/stdin", "/dev/zero":
 		return true
 	}
-	return strings.HasPrefix(p, "/dev/fd/") || strings.HasPrefix(p, "/proc/self/fd/")
+	for _, dir := range [...]string{"/dev/fd/", "/proc/self/fd/"} {
+		if n, ok := strings.CutPrefix(p, dir); ok {
+			return n != "" && strings.Trim(n, "0123456789") == ""
+		}
+	}
+	return false
 }
 
 func (w *walker) redirects(cmd *Command, redirs []*syntax.Redirect, sc *scope, cx ctx) {
@@ -526,8 +606,21 @@ func addPath(cmd *Command, sc *scope, p string, glob, write bool) {
 	}
 }
 
-// cd applies a literal cd (or pushd) to the scope.
+// cd applies a literal cd (or pushd) to the scope. bash's cd is logical: it removes "dir/.."
+// from the path as written, and falls back to the path as the kernel resolves it when that does
+// not exist, so a ".." after a directory the line named (which may be a symbolic link) leaves
+// the directory unknown. A ".." from the starting directory (Options.Dir, taken to be free of
+// symbolic links) is its parent either way.
 func cd(sc *scope, target string, known bool, home string) {
+	if known && hasDotDot(target) {
+		if strings.HasPrefix(target, "/") || !allDotDotFirst(target) || sc.cwdNamed || !sc.cwdKnown || sc.cwd == "" {
+			sc.cwdKnown = false
+			return
+		}
+		sc.cwd = path.Clean(sc.join(target))
+		sc.cwdNamed = !onlyDotDot(target) // "../x" names x
+		return
+	}
 	switch {
 	case !known:
 		sc.cwdKnown = false
@@ -537,15 +630,19 @@ func cd(sc *scope, target string, known bool, home string) {
 			return
 		}
 		sc.cwd = home
+		sc.cwdNamed = true
 	case target == "-":
 		sc.cwdKnown = false
+	case target == ".":
 	case strings.HasPrefix(target, "/"):
 		sc.cwd = target
+		sc.cwdNamed = true
 	default:
 		if sc.cwd == "" {
 			sc.cwd = target
 		} else {
 			sc.cwd = sc.join(target)
 		}
+		sc.cwdNamed = true
 	}
 }

@@ -50,7 +50,7 @@ func (w *walker) wordMode(word *syntax.Word, sc *scope, cx ctx, mode wordMode) w
 	v.subst = w.walkNode(word, sc, cx)
 	words := []*syntax.Word{word}
 	var span uint64 // the word's length, taken before SplitBraces (see below)
-	if mode == modeArg && len(word.Parts) > 0 {
+	if mode == modeArg && len(word.Parts) > 0 && !cx.posix {
 		// A brace element may be empty ({,0}); the position of a word that starts or ends
 		// with one cannot be asked once the braces are split.
 		span = uint64(int(word.End().Offset()) - int(word.Pos().Offset()) + 1)

@@ -3,12 +3,17 @@ package container
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"os"
+	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/reins-go/reins/sandbox"
 	"github.com/reins-go/reins/sandbox/internal/backend"
+	"github.com/reins-go/reins/sandbox/internal/confine"
 	"github.com/reins-go/reins/sandbox/internal/envlist"
+	"github.com/reins-go/reins/sandbox/internal/pathmatch"
 )
 
 // containerEnv splits what a container backend forwards: hostKeys are
@@ -31,6 +36,55 @@ func containerEnv(allow, cmdEnv []string) (hostKeys, pairs []string) {
 		}
 	}
 	return hostKeys, pairs
+}
+
+// planConfine plans cmd's Confine (nil when it has none) for a container
+// backend whose writable paths are roots. A container engine cannot keep
+// a symbolic link read-only where it is (it follows the link to bind
+// over), so a create directory that holds one makes the Confine
+// unenforceable, and the command does not run.
+func planConfine(name string, cmd sandbox.Command, roots []string, m pathmatch.Matcher) (*confinePlan, *sandbox.UnavailableError) {
+	if cmd.Confine == nil {
+		return nil, nil
+	}
+	p, err := confine.Make(*cmd.Confine, roots, m)
+	if err != nil {
+		return nil, &sandbox.UnavailableError{Backend: name, Layer: sandbox.LayerConfine, Reason: err.Error()}
+	}
+	for _, pin := range p.Pins {
+		if fi, err := os.Lstat(pin); err != nil || fi.Mode()&os.ModeSymlink != 0 {
+			return nil, &sandbox.UnavailableError{Backend: name, Layer: sandbox.LayerConfine,
+				Reason: fmt.Sprintf("%s cannot keep %s read-only (a symbolic link, or gone), and Confine lets the command create files next to it", name, pin)}
+		}
+	}
+	return &confinePlan{p}, nil
+}
+
+// confinePlan is a planned Confine of a container backend.
+type confinePlan struct{ confine.Plan }
+
+// bind is one bind a Confine asks for.
+type bind struct {
+	path     string
+	readOnly bool
+}
+
+// binds lists the binds of the plan, a parent before what lies in it
+// (a pin of a create directory may hold a granted directory).
+func (p *confinePlan) binds() []bind {
+	var out []bind
+	for _, l := range [][]string{p.Dirs, p.Files, p.Create} {
+		for _, g := range l {
+			out = append(out, bind{path: g})
+		}
+	}
+	for _, g := range p.Pins {
+		out = append(out, bind{path: g, readOnly: true})
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		return strings.Count(out[i].path, string(filepath.Separator)) < strings.Count(out[j].path, string(filepath.Separator))
+	})
+	return out
 }
 
 // containerName returns a fresh, random container name, so that a

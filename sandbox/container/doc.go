@@ -65,6 +65,26 @@ CLI, so that they cannot add binds. A timeout kills the CLI's process
 group; with --containall the container's processes share its PID
 namespace and end with it.
 
+# Confine
+
+All three enforce [sandbox.Command.Confine] (EnforcesConfine reports
+true; see [sandbox.Enforcing]): the workspace and the AllowedPaths are
+bound read-only, each Confine.Writable grant is bound writable (an
+existing directory or file in place; for a path that does not exist,
+its nearest existing directory, with every entry that existed there
+bound read-only on top, so that only new names can be made there), a
+parent before what lies in it, and the network follows Confine.Network
+(--network=none, or --net --network none, when it is false, whatever
+the policy says; the engine's default network when it is true). The
+grants are planned as local-hardened plans them (package
+sandbox/internal/confine); an entry outside the writable paths or
+matching a denied path grants nothing and is named in
+Confinement.Warnings. A container engine cannot pin a symbolic link
+where it is (it binds over what the link leads to), so a Confine whose
+create grant would leave one exposed is refused (exit code 127,
+[sandbox.ErrUnavailable]). Network is all or nothing: no host-level
+filtering.
+
 # Security model and limitations
 
   - The working directory is checked on this host before the run, with

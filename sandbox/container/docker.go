@@ -181,6 +181,10 @@ func (d *Docker) Run(ctx context.Context, cmd sandbox.Command) (sandbox.Result, 
 	if len(vs) > 0 {
 		return backend.Denied(conf, vs)
 	}
+	plan, uerr := planConfine("docker", cmd, append([]string{d.root}, d.extra...), d.match)
+	if uerr != nil {
+		return backend.Unavailable(conf, uerr)
+	}
 	path, uerr := d.preflight(ctx)
 	if uerr != nil {
 		return backend.Unavailable(conf, uerr)
@@ -194,11 +198,14 @@ func (d *Docker) Run(ctx context.Context, cmd sandbox.Command) (sandbox.Result, 
 	if err != nil {
 		return backend.Unavailable(conf, &sandbox.UnavailableError{Backend: "docker", Reason: err.Error()})
 	}
-	args, err := d.runArgs(cmd, dir, name, hostKeys, pairs, masks, readOnly)
+	args, err := d.runArgs(cmd, dir, name, hostKeys, pairs, masks, readOnly, plan)
 	if err != nil {
 		return backend.Unavailable(conf, &sandbox.UnavailableError{Backend: "docker", Reason: err.Error()})
 	}
-	conf.Enforced = d.layers()
+	conf.Enforced = d.layers(plan)
+	if plan != nil {
+		conf.Warnings = plan.Warnings
+	}
 
 	removeContainer := func() {
 		ctx, cancel := context.WithTimeout(context.Background(), backend.CleanupTimeout)
@@ -241,15 +248,32 @@ func (d *Docker) Run(ctx context.Context, cmd sandbox.Command) (sandbox.Result, 
 // start with "docker: ").
 func dockerSaid(stderr []byte) bool { return linePrefixed(stderr, "docker: ") }
 
+// EnforcesConfine reports true: docker enforces [sandbox.Command.Confine]
+// with a read-only workspace, writable binds of what it grants, read-only
+// binds of the entries it pins and --network=none (see
+// [sandbox.Enforcing] and the package documentation).
+func (d *Docker) EnforcesConfine() bool { return true }
+
+// network reports whether a run with plan uses the network.
+func (d *Docker) network(plan *confinePlan) bool {
+	if plan != nil {
+		return plan.Network
+	}
+	return d.cfg.Policy.AllowNetwork
+}
+
 // layers lists what a docker run enforces.
-func (d *Docker) layers() []sandbox.Layer {
+func (d *Docker) layers(plan *confinePlan) []sandbox.Layer {
 	ls := []sandbox.Layer{sandbox.LayerWorkdir, sandbox.LayerContainer, sandbox.LayerReadOnlyRoot, sandbox.LayerMasks, sandbox.LayerCaps, sandbox.LayerNoNewPrivs, sandbox.LayerPIDNS, sandbox.LayerEnv}
 	l := d.limits()
 	if l.CPUs > 0 || l.MemoryBytes > 0 || l.PIDs > 0 {
 		ls = append(ls, sandbox.LayerResources)
 	}
-	if !d.cfg.Policy.AllowNetwork {
+	if !d.network(plan) {
 		ls = append(ls, sandbox.LayerNetworkOff)
+	}
+	if plan != nil {
+		ls = append(ls, sandbox.LayerConfine)
 	}
 	return ls
 }
@@ -258,8 +282,9 @@ func (d *Docker) layers() []sandbox.Layer {
 // options). dir is the resolved working directory on this host;
 // hostKeys the variables forwarded from the host environment (-e KEY)
 // and pairs those from Command.Env (-e KEY=VALUE); masks and readOnly
-// the protected paths.
-func (d *Docker) runArgs(cmd sandbox.Command, dir, name string, hostKeys, pairs, masks, readOnly []string) ([]string, error) {
+// the protected paths; plan, when set, what the command's Confine grants
+// (the workspace and AllowedPaths are then bound read-only).
+func (d *Docker) runArgs(cmd sandbox.Command, dir, name string, hostKeys, pairs, masks, readOnly []string, plan *confinePlan) ([]string, error) {
 	toContainer := func(hostPath string) string {
 		if rel, err := filepath.Rel(d.root, hostPath); err == nil && fspath.Within(hostPath, d.root) {
 			if rel == "." {
@@ -277,7 +302,7 @@ func (d *Docker) runArgs(cmd sandbox.Command, dir, name string, hostKeys, pairs,
 	if cmd.Stdin != nil {
 		args = append(args, "--interactive")
 	}
-	if !d.cfg.Policy.AllowNetwork {
+	if !d.network(plan) {
 		args = append(args, "--network=none")
 	}
 	l := d.limits()
@@ -311,12 +336,29 @@ func (d *Docker) runArgs(cmd sandbox.Command, dir, name string, hostKeys, pairs,
 		args = append(args, "--mount="+strings.TrimSuffix(b.String(), "\n"))
 		return w.Error()
 	}
-	if err := mount("type=bind", "source="+d.root, "target="+DockerWorkdir); err != nil {
+	ro := func(fields ...string) []string {
+		if plan != nil {
+			return append(fields, "readonly")
+		}
+		return fields
+	}
+	if err := mount(ro("type=bind", "source="+d.root, "target="+DockerWorkdir)...); err != nil {
 		return nil, err
 	}
 	for _, p := range d.extra {
-		if err := mount("type=bind", "source="+p, "target="+p); err != nil {
+		if err := mount(ro("type=bind", "source="+p, "target="+p)...); err != nil {
 			return nil, err
+		}
+	}
+	if plan != nil {
+		for _, g := range plan.binds() {
+			fields := []string{"type=bind", "source=" + g.path, "target=" + toContainer(g.path)}
+			if g.readOnly {
+				fields = append(fields, "readonly")
+			}
+			if err := mount(fields...); err != nil {
+				return nil, err
+			}
 		}
 	}
 	inside := func(p string) bool {

@@ -87,6 +87,38 @@ func TestDockerRunArgsGolden(t *testing.T) {
 				"-e", "A=2", "-e", "B=3", "img", "--version"}),
 		},
 	}
+	// A workspace for Confine: a directory with a file, and a file.
+	cw := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(cw, "src", "pkg"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(cw, "src", "a.go"), nil, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(cw, "go.mod"), nil, 0o644))
+	tests = append(tests, []struct {
+		name string
+		cfg  DockerConfig
+		cmd  sandbox.Command
+		want []string
+	}{
+		{
+			name: "confined read-only: the workspace read-only, no network even where the policy allows it",
+			cfg:  DockerConfig{Root: cw, Image: "img", Limits: DockerLimits{CPUs: -1, MemoryBytes: -1, PIDs: -1}, Policy: sandbox.FsNetPolicy{AllowNetwork: true}},
+			cmd:  sandbox.Command{Args: []string{"ls"}, Confine: &sandbox.Confine{}},
+			want: join(base, []string{"--network=none"}, hardening, []string{"--user=" + me,
+				"--mount=type=bind,source=" + cw + ",target=/workspace,readonly", "--workdir=/workspace", "img", "ls"}),
+		},
+		{
+			name: "confined writes: a file, a directory, a new file whose directory's entries are pinned; network on",
+			cfg:  DockerConfig{Root: cw, Image: "img", Limits: DockerLimits{CPUs: -1, MemoryBytes: -1, PIDs: -1}},
+			cmd: sandbox.Command{Args: []string{"make"}, Confine: &sandbox.Confine{Network: true,
+				Writable: []string{cw + "/go.mod", cw + "/src/pkg", cw + "/src/new.go", "/elsewhere/x"}}},
+			want: join(base, hardening, []string{"--user=" + me,
+				"--mount=type=bind,source=" + cw + ",target=/workspace,readonly",
+				"--mount=type=bind,source=" + cw + "/go.mod,target=/workspace/go.mod",
+				"--mount=type=bind,source=" + cw + "/src,target=/workspace/src",
+				"--mount=type=bind,source=" + cw + "/src/pkg,target=/workspace/src/pkg",
+				"--mount=type=bind,source=" + cw + "/src/a.go,target=/workspace/src/a.go,readonly",
+				"--workdir=/workspace", "img", "make"}),
+		},
+	}...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			d, err := NewDocker(tt.cfg)
@@ -96,7 +128,9 @@ func TestDockerRunArgsGolden(t *testing.T) {
 			masks, ro, err := pathmatch.FindProtected(d.match, append([]string{d.root}, d.extra...))
 			require.NoError(t, err)
 			hostKeys, pairs := containerEnv(d.cfg.Policy.EnvAllowlist, tt.cmd.Env)
-			got, err := d.runArgs(tt.cmd, dir, "NAME", hostKeys, pairs, masks, ro)
+			plan, uerr := planConfine("docker", tt.cmd, append([]string{d.root}, d.extra...), d.match)
+			require.Nil(t, uerr)
+			got, err := d.runArgs(tt.cmd, dir, "NAME", hostKeys, pairs, masks, ro, plan)
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, got)
 		})

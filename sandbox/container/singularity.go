@@ -136,6 +136,10 @@ func (s *Singularity) Run(ctx context.Context, cmd sandbox.Command) (sandbox.Res
 	if len(vs) > 0 {
 		return backend.Denied(conf, vs)
 	}
+	plan, uerr := planConfine(s.name, cmd, append([]string{s.root}, s.extra...), s.match)
+	if uerr != nil {
+		return backend.Unavailable(conf, uerr)
+	}
 	path, uerr := s.findCLI()
 	if uerr != nil {
 		return backend.Unavailable(conf, uerr)
@@ -152,7 +156,7 @@ func (s *Singularity) Run(ctx context.Context, cmd sandbox.Command) (sandbox.Res
 	if err := os.Chmod(empty, 0); err != nil {
 		return backend.Unavailable(conf, &sandbox.UnavailableError{Backend: s.name, Layer: sandbox.LayerMasks, Reason: err.Error()})
 	}
-	args, err := s.execArgs(path, cmd, dir, empty, masks, readOnly)
+	args, err := s.execArgs(path, cmd, dir, empty, masks, readOnly, plan)
 	if err != nil {
 		return backend.Unavailable(conf, &sandbox.UnavailableError{Backend: s.name, Reason: err.Error()})
 	}
@@ -165,7 +169,10 @@ func (s *Singularity) Run(ctx context.Context, cmd sandbox.Command) (sandbox.Res
 	for _, kv := range pairs {
 		env = append(env, s.envPrefix()+"ENV_"+kv)
 	}
-	conf.Enforced = s.layers()
+	conf.Enforced = s.layers(plan)
+	if plan != nil {
+		conf.Warnings = plan.Warnings
+	}
 	out := backend.RunCLI(ctx, backend.Proc{
 		Path: path, Args: args, Env: env, Stdin: cmd.Stdin,
 		Timeout: backend.Timeout(cmd), MaxOutput: backend.MaxOutput(cmd),
@@ -190,20 +197,39 @@ func (s *Singularity) Run(ctx context.Context, cmd sandbox.Command) (sandbox.Res
 // fatalSaid reports whether the CLI printed its own fatal error.
 func fatalSaid(stderr []byte) bool { return linePrefixed(stderr, "FATAL:", "FATAL ") }
 
-func (s *Singularity) layers() []sandbox.Layer {
+// EnforcesConfine reports true: singularity and apptainer enforce
+// [sandbox.Command.Confine] with a read-only workspace, writable binds of
+// what it grants, read-only binds of the entries it pins and --net
+// --network none (see [sandbox.Enforcing]).
+func (s *Singularity) EnforcesConfine() bool { return true }
+
+// network reports whether a run with plan uses the network.
+func (s *Singularity) network(plan *confinePlan) bool {
+	if plan != nil {
+		return plan.Network
+	}
+	return s.cfg.Policy.AllowNetwork
+}
+
+func (s *Singularity) layers(plan *confinePlan) []sandbox.Layer {
 	ls := []sandbox.Layer{sandbox.LayerWorkdir, sandbox.LayerContainer, sandbox.LayerReadOnlyRoot, sandbox.LayerMasks, sandbox.LayerPIDNS, sandbox.LayerEnv}
 	if s.cfg.CPUs > 0 || s.cfg.MemoryBytes > 0 || s.cfg.PIDs > 0 {
 		ls = append(ls, sandbox.LayerResources)
 	}
-	if !s.cfg.Policy.AllowNetwork {
+	if !s.network(plan) {
 		ls = append(ls, sandbox.LayerNetworkOff)
+	}
+	if plan != nil {
+		ls = append(ls, sandbox.LayerConfine)
 	}
 	return ls
 }
 
 // execArgs builds the argument vector (argv[0] included). empty is an
-// empty, inaccessible directory bound over denied directories.
-func (s *Singularity) execArgs(path string, cmd sandbox.Command, dir, empty string, masks, readOnly []string) ([]string, error) {
+// empty, inaccessible directory bound over denied directories; plan,
+// when set, what the command's Confine grants (the workspace and
+// AllowedPaths are then bound read-only).
+func (s *Singularity) execArgs(path string, cmd sandbox.Command, dir, empty string, masks, readOnly []string, plan *confinePlan) ([]string, error) {
 	toContainer := func(hostPath string) string {
 		if fspath.Within(hostPath, s.root) {
 			rel, _ := filepath.Rel(s.root, hostPath)
@@ -238,7 +264,7 @@ func (s *Singularity) execArgs(path string, cmd sandbox.Command, dir, empty stri
 	// a root caller keeps no capabilities; --pwd: the working directory
 	// (older releases know only --pwd; newer ones call it --cwd too).
 	args := []string{path, "exec", "--containall", "--cleanenv", "--no-privs", "--no-home"}
-	if !s.cfg.Policy.AllowNetwork {
+	if !s.network(plan) {
 		// A network namespace with no interface but loopback. Whether an
 		// unprivileged user may ask for it depends on the release and on
 		// apptainer.conf; where it may not, the run fails rather than
@@ -255,9 +281,24 @@ func (s *Singularity) execArgs(path string, cmd sandbox.Command, dir, empty stri
 	if s.cfg.PIDs > 0 {
 		args = append(args, "--pids-limit", strconv.FormatInt(s.cfg.PIDs, 10))
 	}
-	specs := [][]string{{s.root, SingularityWorkdir}}
+	ro := func(spec ...string) []string {
+		if plan != nil {
+			return append(spec, "ro")
+		}
+		return spec
+	}
+	specs := [][]string{ro(s.root, SingularityWorkdir)}
 	for _, p := range s.extra {
-		specs = append(specs, []string{p, p})
+		specs = append(specs, ro(p, p))
+	}
+	if plan != nil {
+		for _, g := range plan.binds() {
+			mode := "rw"
+			if g.readOnly {
+				mode = "ro"
+			}
+			specs = append(specs, []string{g.path, toContainer(g.path), mode})
+		}
 	}
 	for _, p := range readOnly {
 		if inside(p) {

@@ -114,3 +114,43 @@ func TestNewSingularityErrors(t *testing.T) {
 		assert.Error(t, err, "NewSingularity(%+v)", cfg)
 	}
 }
+
+// TestSingularityConfineArgv checks the argument vector of a confined
+// run with a stand-in apptainer: the workspace read-only, writable binds
+// of what Confine grants (a parent before what lies in it), read-only
+// binds of the entries it pins, the network switch of the Confine; and
+// that a symbolic link the engine cannot pin refuses the run.
+func TestSingularityConfineArgv(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "src", "pkg"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "src", "a.go"), nil, 0o644))
+	bin := t.TempDir()
+	_, calls := standIn(t, bin, "apptainer", "exit 0")
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	s, err := container.NewApptainer(container.SingularityConfig{Root: root, Image: "img.sif", Policy: sandbox.FsNetPolicy{AllowNetwork: true}})
+	require.NoError(t, err)
+	require.True(t, sandbox.Enforcing(s))
+
+	res, err := runCmd(t, s, sandbox.Command{Args: []string{"ls"}, Confine: &sandbox.Confine{}})
+	require.NoError(t, err)
+	assert.True(t, res.Confinement.Has(sandbox.LayerConfine))
+	assert.True(t, res.Confinement.Has(sandbox.LayerNetworkOff), "Confine.Network false cuts the network the policy allows")
+	assert.Equal(t, []string{"exec", "--containall", "--cleanenv", "--no-privs", "--no-home", "--net", "--network", "none",
+		"--bind", root + ":/workspace:ro", "--pwd", "/workspace", "img.sif", "ls"}, calls()[0][1:])
+
+	res, err = runCmd(t, s, sandbox.Command{Args: []string{"make"}, Confine: &sandbox.Confine{Network: true,
+		Writable: []string{root + "/src/pkg", root + "/src/new.go"}}})
+	require.NoError(t, err)
+	assert.False(t, res.Confinement.Has(sandbox.LayerNetworkOff))
+	assert.Equal(t, []string{"exec", "--containall", "--cleanenv", "--no-privs", "--no-home",
+		"--bind", root + ":/workspace:ro", "--bind", root + "/src:/workspace/src:rw",
+		"--bind", root + "/src/pkg:/workspace/src/pkg:rw", "--bind", root + "/src/a.go:/workspace/src/a.go:ro",
+		"--pwd", "/workspace", "img.sif", "make"}, calls()[1][1:])
+
+	require.NoError(t, os.Symlink("a.go", filepath.Join(root, "src", "link")))
+	res, err = runCmd(t, s, sandbox.Command{Args: []string{"make"}, Confine: &sandbox.Confine{Writable: []string{root + "/src/new.go"}}})
+	require.ErrorIs(t, err, sandbox.ErrUnavailable)
+	assert.Equal(t, sandbox.ExitUnavailable, res.ExitCode)
+	assert.Contains(t, string(res.Stderr), "symbolic link")
+	assert.Len(t, calls(), 2, "the CLI must not run")
+}

@@ -2,10 +2,14 @@ package hardened_test
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/reins-go/reins/sandbox"
 	"github.com/reins-go/reins/sandbox/hardened"
@@ -69,4 +73,79 @@ func benchRun(b *testing.B, sb sandbox.Sandbox) {
 		}
 	}
 	b.ReportMetric(float64((cpuTime()-before).Microseconds())/float64(b.N), "cpu-µs/op")
+}
+
+// BenchmarkConfinedLine measures what confinement costs a line the gate
+// lets run without asking: each iteration runs the same line plainly
+// (os/exec of the same argument vector, in the workspace, no sandbox)
+// and confined (local-hardened with a Confine), in alternating order,
+// and "ratio" is the confined time over the plain time of the same
+// invocation. The lines: a read-only grep over the workspace through
+// bash -c (the runners' form), /bin/true (the fixed cost alone), and a
+// line that writes one new file (a create grant).
+func BenchmarkConfinedLine(b *testing.B) {
+	if runtime.GOOS != "linux" {
+		b.Skip("local-hardened requires Linux")
+	}
+	root := b.TempDir()
+	for i := 0; i < 20; i++ {
+		body := fmt.Sprintf("package p\n\n// TODO: item %d\nfunc F%d() int { return %d }\n", i, i, i)
+		if err := os.WriteFile(filepath.Join(root, fmt.Sprintf("f%02d.go", i)), []byte(body), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(root, "a.txt"), []byte("b\na\nc\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	sb := newSandbox(b, root)
+	for _, line := range []struct {
+		name    string
+		args    []string
+		confine sandbox.Confine
+	}{
+		{"grep", []string{"bash", "-c", "grep -n TODO *.go"}, sandbox.Confine{}},
+		{"true", []string{"/bin/true"}, sandbox.Confine{}},
+		{"write", []string{"bash", "-c", "sort a.txt > out/sorted.txt"}, sandbox.Confine{Writable: []string{filepath.Join(root, "out", "sorted.txt")}}},
+	} {
+		b.Run(line.name, func(b *testing.B) {
+			if err := os.MkdirAll(filepath.Join(root, "out"), 0o755); err != nil {
+				b.Fatal(err)
+			}
+			ctx := context.Background()
+			plain := func() time.Duration {
+				start := time.Now()
+				c := exec.Command(line.args[0], line.args[1:]...)
+				c.Dir = root
+				if out, err := c.CombinedOutput(); err != nil {
+					b.Fatalf("%v: %s", err, out)
+				}
+				return time.Since(start)
+			}
+			confined := func() time.Duration {
+				start := time.Now()
+				cmd := sandbox.Command{Args: line.args, Confine: &line.confine}
+				res, err := sb.Run(ctx, cmd)
+				if err != nil || res.ExitCode != 0 {
+					b.Fatalf("Run = %d, %v: %s", res.ExitCode, err, res.Stderr)
+				}
+				return time.Since(start)
+			}
+			confined() // the launcher of this Confine, started once
+			var p, c time.Duration
+			i := 0
+			for b.Loop() {
+				if i%2 == 0 {
+					p += plain()
+					c += confined()
+				} else {
+					c += confined()
+					p += plain()
+				}
+				i++
+			}
+			b.ReportMetric(float64(c)/float64(p), "ratio")
+			b.ReportMetric(float64(p.Microseconds())/float64(i), "plain-µs/op")
+			b.ReportMetric(float64(c.Microseconds())/float64(i), "confined-µs/op")
+		})
+	}
 }

@@ -151,29 +151,64 @@ func childMain() {
 	if p.PIDNS {
 		enforce(sandbox.LayerPIDNS)
 	}
+	// A run without its own IPC namespace would reach the host's System
+	// V segments, semaphores and queues: required, as the mount
+	// namespace is.
+	switch {
+	case p.IPCNS:
+		enforce(sandbox.LayerIPCNS)
+	case sim(sandbox.LayerIPCNS):
+		missing(sandbox.LayerIPCNS, errSimulated)
+	default:
+		missing(sandbox.LayerIPCNS, errors.New("no private IPC namespace: the command would reach the host's System V IPC objects"))
+	}
 	if p.NetNS {
 		enforce(sandbox.LayerNetNS)
 	}
-
-	// 2. Capabilities, and for a root launcher the workspace owner's
-	// identity: the bounding set goes first (that needs CAP_SETPCAP),
-	// then the uid changes, then every remaining set is cleared.
-	if sim(sandbox.LayerCaps) {
-		missing(sandbox.LayerCaps, errSimulated)
-	} else if err := dropCaps(func() error {
-		if !p.RunAs {
-			return nil
-		}
-		if err := switchIdentity(p.RunUID, p.RunGID); err != nil {
-			fail(sandbox.LayerIdentity, err)
-		}
-		enforce(sandbox.LayerIdentity)
-		return nil
-	}); err != nil {
-		missing(sandbox.LayerCaps, err)
-	} else {
-		enforce(sandbox.LayerCaps)
+	if p.Confine {
+		enforce(sandbox.LayerConfine)
 	}
+
+	lr := layerReport{
+		sim: sim, enforce: enforce, missing: missing, fail: fail,
+		warn: func(w string) { rep.Warnings = append(rep.Warnings, w) },
+		abi:  func(v int) { rep.LandlockABI = v },
+	}
+
+	// 2. Process-wide layers: resource limits, and descriptors other
+	// than stdio closing at exec.
+	if sim(sandbox.LayerRlimits) {
+		missing(sandbox.LayerRlimits, errSimulated)
+	} else if err := setLimits(p.Limits); err != nil {
+		missing(sandbox.LayerRlimits, err)
+	} else {
+		enforce(sandbox.LayerRlimits)
+	}
+	if sim(sandbox.LayerFDs) {
+		missing(sandbox.LayerFDs, errSimulated)
+	} else if err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
+		missing(sandbox.LayerFDs, fmt.Errorf("close_range: %w", err))
+	} else {
+		enforce(sandbox.LayerFDs)
+	}
+
+	if p.Launcher {
+		// A launcher: this thread keeps the launcher's parent-death
+		// signal and its privileges in the namespace; each run's command
+		// is started from a thread of its own, confined (step 3) once
+		// the run's /tmp is made, ahead of the request (see serve).
+		enforce(sandbox.LayerSession)
+		serve(&p, mounted, tmpDir, home, lr, func() {
+			repMu.Lock()
+			rep.Ready = true
+			repMu.Unlock()
+			send()
+			status.Close()
+		})
+	}
+
+	// 3. The layers of the thread that starts the command: this one.
+	listener := confineThread(&p, lr)
 	// The identity change cleared the parent-death signal: arm it again,
 	// then make sure the launcher did not die in between (its end of the
 	// status pipe would be closed).
@@ -185,79 +220,10 @@ func childMain() {
 	}
 	enforce(sandbox.LayerSession)
 
-	// 3. no_new_privs.
-	if sim(sandbox.LayerNoNewPrivs) {
-		missing(sandbox.LayerNoNewPrivs, errSimulated)
-	} else if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		missing(sandbox.LayerNoNewPrivs, fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", err))
-	} else {
-		enforce(sandbox.LayerNoNewPrivs)
-	}
-
-	// 4. Landlock at the detected ABI.
-	abi := detectLandlockABI()
-	switch {
-	case sim(sandbox.LayerLandlock):
-		missing(sandbox.LayerLandlock, errSimulated)
-	case abi < p.MinLandlockABI:
-		missing(sandbox.LayerLandlock, fmt.Errorf("kernel Landlock ABI is %d, at least %d is required", abi, p.MinLandlockABI))
-	default:
-		if err := applyLandlock(&p, abi); err != nil {
-			missing(sandbox.LayerLandlock, err)
-		} else {
-			enforce(sandbox.LayerLandlock)
-			rep.LandlockABI = min(abi, len(landlockPresets))
-		}
-	}
-
-	// 5. seccomp, with a listener when the kernel offers one: this
-	// process answers every refusal and reports it.
-	listener := -1
-	if sim(sandbox.LayerSeccomp) {
-		missing(sandbox.LayerSeccomp, errSimulated)
-	} else if fd, warn, err := installSeccomp(p.DenyNetwork); err != nil {
-		missing(sandbox.LayerSeccomp, err)
-	} else {
-		enforce(sandbox.LayerSeccomp)
-		listener = fd
-		if warn != "" {
-			rep.Warnings = append(rep.Warnings, warn)
-		}
-	}
-
-	// 6. Resource limits.
-	if sim(sandbox.LayerRlimits) {
-		missing(sandbox.LayerRlimits, errSimulated)
-	} else if err := setLimits(p.Limits); err != nil {
-		missing(sandbox.LayerRlimits, err)
-	} else {
-		enforce(sandbox.LayerRlimits)
-	}
-
-	// 7. Descriptors other than stdio close at exec.
-	if sim(sandbox.LayerFDs) {
-		missing(sandbox.LayerFDs, errSimulated)
-	} else if err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
-		missing(sandbox.LayerFDs, fmt.Errorf("close_range: %w", err))
-	} else {
-		enforce(sandbox.LayerFDs)
-	}
-
 	if p.Probe {
 		rep.ProbeOK = true
 		send()
 		os.Exit(0)
-	}
-	if p.Launcher {
-		// A launcher: every command of the sandbox is started from this
-		// thread, confined as it is, until the host goes away.
-		serve(&p, listener, mounted, tmpDir, home, func() {
-			repMu.Lock()
-			rep.Ready = true
-			repMu.Unlock()
-			send()
-			status.Close()
-		})
 	}
 
 	// 8. Start the command from this thread, in a session of its own.
@@ -329,6 +295,92 @@ func childMain() {
 	repMu.Unlock()
 	send()
 	os.Exit(code)
+}
+
+// layerReport is how a confinement step says what it did: enforce(l)
+// for a layer in force, missing(l, err) for one that is not (which ends
+// the set-up unless the sandbox is best-effort), fail(l, err) for a
+// failure that always does, warn for a warning and abi for the Landlock
+// ABI in force; sim(l) reports a layer simulated as missing.
+type layerReport struct {
+	sim     func(sandbox.Layer) bool
+	enforce func(sandbox.Layer)
+	missing func(sandbox.Layer, error)
+	fail    func(sandbox.Layer, error)
+	warn    func(string)
+	abi     func(int)
+}
+
+// confineThread applies to the calling thread, which must be locked to
+// its goroutine and run nothing afterwards but the start of the command,
+// the layers that belong to a thread and that a fork inherits: every
+// capability dropped (and, for a root launcher, the workspace owner's
+// identity), no_new_privs, Landlock at the detected ABI, and the seccomp
+// filter. It returns the descriptor of the filter's listener, or -1.
+func confineThread(p *proto.ChildPolicy, r layerReport) (listener int) {
+	errSimulated := errors.New("simulated as missing (Config.SimulateMissing)")
+	// Capabilities, and for a root launcher the workspace owner's
+	// identity: the bounding set goes first (that needs CAP_SETPCAP),
+	// then the uid changes, then every remaining set is cleared.
+	if r.sim(sandbox.LayerCaps) {
+		r.missing(sandbox.LayerCaps, errSimulated)
+	} else if err := dropCaps(func() error {
+		if !p.RunAs {
+			return nil
+		}
+		if err := switchIdentity(p.RunUID, p.RunGID); err != nil {
+			r.fail(sandbox.LayerIdentity, err)
+			return err
+		}
+		r.enforce(sandbox.LayerIdentity)
+		return nil
+	}); err != nil {
+		r.missing(sandbox.LayerCaps, err)
+	} else {
+		r.enforce(sandbox.LayerCaps)
+	}
+
+	// no_new_privs.
+	if r.sim(sandbox.LayerNoNewPrivs) {
+		r.missing(sandbox.LayerNoNewPrivs, errSimulated)
+	} else if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		r.missing(sandbox.LayerNoNewPrivs, fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", err))
+	} else {
+		r.enforce(sandbox.LayerNoNewPrivs)
+	}
+
+	// Landlock at the detected ABI, with the rules of the paths as they
+	// are now (a fresh /tmp is a new inode).
+	abi := detectLandlockABI()
+	switch {
+	case r.sim(sandbox.LayerLandlock):
+		r.missing(sandbox.LayerLandlock, errSimulated)
+	case abi < p.MinLandlockABI:
+		r.missing(sandbox.LayerLandlock, fmt.Errorf("kernel Landlock ABI is %d, at least %d is required", abi, p.MinLandlockABI))
+	default:
+		if err := applyLandlock(p, abi); err != nil {
+			r.missing(sandbox.LayerLandlock, err)
+		} else {
+			r.enforce(sandbox.LayerLandlock)
+			r.abi(min(abi, len(landlockPresets)))
+		}
+	}
+
+	// seccomp, with a listener when the kernel offers one: the process
+	// answers every refusal and reports it.
+	listener = -1
+	if r.sim(sandbox.LayerSeccomp) {
+		r.missing(sandbox.LayerSeccomp, errSimulated)
+	} else if fd, warn, err := installSeccomp(p.DenyNetwork); err != nil {
+		r.missing(sandbox.LayerSeccomp, err)
+	} else {
+		r.enforce(sandbox.LayerSeccomp)
+		listener = fd
+		if warn != "" {
+			r.warn(warn)
+		}
+	}
+	return listener
 }
 
 // maxRefusals bounds the refused system calls one run reports.
@@ -434,6 +486,11 @@ func setupMounts(p *proto.ChildPolicy) error {
 	if err := os.Chmod(maskDir, 0o111); err != nil {
 		return fmt.Errorf("creating the mask sources: %w", err)
 	}
+	// The place where a launcher assembles a fresh /tmp or /dev/shm
+	// between runs; nothing grants a command access to it.
+	if err := os.Mkdir(filepath.Join(nr, holdDir), 0o700); err != nil {
+		return fmt.Errorf("creating %s: %w", holdDir, err)
+	}
 	// A private /tmp, writable, discarded with the namespace; binds below
 	// /tmp land on it.
 	if err := os.MkdirAll(filepath.Join(nr, sandboxTmp), 0o755); err != nil {
@@ -518,6 +575,28 @@ func setupMounts(p *proto.ChildPolicy) error {
 		}
 	}
 
+	// Pins: the existing entries of a directory where a Confine lets the
+	// command create files, each cloned onto itself (a symbolic link
+	// included: the clone of a link is a link) to be made read-only, so
+	// that it cannot be written, removed or replaced.
+	var pinned []string
+	for _, pin := range p.Pins {
+		dst := filepath.Join(nr, pin)
+		if _, err := os.Lstat(dst); err != nil {
+			continue // not visible in the sandbox
+		}
+		fd, err := unix.OpenTree(unix.AT_FDCWD, dst, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE|unix.AT_SYMLINK_NOFOLLOW)
+		if err != nil {
+			return fmt.Errorf("pinning %s: %w", pin, err)
+		}
+		err = unix.MoveMount(fd, "", unix.AT_FDCWD, dst, unix.MOVE_MOUNT_F_EMPTY_PATH)
+		unix.Close(fd)
+		if err != nil {
+			return fmt.Errorf("pinning %s: %w", pin, err)
+		}
+		pinned = append(pinned, pin)
+	}
+
 	// Masks over denied paths; .git bound onto itself to be made
 	// read-only. A writable path below a masked directory is bound again
 	// inside the mask (an explicit grant is narrower than the denial).
@@ -576,9 +655,11 @@ func setupMounts(p *proto.ChildPolicy) error {
 	}
 
 	// Everything read-only; then, outermost first so that the innermost
-	// wins, each writable bind writable and each read-only bind read-only
-	// again; then masks and .git read-only (they sit inside writable
-	// binds).
+	// wins, each writable bind writable and each read-only bind, pin,
+	// mask and .git read-only again (recursively: a path's setting covers
+	// what is mounted below it, until a deeper one overrides it). A mask
+	// inside a writable bind, a pin inside a create grant and a grant
+	// inside a pin each come after what holds them.
 	if err := setReadOnly("/", true, true); err != nil {
 		return err
 	}
@@ -595,6 +676,14 @@ func setupMounts(p *proto.ChildPolicy) error {
 			attrs = append(attrs, attr{r, true})
 		}
 	}
+	for _, l := range [][]string{pinned, masked} {
+		for _, m := range l {
+			attrs = append(attrs, attr{m, true})
+		}
+	}
+	for _, w := range reopened {
+		attrs = append(attrs, attr{w, false})
+	}
 	sort.SliceStable(attrs, func(i, j int) bool {
 		return strings.Count(attrs[i].path, "/") < strings.Count(attrs[j].path, "/")
 	})
@@ -603,16 +692,6 @@ func setupMounts(p *proto.ChildPolicy) error {
 			if err2 := setReadOnly(a.path, a.ro, false); err2 != nil {
 				return err
 			}
-		}
-	}
-	for _, m := range masked {
-		if err := setReadOnly(m, true, true); err != nil {
-			return err
-		}
-	}
-	for _, w := range reopened {
-		if err := setReadOnly(w, false, true); err != nil {
-			return err
 		}
 	}
 	return nil
@@ -691,9 +770,10 @@ func setReadOnly(path string, ro, recursive bool) error {
 	} else {
 		attr.Attr_clr = unix.MOUNT_ATTR_RDONLY
 	}
-	var flags uint
+	// A pin may be a symbolic link: its own mount, never its target's.
+	flags := uint(unix.AT_SYMLINK_NOFOLLOW)
 	if recursive {
-		flags = unix.AT_RECURSIVE
+		flags |= unix.AT_RECURSIVE
 	}
 	if err := unix.MountSetattr(unix.AT_FDCWD, path, flags, &attr); err != nil {
 		verb := "read-only"
@@ -782,11 +862,15 @@ const (
 )
 
 // applyLandlock restricts the calling thread (and what it executes) to
-// the read-only and writable paths; with the network denied, TCP (and,
-// from ABI 10, UDP) bind and connect are denied too; from ABI 6 signals
-// and abstract UNIX sockets are scoped to the sandbox. It uses go-landlock
-// at the detected ABI, on this thread only: the command is executed from
-// it, and the child's other threads never run anything else.
+// the read-only and writable paths of p, at the detected ABI, with
+// go-landlock's presets and on this thread only: the command is executed
+// from it, and no other thread of the process ever runs anything else.
+// Read and execute are allowed beneath the read-only paths (and /proc),
+// everything beneath the writable ones, read and write of the device
+// nodes and, with a mount namespace, everything in /dev/shm. With the
+// network denied, TCP (and, from ABI 10, UDP) bind and connect are
+// denied too; from ABI 6 signals and abstract UNIX sockets are scoped to
+// the sandbox.
 func applyLandlock(p *proto.ChildPolicy, abi int) error {
 	preset := landlockPresets[min(abi, len(landlockPresets))-1]
 	attr := ll.RulesetAttr{

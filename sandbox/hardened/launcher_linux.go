@@ -165,11 +165,13 @@ func (l *launcher) reply() (proto.RunReply, error) {
 }
 
 // launcherKey names what a launcher's mount tree depends on: the
-// protected paths found before the run, the writable directories, each
-// with its identity on disk (a file replaced by another of the same
-// name is not covered by a mask over the old one), and the environment
-// the launcher passes on.
-func (h *Sandbox) launcherKey(masks, readOnly []string, env []string) string {
+// protected paths found before the run, the writable directories and
+// what a Confine made read-only or pinned, each with its identity on
+// disk (a file replaced by another of the same name is not covered by a
+// mask or a pin over the old one), the network switch, and the
+// environment the launcher passes on. A given confinement reuses its
+// launcher.
+func (h *Sandbox) launcherKey(pol runPolicy, env []string) string {
 	var b strings.Builder
 	add := func(tag string, paths []string) {
 		for _, p := range paths {
@@ -181,10 +183,12 @@ func (h *Sandbox) launcherKey(masks, readOnly []string, env []string) string {
 			fmt.Fprintf(&b, "%s %q %d:%d\n", tag, p, st.Dev, st.Ino)
 		}
 	}
-	add("m", masks)
-	add("r", readOnly)
-	add("w", h.writable)
-	add("c", h.cacheRW)
+	add("m", pol.masks)
+	add("r", pol.protectedRO)
+	add("w", pol.writable)
+	add("o", pol.readOnly)
+	add("p", pol.pins)
+	fmt.Fprintf(&b, "n %v c %v\n", pol.denyNet, pol.confine)
 	for _, kv := range env {
 		fmt.Fprintf(&b, "e %q\n", kv)
 	}
@@ -194,7 +198,7 @@ func (h *Sandbox) launcherKey(masks, readOnly []string, env []string) string {
 // acquire returns a ready launcher for key, started if need be. When
 // none can be started it returns the result and error of a run that did
 // not happen.
-func (h *Sandbox) acquire(ctx context.Context, key string, masks, readOnly []string, env []string) (*launcher, sandbox.Result, error) {
+func (h *Sandbox) acquire(ctx context.Context, key string, pol runPolicy, env []string) (*launcher, sandbox.Result, error) {
 	for {
 		l := h.pool.take(key)
 		if l == nil {
@@ -205,11 +209,11 @@ func (h *Sandbox) acquire(ctx context.Context, key string, masks, readOnly []str
 		}
 		l.retire()
 	}
-	return h.startLauncher(ctx, key, masks, readOnly, env)
+	return h.startLauncher(ctx, key, pol, env)
 }
 
 // startLauncher starts a launcher and waits for its set-up report.
-func (h *Sandbox) startLauncher(ctx context.Context, key string, masks, readOnly []string, env []string) (*launcher, sandbox.Result, error) {
+func (h *Sandbox) startLauncher(ctx context.Context, key string, pol runPolicy, env []string) (*launcher, sandbox.Result, error) {
 	conf := sandbox.Confinement{Backend: backendName}
 	unavailable := func(reason string) (*launcher, sandbox.Result, error) {
 		res, err := backend.Unavailable(conf, &sandbox.UnavailableError{Backend: backendName, Reason: reason})
@@ -219,10 +223,10 @@ func (h *Sandbox) startLauncher(ctx context.Context, key string, masks, readOnly
 	if err != nil {
 		return unavailable("creating the run directory: " + err.Error())
 	}
-	p, err := h.childPolicy(runDir, masks, readOnly)
+	p, err := h.childPolicy(runDir, pol)
 	if err != nil {
 		os.RemoveAll(runDir)
-		return unavailable("creating the run directory: " + err.Error())
+		return unavailable("preparing the launcher: " + err.Error())
 	}
 	p.Env = env
 	p.Launcher, p.Args = true, []string{"launcher"}
@@ -353,13 +357,9 @@ func (h *Sandbox) spawnLauncher(ctx context.Context, p proto.ChildPolicy, attr *
 }
 
 // probeFast makes sure a launcher can be started (and keeps it).
-func (h *Sandbox) probeFast(ctx context.Context) (sandbox.Result, error) {
-	masks, readOnly, err := h.protectedPaths()
-	if err != nil {
-		return backend.Unavailable(sandbox.Confinement{Backend: backendName}, &sandbox.UnavailableError{Backend: backendName, Layer: sandbox.LayerMountNS, Reason: err.Error()})
-	}
+func (h *Sandbox) probeFast(ctx context.Context, pol runPolicy) (sandbox.Result, error) {
 	env := envlist.Build(os.Environ(), nil, h.envAllow)
-	l, res, err := h.acquire(ctx, h.launcherKey(masks, readOnly, env), masks, readOnly, env)
+	l, res, err := h.acquire(ctx, h.launcherKey(pol, env), pol, env)
 	if l == nil {
 		return res, err
 	}
@@ -369,18 +369,21 @@ func (h *Sandbox) probeFast(ctx context.Context) (sandbox.Result, error) {
 }
 
 // runFast runs cmd through a launcher.
-func (h *Sandbox) runFast(ctx context.Context, cmd sandbox.Command, dir string, masks, readOnly []string) (sandbox.Result, error) {
+func (h *Sandbox) runFast(ctx context.Context, cmd sandbox.Command, dir string, pol runPolicy) (sandbox.Result, error) {
 	env := envlist.Build(os.Environ(), nil, h.envAllow)
-	key := h.launcherKey(masks, readOnly, env)
-	l, res, err := h.acquire(ctx, key, masks, readOnly, env)
+	key := h.launcherKey(pol, env)
+	l, res, err := h.acquire(ctx, key, pol, env)
 	if l == nil {
+		// A run whose context ended while its launcher was set up timed
+		// out before it started.
+		res.TimedOut = ctx.Err() != nil
 		return res, err
 	}
 	conf := l.conf
 	conf.Enforced = append([]sandbox.Layer(nil), conf.Enforced...)
 	conf.Missing = append([]sandbox.Layer(nil), conf.Missing...)
-	conf.Warnings = append([]string(nil), conf.Warnings...)
-	before := protectedSet(masks, readOnly)
+	conf.Warnings = append(append([]string(nil), conf.Warnings...), pol.warnings...)
+	before := protectedSet(pol.masks, pol.protectedRO)
 	failed := func(reason string) (sandbox.Result, error) {
 		l.retire()
 		conf.Enforced = nil
@@ -463,56 +466,41 @@ func (h *Sandbox) runFast(ctx context.Context, cmd sandbox.Command, dir string, 
 	go func() { defer wg.Done(); _, _ = io.Copy(stdout, outR) }()
 	go func() { defer wg.Done(); _, _ = io.Copy(stderr, errR) }()
 
-	replies := make(chan proto.RunReply, 2)
-	replyErr := make(chan error, 1)
-	go func() {
-		for {
-			r, err := l.reply()
-			if err != nil {
-				replyErr <- err
-				return
-			}
-			replies <- r
-			if r.Ended || r.ExecError != "" {
-				return
-			}
-		}
-	}()
-	timer := time.NewTimer(timeout(cmd))
-	defer timer.Stop()
+	// The replies are read here, under the run's deadline; a context
+	// that ends first moves the deadline to now.
+	_ = l.conn.SetReadDeadline(start.Add(timeout(cmd)))
+	cancelled := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		_ = l.conn.SetReadDeadline(time.Now())
+		close(cancelled)
+	})
 	var (
 		end      proto.RunReply
 		timedOut bool
 		lost     error
 		started  bool
 	)
-wait:
 	for {
-		select {
-		case r := <-replies:
-			if r.Started {
-				started = true
-				continue
-			}
-			end = r
-			break wait
-		case err := <-replyErr:
-			// Replies read before the error come first.
-			for len(replies) > 0 {
-				if r := <-replies; r.Started {
-					started = true
-				}
-			}
-			lost = err
-			break wait
-		case <-ctx.Done():
+		r, err := l.reply()
+		if errors.Is(err, os.ErrDeadlineExceeded) {
 			timedOut = true
-			break wait
-		case <-timer.C:
-			timedOut = true
-			break wait
+			break
 		}
+		if err != nil {
+			lost = err
+			break
+		}
+		if r.Started {
+			started = true
+			continue
+		}
+		end = r
+		break
 	}
+	if !stop() {
+		<-cancelled // the deadline it set is cleared below
+	}
+	_ = l.conn.SetReadDeadline(time.Time{})
 	duration := time.Since(start)
 	reuse := !timedOut && lost == nil
 	if !reuse {

@@ -13,7 +13,9 @@ import (
 	"slices"
 	"syscall"
 
+	"github.com/reins-go/reins/sandbox/internal/argcheck"
 	"github.com/reins-go/reins/sandbox/internal/backend"
+	"github.com/reins-go/reins/sandbox/internal/confine"
 	"github.com/reins-go/reins/sandbox/internal/envlist"
 
 	"golang.org/x/sys/unix"
@@ -27,26 +29,104 @@ import (
 func (h *Sandbox) run(ctx context.Context, cmd sandbox.Command, probe bool) (sandbox.Result, error) {
 	conf := sandbox.Confinement{Backend: backendName}
 	if probe {
-		if h.fast() {
-			return h.probeFast(ctx)
+		pol, uerr := h.policy(nil)
+		if uerr != nil {
+			return backend.Unavailable(conf, uerr)
 		}
-		return h.runOnce(ctx, cmd, "", nil, nil, true)
+		if h.fast() {
+			return h.probeFast(ctx, pol)
+		}
+		return h.runOnce(ctx, cmd, "", pol, true)
 	}
 	if err := cmd.Validate(); err != nil {
 		return sandbox.Result{ExitCode: sandbox.ExitDenied, Stderr: []byte(err.Error() + "\n"), Confinement: conf}, err
+	}
+	if cmd.Confine != nil && !h.EnforcesConfine() {
+		return backend.RefuseConfine(conf, "with Config.BestEffort it may run a command with no confinement at all")
 	}
 	dir, refusal := pathmatch.Workdir(h.root, h.match, cmd.Dir)
 	if refusal != nil {
 		return backend.Denied(conf, []sandbox.Violation{{Kind: sandbox.ViolationKind(refusal.Kind), Subject: refusal.Subject, Detail: refusal.Detail}})
 	}
-	masks, readOnly, err := h.protectedPaths()
-	if err != nil {
-		return backend.Unavailable(conf, &sandbox.UnavailableError{Backend: backendName, Layer: sandbox.LayerMountNS, Reason: err.Error()})
+	if vs := h.checkArgs(dir, cmd); len(vs) > 0 {
+		return backend.Denied(conf, vs)
 	}
+	pol, uerr := h.policy(cmd.Confine)
+	if uerr != nil {
+		return backend.Unavailable(conf, uerr)
+	}
+	var res sandbox.Result
+	var err error
 	if h.fast() {
-		return h.runFast(ctx, cmd, dir, masks, readOnly)
+		res, err = h.runFast(ctx, cmd, dir, pol)
+	} else {
+		res, err = h.runOnce(ctx, cmd, dir, pol, false)
 	}
-	return h.runOnce(ctx, cmd, dir, masks, readOnly, false)
+	if ctx.Err() != nil && res.ExitCode != 0 {
+		// The context ended the run, whatever phase it was in (the
+		// set-up of a loaded machine can outlast a short deadline).
+		res.TimedOut = true
+	}
+	return res, err
+}
+
+// checkArgs is the seed's argument check: every argument that may name
+// a path, and the literal words and paths of an "sh -c" script, are
+// checked against the denied paths, .git included, with every symbolic
+// link followed. The kernel keeps .git readable for git itself; an
+// argument that names it is refused. A script's commands that the
+// built-in reader cannot read are not refused: the kernel confines
+// them.
+func (h *Sandbox) checkArgs(dir string, cmd sandbox.Command) []sandbox.Violation {
+	// The command's ~ and $HOME are its private HOME.
+	env := envlist.Build([]string{"HOME=" + sandboxHome}, cmd.Env, nil)
+	return backend.Violations(argcheck.Host(h.match, dir, cmd.Args, env, argcheck.Scripts{Lenient: true}))
+}
+
+// runPolicy is what one run's mount tree, Landlock rules and network
+// switch depend on: the protected paths found in the writable roots
+// before the run, and what is writable, read-only or pinned, narrowed by
+// the command's Confine.
+type runPolicy struct {
+	// masks and protectedRO are the protected paths found in the
+	// writable roots: secrets to hide and write-protected paths (.git,
+	// .envrc, ...) to keep read-only.
+	masks, protectedRO []string
+	// writable are bound writable; readOnly (besides Config's) are the
+	// writable roots a Confine made read-only; pins the existing entries
+	// of a Confine's create grants.
+	writable, readOnly, pins []string
+	denyNet, confine         bool
+	warnings                 []string
+}
+
+// policy scans the writable roots and narrows the sandbox's policy by c
+// (nil: none).
+func (h *Sandbox) policy(c *sandbox.Confine) (runPolicy, *sandbox.UnavailableError) {
+	var pol runPolicy
+	var err error
+	pol.masks, pol.protectedRO, err = h.protectedPaths()
+	if err != nil {
+		return pol, &sandbox.UnavailableError{Backend: backendName, Layer: sandbox.LayerMountNS, Reason: err.Error()}
+	}
+	roots := append(append([]string(nil), h.writable...), h.cacheRW...)
+	if c == nil {
+		pol.writable, pol.denyNet = roots, !h.cfg.Policy.AllowNetwork
+		return pol, nil
+	}
+	plan, err := confine.Make(*c, roots, h.match)
+	if err != nil {
+		return pol, &sandbox.UnavailableError{Backend: backendName, Layer: sandbox.LayerConfine, Reason: err.Error()}
+	}
+	pol.confine, pol.denyNet, pol.warnings = true, !plan.Network, plan.Warnings
+	pol.writable = append(append(append([]string(nil), plan.Dirs...), plan.Files...), plan.Create...)
+	for _, r := range roots {
+		if !slices.Contains(pol.writable, r) {
+			pol.readOnly = append(pol.readOnly, r)
+		}
+	}
+	pol.pins = plan.Pins
+	return pol, nil
 }
 
 // fast reports whether commands go through a launcher (see
@@ -59,19 +139,27 @@ func (h *Sandbox) fast() bool {
 
 // childPolicy is the policy of a child (a launcher, or the child of one
 // run) whose host directory is runDir; it creates HOME and TMPDIR there,
-// which are the command's when there is no mount namespace.
-func (h *Sandbox) childPolicy(runDir string, masks, readOnly []string) (proto.ChildPolicy, error) {
+// which are the command's when there is no mount namespace. The
+// read-only paths are scanned for secrets to mask (see
+// readOnlyMasks).
+func (h *Sandbox) childPolicy(runDir string, pol runPolicy) (proto.ChildPolicy, error) {
+	roMasks, err := h.readOnlyMasks()
+	if err != nil {
+		return proto.ChildPolicy{}, err
+	}
 	p := proto.ChildPolicy{
 		Dir:            h.root,
-		ReadOnly:       h.readOnly,
-		Writable:       append(append([]string(nil), h.writable...), h.cacheRW...),
-		Masks:          masks,
-		GitReadOnly:    readOnly,
+		ReadOnly:       append(append([]string(nil), h.readOnly...), pol.readOnly...),
+		Writable:       append([]string(nil), pol.writable...),
+		Masks:          append(append([]string(nil), pol.masks...), roMasks...),
+		GitReadOnly:    pol.protectedRO,
+		Pins:           pol.pins,
+		Confine:        pol.confine,
 		RunDir:         runDir,
 		CacheEnv:       h.cacheEnv,
 		Home:           filepath.Join(runDir, "home"),
 		Tmp:            filepath.Join(runDir, "tmp"),
-		DenyNetwork:    !h.cfg.Policy.AllowNetwork,
+		DenyNetwork:    pol.denyNet,
 		MinLandlockABI: h.minABI(),
 		BestEffort:     h.cfg.BestEffort,
 		Simulate:       layerStrings(h.cfg.SimulateMissing),
@@ -101,7 +189,7 @@ func (h *Sandbox) childPolicy(runDir string, masks, readOnly []string) (proto.Ch
 // Go program is multi-threaded, and unshare(CLONE_NEWUSER) refuses that.
 func (h *Sandbox) nsAttr(p *proto.ChildPolicy, user bool) *syscall.SysProcAttr {
 	attr := &syscall.SysProcAttr{}
-	p.UserNS, p.MountNS, p.PIDNS, p.NetNS = user, false, false, false
+	p.UserNS, p.MountNS, p.PIDNS, p.IPCNS, p.NetNS = user, false, false, false, false
 	// The child dies with this process (with the thread that starts it,
 	// which the Go runtime never ends while it is not locked).
 	attr.Pdeathsig = syscall.SIGKILL
@@ -132,8 +220,14 @@ func (h *Sandbox) nsAttr(p *proto.ChildPolicy, user bool) *syscall.SysProcAttr {
 		p.MountNS = true
 	}
 	if !h.simulated(sandbox.LayerPIDNS) {
-		attr.Cloneflags |= syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC
+		attr.Cloneflags |= syscall.CLONE_NEWPID
 		p.PIDNS = true
+	}
+	// An IPC namespace of its own, with or without a pid namespace: the
+	// host's System V objects are out of reach.
+	if !h.simulated(sandbox.LayerIPCNS) {
+		attr.Cloneflags |= syscall.CLONE_NEWIPC
+		p.IPCNS = true
 	}
 	if p.DenyNetwork && !h.simulated(sandbox.LayerNetNS) {
 		attr.Cloneflags |= syscall.CLONE_NEWNET
@@ -148,7 +242,7 @@ func (h *Sandbox) nsAttr(p *proto.ChildPolicy, user bool) *syscall.SysProcAttr {
 func (h *Sandbox) confinement(rep proto.ChildReport, p proto.ChildPolicy) sandbox.Confinement {
 	conf := sandbox.Confinement{Backend: backendName}
 	enforced := toLayers(rep.Enforced)
-	conf.Enforced = append([]sandbox.Layer{sandbox.LayerWorkdir, sandbox.LayerEnv, sandbox.LayerProcessGroup}, enforced...)
+	conf.Enforced = append([]sandbox.Layer{sandbox.LayerWorkdir, sandbox.LayerArgs, sandbox.LayerEnv, sandbox.LayerProcessGroup}, enforced...)
 	conf.Missing = toLayers(rep.Missing)
 	conf.Warnings = append([]string(nil), rep.Warnings...)
 	for _, ns := range []struct {
@@ -200,7 +294,7 @@ func violations(res *sandbox.Result, refused []string, sigsys bool, created []sa
 
 // runOnce runs cmd (or, with probe, only the set-up) in a child of its
 // own: the fallback when no launcher serves the sandbox.
-func (h *Sandbox) runOnce(ctx context.Context, cmd sandbox.Command, dir string, masks, readOnly []string, probe bool) (sandbox.Result, error) {
+func (h *Sandbox) runOnce(ctx context.Context, cmd sandbox.Command, dir string, pol runPolicy, probe bool) (sandbox.Result, error) {
 	conf := sandbox.Confinement{Backend: backendName}
 	// One empty host directory per run: the mount point of the new root's
 	// tmpfs, or, without a mount namespace, the command's TMPDIR.
@@ -209,9 +303,9 @@ func (h *Sandbox) runOnce(ctx context.Context, cmd sandbox.Command, dir string, 
 		return backend.Unavailable(conf, &sandbox.UnavailableError{Backend: backendName, Reason: "creating the run directory: " + err.Error()})
 	}
 	defer os.RemoveAll(runDir)
-	p, err := h.childPolicy(runDir, masks, readOnly)
+	p, err := h.childPolicy(runDir, pol)
 	if err != nil {
-		return backend.Unavailable(conf, &sandbox.UnavailableError{Backend: backendName, Reason: "creating the run directory: " + err.Error()})
+		return backend.Unavailable(conf, &sandbox.UnavailableError{Backend: backendName, Reason: "preparing the run: " + err.Error()})
 	}
 	p.Args, p.Probe, p.CmdEnv = cmd.Args, probe, cmd.Env
 	if dir != "" {
@@ -220,7 +314,7 @@ func (h *Sandbox) runOnce(ctx context.Context, cmd sandbox.Command, dir string, 
 	if probe {
 		p.Args = []string{"probe"}
 	}
-	before := protectedSet(masks, readOnly)
+	before := protectedSet(pol.masks, pol.protectedRO)
 
 	useUserNS := !h.simulated(sandbox.LayerUserNS) && !h.noUserNS.Load()
 	pr, rep, err := h.spawn(ctx, cmd, p, h.nsAttr(&p, useUserNS))
@@ -233,6 +327,7 @@ func (h *Sandbox) runOnce(ctx context.Context, cmd sandbox.Command, dir string, 
 		return backend.Unavailable(conf, &sandbox.UnavailableError{Backend: backendName, Reason: "starting the sandbox child: " + err.Error()})
 	}
 	conf = h.confinement(rep, p)
+	conf.Warnings = append(conf.Warnings, pol.warnings...)
 	if rep.FailedLayer != "" || (rep.Failure != "" && !pr.TimedOut) {
 		conf.Enforced = nil
 		res, uerr := backend.Unavailable(conf, &sandbox.UnavailableError{Backend: backendName, Layer: sandbox.Layer(rep.FailedLayer), Reason: rep.Failure})

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/reins-go/reins/internal/fspath"
 	"github.com/reins-go/reins/sandbox"
 	"github.com/reins-go/reins/sandbox/internal/pathmatch"
 )
@@ -218,7 +219,7 @@ func (h *Sandbox) shareCaches(mode CacheSharing) {
 	if modCache == "" {
 		if gp := strings.Split(os.Getenv("GOPATH"), string(os.PathListSeparator))[0]; gp != "" {
 			modCache = filepath.Join(gp, "pkg", "mod")
-		} else if home, err := os.UserHomeDir(); err == nil {
+		} else if home := pathmatch.HomeDir(); home != "" {
 			modCache = filepath.Join(home, "go", "pkg", "mod")
 		}
 	}
@@ -246,7 +247,7 @@ func (h *Sandbox) shareCaches(mode CacheSharing) {
 
 func knownLayer(l sandbox.Layer) bool {
 	switch l {
-	case sandbox.LayerUserNS, sandbox.LayerMountNS, sandbox.LayerPIDNS, sandbox.LayerNetNS, sandbox.LayerCaps, sandbox.LayerNoNewPrivs,
+	case sandbox.LayerUserNS, sandbox.LayerMountNS, sandbox.LayerPIDNS, sandbox.LayerIPCNS, sandbox.LayerNetNS, sandbox.LayerCaps, sandbox.LayerNoNewPrivs,
 		sandbox.LayerLandlock, sandbox.LayerSeccomp, sandbox.LayerRlimits, sandbox.LayerFDs, sandbox.LayerSession, sandbox.LayerIdentity:
 		return true
 	}
@@ -255,6 +256,12 @@ func knownLayer(l sandbox.Layer) bool {
 
 // Root returns the resolved workspace root.
 func (h *Sandbox) Root() string { return h.root }
+
+// EnforcesConfine reports whether h enforces [sandbox.Command.Confine]
+// (see [sandbox.Enforcing]): true unless Config.BestEffort is set, which
+// may run a command with no confinement at all. A best-effort sandbox
+// refuses a command with Confine set.
+func (h *Sandbox) EnforcesConfine() bool { return !h.cfg.BestEffort }
 
 func (h *Sandbox) simulated(l sandbox.Layer) bool {
 	for _, s := range h.cfg.SimulateMissing {
@@ -279,6 +286,49 @@ func (h *Sandbox) minABI() int {
 // matched directory.
 func (h *Sandbox) protectedPaths() (masks, readOnly []string, err error) {
 	return pathmatch.FindProtected(h.match, h.writable)
+}
+
+// systemTrees are the read-only directories that are not scanned for
+// secrets: they hold what the host's package manager installed, some
+// 150,000 entries on a typical host (0.3 to 5 seconds to walk), and
+// nothing a user put there. Every other read-only path is scanned.
+var systemTrees = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"}
+
+// maxReadOnlyScan bounds the entries scanned in the read-only paths
+// when a launcher (or a one-shot child) starts.
+const maxReadOnlyScan = 200000
+
+// readOnlyMasks scans the read-only paths, but the system trees and what
+// lies in the writable roots (scanned before every run), for secrets
+// (read-and-write protected names: .env, .ssh, id_ed25519, ...): a
+// secret inside a read-only directory is masked like one in the
+// workspace. More than maxReadOnlyScan entries is an error: the sandbox
+// cannot say what it shows.
+func (h *Sandbox) readOnlyMasks() ([]string, error) {
+	var dirs []string
+	for _, r := range h.readOnly {
+		if fi, err := os.Lstat(r); err != nil || fi.Mode()&os.ModeSymlink != 0 {
+			continue // recreated as a link: what it leads to is listed too
+		}
+		skip := false
+		for _, t := range append(append([]string(nil), systemTrees...), h.writable...) {
+			skip = skip || fspath.Within(r, t)
+		}
+		for _, t := range append(append([]string(nil), h.cacheRW...), h.cacheRO...) {
+			skip = skip || fspath.Within(r, t) // shared caches are shown as they are
+		}
+		if !skip {
+			dirs = append(dirs, r)
+		}
+	}
+	if len(dirs) == 0 {
+		return nil, nil
+	}
+	masks, _, err := pathmatch.WalkProtectedBounded(h.match, dirs, maxReadOnlyScan)
+	if err != nil {
+		return nil, fmt.Errorf("scanning the read-only paths for secrets: %w; narrow Config.ReadOnlyPaths", err)
+	}
+	return masks, nil
 }
 
 // protectedSet indexes the protected paths found before a run.

@@ -71,6 +71,14 @@ func NewDaytona(cfg DaytonaConfig) (*Daytona, error) {
 	return d, nil
 }
 
+// daytonaNoConfine says why daytona does not enforce a Confine.
+const daytonaNoConfine = "a daytona sandbox keeps the network and the files it was created with, for every command"
+
+// EnforcesConfine reports false: daytona exec runs in an existing
+// sandbox whose network and files are set when it is created, so daytona
+// refuses a command with Confine set.
+func (d *Daytona) EnforcesConfine() bool { return false }
+
 // Root returns the working root inside the sandbox.
 func (d *Daytona) Root() string { return d.root }
 
@@ -125,6 +133,7 @@ func (d *Daytona) Run(ctx context.Context, cmd sandbox.Command) (sandbox.Result,
 	return runVendor(ctx, vendorRun{
 		conf: sandbox.Confinement{Backend: "daytona"}, cmd: cmd, root: d.root, match: d.match, denied: d.denied,
 		allow: d.cfg.Policy.EnvAllowlist, files: true, watchdog: true, layers: []sandbox.Layer{sandbox.LayerContainer},
+		noConfine: daytonaNoConfine,
 		preflight: d.preflight,
 		argv:      func(cli, script string) []string { return d.execArgs(cli, script, cmd) },
 		describe:  "daytona exec " + d.cfg.Sandbox,

@@ -106,6 +106,19 @@ times a direct /bin/true in CPU time, and 500 times or more in wall time
 dominate (a ControlMaster in SSHConfig.Options saves them after the
 first run).
 
+# Confine
+
+Of these backends only vercel-sandbox enforces [sandbox.Command.Confine]
+(see [sandbox.Enforcing]): its sandbox is made for one command and
+removed after it (sandbox run --rm), so nothing the command writes
+reaches this host or the next command, whatever Confine.Writable says
+(a remote command cannot write this host's workspace at all), and its
+--network-policy follows Confine.Network. ssh, modal and daytona refuse
+a command with Confine set (exit code 127, [sandbox.ErrUnavailable]):
+ssh confines neither the remote host's files nor its network, modal
+shell has no network switch, and a daytona sandbox keeps the network
+and the files it was created with for every command.
+
 # Security model and limitations
 
   - ssh confines nothing on the remote host beyond the working

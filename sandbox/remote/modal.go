@@ -92,6 +92,13 @@ func NewModal(cfg ModalConfig) (*Modal, error) {
 	return mo, nil
 }
 
+// modalNoConfine says why modal does not enforce a Confine.
+const modalNoConfine = "modal shell has no network switch"
+
+// EnforcesConfine reports false: modal shell cannot cut the command off
+// from the network, so modal refuses a command with Confine set.
+func (mo *Modal) EnforcesConfine() bool { return false }
+
 // Root returns the workspace root on this host.
 func (mo *Modal) Root() string { return mo.root }
 
@@ -178,6 +185,7 @@ func (mo *Modal) Run(ctx context.Context, cmd sandbox.Command) (sandbox.Result, 
 	return runVendor(ctx, vendorRun{
 		conf: sandbox.Confinement{Backend: "modal"}, cmd: cmd, root: mo.remote, match: mo.match, denied: mo.denied,
 		allow: mo.cfg.Policy.EnvAllowlist, files: true, layers: []sandbox.Layer{sandbox.LayerContainer, sandbox.LayerMasks},
+		noConfine: modalNoConfine,
 		preflight: mo.preflight,
 		prepare: func() (func(), *sandbox.UnavailableError) {
 			dir, cleanup, err := stageWorkspace(mo.root, mo.match)

@@ -14,7 +14,12 @@ import (
 	"github.com/reins-go/reins/sandbox/internal/backend"
 	"github.com/reins-go/reins/sandbox/internal/envlist"
 	"github.com/reins-go/reins/sandbox/internal/pathmatch"
+	"github.com/reins-go/reins/sandbox/script/shellanalysis"
 )
+
+// remoteScripts is how the remote backends read an "sh -c" script in a
+// command's arguments: with the full shell analysis, paths as written.
+var remoteScripts = argcheck.Scripts{Read: shellanalysis.Read}
 
 // scriptRun is one run of a CLI that runs a framed remoteScript.
 type scriptRun struct {
@@ -139,12 +144,18 @@ type vendorRun struct {
 	prepare  func() (func(), *sandbox.UnavailableError)
 	argv     func(cli, script string) []string
 	describe string
+	// noConfine says why the backend does not enforce a Confine; empty
+	// when it does (its argv then honours cmd.Confine).
+	noConfine string
 }
 
 func runVendor(ctx context.Context, v vendorRun) (sandbox.Result, error) {
 	conf, cmd := v.conf, v.cmd
 	if err := cmd.Validate(); err != nil {
 		return backend.Invalid(conf, err)
+	}
+	if cmd.Confine != nil && v.noConfine != "" {
+		return backend.RefuseConfine(conf, v.noConfine)
 	}
 	if cmd.Stdin != nil {
 		return backend.Unavailable(conf, &sandbox.UnavailableError{Backend: conf.Backend, Reason: v.describe + " cannot pass standard input to the command; Command.Stdin must be nil"})
@@ -153,7 +164,7 @@ func runVendor(ctx context.Context, v vendorRun) (sandbox.Result, error) {
 	if len(vs) > 0 {
 		return backend.Denied(conf, vs)
 	}
-	if vs := backend.Violations(argcheck.Lexical(v.match, dir, cmd.Args)); len(vs) > 0 {
+	if vs := backend.Violations(argcheck.Lexical(v.match, dir, cmd.Args, remoteScripts)); len(vs) > 0 {
 		return backend.Denied(conf, vs)
 	}
 	cli, uerr := v.preflight()

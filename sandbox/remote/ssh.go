@@ -108,6 +108,13 @@ func NewSSH(cfg SSHConfig) (*SSH, error) {
 	return s, nil
 }
 
+// sshNoConfine says why ssh does not enforce a Confine.
+const sshNoConfine = "the remote host's files and network are its own, and ssh confines neither"
+
+// EnforcesConfine reports false: ssh confines neither the remote host's
+// files nor its network, and refuses a command with Confine set.
+func (s *SSH) EnforcesConfine() bool { return false }
+
 // Root returns the remote working root.
 func (s *SSH) Root() string { return s.root }
 
@@ -198,11 +205,14 @@ func (s *SSH) Run(ctx context.Context, cmd sandbox.Command) (sandbox.Result, err
 	if err := cmd.Validate(); err != nil {
 		return backend.Invalid(conf, err)
 	}
+	if cmd.Confine != nil {
+		return backend.RefuseConfine(conf, sshNoConfine)
+	}
 	dir, vs := lexicalWorkdir(s.root, s.match, cmd.Dir)
 	if len(vs) > 0 {
 		return backend.Denied(conf, vs)
 	}
-	if vs := backend.Violations(argcheck.Lexical(s.match, dir, cmd.Args)); len(vs) > 0 {
+	if vs := backend.Violations(argcheck.Lexical(s.match, dir, cmd.Args, remoteScripts)); len(vs) > 0 {
 		return backend.Denied(conf, vs)
 	}
 	cli, uerr := backend.FindCLI("ssh", s.cfg.CLI, "ssh", "install openssh-client, or set SSHConfig.CLI")

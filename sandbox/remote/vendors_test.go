@@ -248,6 +248,46 @@ func TestVercelSandboxArgvGolden(t *testing.T) {
 	argv = calls()[1][1:]
 	scriptOf(t, argv, len(argv)-1)
 	assert.Equal(t, []string{"run", "--rm", "--snapshot", "snap_1", "--timeout", "360s", "--network-policy", "allow-all", "--", "bash", "-c", "<script>"}, argv)
+
+	// A Confine decides the network either way; the sandbox is removed
+	// after the run, so nothing it writes reaches this host.
+	require.True(t, sandbox.Enforcing(allow))
+	_, _ = runCmd(t, allow, sandbox.Command{Args: []string{"true"}, Confine: &sandbox.Confine{Writable: []string{"/x"}}})
+	argv = calls()[2][1:]
+	scriptOf(t, argv, len(argv)-1)
+	assert.Equal(t, []string{"run", "--rm", "--snapshot", "snap_1", "--timeout", "360s", "--network-policy", "deny-all", "--", "bash", "-c", "<script>"}, argv)
+	_, _ = runCmd(t, v, sandbox.Command{Args: []string{"true"}, Confine: &sandbox.Confine{Network: true}})
+	argv = calls()[3][1:]
+	scriptOf(t, argv, len(argv)-1)
+	assert.Contains(t, argv, "allow-all", "Confine.Network true lets the command reach the network the policy denies")
+}
+
+// TestRemoteRefusesConfine: ssh, modal and daytona cannot enforce a
+// Confine; a command with one is refused (127) before any CLI runs.
+func TestRemoteRefusesConfine(t *testing.T) {
+	bin := t.TempDir()
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	var all []func() [][]string
+	for _, name := range []string{"ssh", "modal", "daytona"} {
+		_, calls := standIn(t, bin, name, "exit 0")
+		all = append(all, calls)
+	}
+	sshB, err := remote.NewSSH(remote.SSHConfig{Host: "example.invalid", RemoteDir: "/srv"})
+	require.NoError(t, err)
+	modal, err := remote.NewModal(remote.ModalConfig{Root: t.TempDir()})
+	require.NoError(t, err)
+	daytona, err := remote.NewDaytona(remote.DaytonaConfig{Sandbox: "s", RemoteDir: "/home/daytona"})
+	require.NoError(t, err)
+	for _, sb := range []sandbox.Sandbox{sshB, modal, daytona} {
+		assert.False(t, sandbox.Enforcing(sb))
+		res, err := runCmd(t, sb, sandbox.Command{Args: []string{"true"}, Confine: &sandbox.Confine{Network: true}})
+		require.ErrorIs(t, err, sandbox.ErrUnavailable, "%T", sb)
+		assert.Equal(t, sandbox.ExitUnavailable, res.ExitCode)
+		assert.Contains(t, string(res.Stderr), "cannot confine")
+	}
+	for _, calls := range all {
+		assert.Empty(t, calls(), "a CLI ran for a refused Confine")
+	}
 }
 
 // TestVendorTransportEmulated runs the daytona and vercel-sandbox

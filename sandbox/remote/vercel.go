@@ -102,6 +102,22 @@ func NewVercelSandbox(cfg VercelSandboxConfig) (*VercelSandbox, error) {
 	return v, nil
 }
 
+// EnforcesConfine reports true: a Vercel sandbox is made for one
+// command and removed after it (sandbox run --rm), so nothing the
+// command writes reaches this host or the next command, whatever
+// Confine.Writable says, and its network policy follows Confine.Network
+// (see [sandbox.Enforcing]).
+func (v *VercelSandbox) EnforcesConfine() bool { return true }
+
+// network reports whether cmd may use the network: its Confine decides
+// when it has one, the policy otherwise.
+func (v *VercelSandbox) network(cmd sandbox.Command) bool {
+	if cmd.Confine != nil {
+		return cmd.Confine.Network
+	}
+	return v.cfg.Policy.AllowNetwork
+}
+
 // Root returns the working root inside the sandbox.
 func (v *VercelSandbox) Root() string { return v.root }
 
@@ -141,7 +157,7 @@ func (v *VercelSandbox) runArgs(cli, script string, cmd sandbox.Command) []strin
 	// --timeout is the sandbox's lifetime: the command's timeout and a
 	// minute to start it.
 	args = append(args, "--timeout", backend.Seconds(backend.Timeout(cmd)+time.Minute)+"s")
-	if v.cfg.Policy.AllowNetwork {
+	if v.network(cmd) {
 		args = append(args, "--network-policy", "allow-all")
 	} else {
 		args = append(args, "--network-policy", "deny-all")
@@ -160,8 +176,11 @@ func (v *VercelSandbox) runArgs(cli, script string, cmd sandbox.Command) []strin
 // Run runs cmd in a new sandbox. It implements [sandbox.Sandbox].
 func (v *VercelSandbox) Run(ctx context.Context, cmd sandbox.Command) (sandbox.Result, error) {
 	layers := []sandbox.Layer{sandbox.LayerContainer}
-	if !v.cfg.Policy.AllowNetwork {
+	if !v.network(cmd) {
 		layers = append(layers, sandbox.LayerNetworkOff)
+	}
+	if cmd.Confine != nil {
+		layers = append(layers, sandbox.LayerConfine)
 	}
 	if v.cfg.VCPUs > 0 {
 		layers = append(layers, sandbox.LayerResources)

@@ -7,8 +7,11 @@
 // vectors are not re-parsed by a shell, exit codes are honest (127 and
 // [sandbox.ErrUnavailable] when something is missing, never a fabricated
 // 0), timeouts and cancellation kill the command and what it started,
-// output is capped, the environment is filtered by the allowlist, and the
-// working directory is confined to the root.
+// output is capped, the environment is filtered by the allowlist, the
+// working directory is confined to the root, and [sandbox.Command.Confine]
+// is either enforced (only its Writable paths writable, a private
+// temporary directory, no network when it says so) or, by a backend
+// that is not [sandbox.Enforcing], refused with 127.
 //
 // A backend that reports [sandbox.ErrUnavailable] on this host is checked
 // for the honest-failure contract only (exit code 127, a reason on
@@ -34,8 +37,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -65,7 +70,7 @@ func Policy() sandbox.FsNetPolicy {
 
 // Run runs every conformance case against the backend newSandbox builds.
 // The commands it runs need a POSIX sh, printf, cat, head, env, tr, pwd,
-// sleep and touch inside the sandbox. The root that newSandbox returns
+// sleep, touch, rm, mkdir and bash (for /dev/tcp) inside the sandbox. The root that newSandbox returns
 // must be a directory on this host that the backend's commands see as
 // their working root (a bind mount for a container backend), because the
 // kit checks effects, such as files a killed process would have created,
@@ -76,7 +81,10 @@ func Run(t *testing.T, newSandbox NewFunc) {
 	t.Helper()
 	t.Setenv(EnvSecret, "host-secret-value")
 
-	sb, _ := newSandbox(t, Policy())
+	sb, root := newSandbox(t, Policy())
+	if !sandbox.Enforcing(sb) {
+		checkConfineRefused(t, sb, root)
+	}
 	res, err := sb.Run(context.Background(), sandbox.Command{Args: []string{"sh", "-c", "exit 0"}, Timeout: time.Minute})
 	if errors.Is(err, sandbox.ErrUnavailable) {
 		checkUnavailable(t, res, err)
@@ -88,10 +96,44 @@ func Run(t *testing.T, newSandbox NewFunc) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			sb, root := newSandbox(t, Policy())
+			p := Policy()
+			if c.policy != nil {
+				c.policy(&p)
+			}
+			sb, root := newSandbox(t, p)
 			c.run(t, sb, root)
 		})
 	}
+}
+
+// checkConfineRefused checks that a backend that does not enforce
+// [sandbox.Command.Confine] refuses a command that has one, honestly
+// (127, [sandbox.ErrUnavailable], a reason) and without running it.
+func checkConfineRefused(t *testing.T, sb sandbox.Sandbox, root string) {
+	t.Helper()
+	res, err := sb.Run(context.Background(), sandbox.Command{Args: []string{"sh", "-c", "touch ran"}, Timeout: time.Minute, Confine: &sandbox.Confine{}})
+	require.ErrorIs(t, err, sandbox.ErrUnavailable, "a backend that does not enforce Confine must refuse a command that has one (Enforcing is false)")
+	assert.Equal(t, sandbox.ExitUnavailable, res.ExitCode)
+	assert.NotEmpty(t, res.Stderr, "the refusal must say why on stderr")
+	assert.NoFileExists(t, filepath.Join(root, "ran"), "the refused command ran")
+}
+
+// enforcing skips the rest of a Confine case for a backend that does not
+// enforce Confine: its refusal is checked by Run for every backend.
+func enforcing(t *testing.T, sb sandbox.Sandbox) bool {
+	t.Helper()
+	if !sandbox.Enforcing(sb) {
+		t.Log("the backend does not enforce Confine: its refusal was checked instead")
+		return false
+	}
+	return true
+}
+
+func readFile(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	require.NoError(t, err)
+	return string(b)
 }
 
 func checkUnavailable(t *testing.T, res sandbox.Result, err error) {
@@ -103,7 +145,9 @@ func checkUnavailable(t *testing.T, res sandbox.Result, err error) {
 
 type kitCase struct {
 	name string
-	run  func(t *testing.T, sb sandbox.Sandbox, root string)
+	// policy, if set, changes the kit's policy for this case.
+	policy func(*sandbox.FsNetPolicy)
+	run    func(t *testing.T, sb sandbox.Sandbox, root string)
 }
 
 func run(t *testing.T, sb sandbox.Sandbox, cmd sandbox.Command) (sandbox.Result, error) {
@@ -119,14 +163,87 @@ func run(t *testing.T, sb sandbox.Sandbox, cmd sandbox.Command) (sandbox.Result,
 }
 
 var cases = []kitCase{
-	{"ArgvIsNotReparsed", func(t *testing.T, sb sandbox.Sandbox, root string) {
+	{name: "ConfineReadOnly", run: func(t *testing.T, sb sandbox.Sandbox, root string) {
+		if !enforcing(t, sb) {
+			return
+		}
+		require.NoError(t, os.WriteFile(filepath.Join(root, "existing"), []byte("original"), 0o644))
+		res, err := run(t, sb, sandbox.Command{Confine: &sandbox.Confine{}, Args: []string{"sh", "-c",
+			`echo pwned > existing; rm -f existing; touch new; mkdir newdir; t="${TMPDIR:-/tmp}/kit"; echo scratch > "$t" && cat "$t"; exit 0`}})
+		require.NoError(t, err, "%s", res.Stderr)
+		assert.Equal(t, "scratch\n", string(res.Stdout), "a confined command gets a writable private temporary directory")
+		assert.Equal(t, "original", readFile(t, filepath.Join(root, "existing")), "a read-only Confine let the command write the workspace")
+		assert.NoFileExists(t, filepath.Join(root, "new"))
+		assert.NoDirExists(t, filepath.Join(root, "newdir"))
+		assert.True(t, res.Confinement.Has(sandbox.LayerConfine), "Confinement must say Confine was enforced: %v", res.Confinement.Enforced)
+	}},
+	{name: "ConfineWriteOutsideWritableFails", run: func(t *testing.T, sb sandbox.Sandbox, root string) {
+		if !enforcing(t, sb) {
+			return
+		}
+		// w is a writable directory, file a writable file, new/made a
+		// file to create in new, whose existing entry old stays
+		// read-only; everything else in the root is read-only.
+		for _, d := range []string{"w", "new"} {
+			require.NoError(t, os.Mkdir(filepath.Join(root, d), 0o755))
+		}
+		for _, f := range []string{"file", "other", "new/old"} {
+			require.NoError(t, os.WriteFile(filepath.Join(root, f), []byte("original"), 0o644))
+		}
+		res, err := run(t, sb, sandbox.Command{
+			Confine: &sandbox.Confine{Writable: []string{filepath.Join(root, "w"), filepath.Join(root, "file"), filepath.Join(root, "new", "made")}},
+			Args: []string{"sh", "-c", `echo in > w/in; echo written > file; echo made > new/made; ` +
+				`echo pwned > other; echo pwned > new/old; rm -f new/old; echo pwned > outside; mkdir w2; exit 0`}})
+		require.NoError(t, err, "%s", res.Stderr)
+		assert.Equal(t, "in\n", readFile(t, filepath.Join(root, "w", "in")), "a Writable directory must be writable")
+		assert.Equal(t, "written\n", readFile(t, filepath.Join(root, "file")), "a Writable file must be writable")
+		assert.Equal(t, "made\n", readFile(t, filepath.Join(root, "new", "made")), "a Writable file that does not exist must be creatable")
+		assert.Equal(t, "original", readFile(t, filepath.Join(root, "other")), "a file outside Writable was written")
+		assert.Equal(t, "original", readFile(t, filepath.Join(root, "new", "old")), "an existing file next to a Writable one was written or replaced")
+		assert.NoFileExists(t, filepath.Join(root, "outside"), "a file outside Writable was created")
+		assert.NoDirExists(t, filepath.Join(root, "w2"), "a directory outside Writable was created")
+	}},
+	{name: "ConfineNetworkOff", policy: func(p *sandbox.FsNetPolicy) { p.AllowNetwork = true }, run: func(t *testing.T, sb sandbox.Sandbox, root string) {
+		if !enforcing(t, sb) {
+			return
+		}
+		// A listener on this host's loopback: a backend that shares the
+		// host's network (the policy allows it) must cut the command
+		// off when Confine.Network is false.
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		defer l.Close()
+		accepted := make(chan struct{}, 1)
+		go func() {
+			if c, err := l.Accept(); err == nil {
+				accepted <- struct{}{}
+				c.Close()
+			}
+		}()
+		port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+		res, err := run(t, sb, sandbox.Command{Confine: &sandbox.Confine{},
+			Args: []string{"bash", "-c", "echo tried; exec 3<>/dev/tcp/127.0.0.1/" + port + " && echo connected; exit 0"}})
+		if err != nil {
+			// A backend may refuse the attempt (a seccomp refusal), but
+			// never fabricate anything.
+			assert.NotZero(t, res.ExitCode)
+		}
+		assert.Contains(t, string(res.Stdout), "tried", "the command must run (the kit needs bash in the sandbox): %s", res.Stderr)
+		assert.NotContains(t, string(res.Stdout), "connected", "Confine.Network false let the command connect")
+		select {
+		case <-accepted:
+			t.Error("the host's listener accepted a connection from a command whose Confine denies the network")
+		default:
+		}
+	}},
+	{name: "ArgvIsNotReparsed", run: func(t *testing.T, sb sandbox.Sandbox, root string) {
 		res, err := run(t, sb, sandbox.Command{Args: []string{"printf", "%s|", "a b", "$HOME", ";echo no", "`id`"}})
 		require.NoError(t, err)
 		assert.Equal(t, 0, res.ExitCode)
 		assert.Equal(t, "a b|$HOME|;echo no|`id`|", string(res.Stdout))
 		assert.NotEmpty(t, res.Confinement.Backend, "Confinement.Backend must name the backend")
 	}},
-	{"ExitCodeIsReported", func(t *testing.T, sb sandbox.Sandbox, root string) {
+	{name: "ExitCodeIsReported", run: func(t *testing.T, sb sandbox.Sandbox, root string) {
 		res, err := run(t, sb, sandbox.Command{Args: []string{"sh", "-c", "echo out; echo err >&2; exit 3"}})
 		require.NoError(t, err)
 		assert.Equal(t, 3, res.ExitCode)
@@ -135,24 +252,24 @@ var cases = []kitCase{
 		assert.False(t, res.TimedOut)
 		assert.Positive(t, res.Duration)
 	}},
-	{"MissingProgramIsHonest", func(t *testing.T, sb sandbox.Sandbox, root string) {
+	{name: "MissingProgramIsHonest", run: func(t *testing.T, sb sandbox.Sandbox, root string) {
 		res, _ := run(t, sb, sandbox.Command{Args: []string{"reins-sandboxtest-no-such-program"}})
 		assert.Equal(t, sandbox.ExitUnavailable, res.ExitCode, "a missing program must give exit code 127")
 		assert.NotEmpty(t, res.Stderr, "a missing program must be explained on stderr")
 	}},
-	{"InvalidCommandIsAnError", func(t *testing.T, sb sandbox.Sandbox, root string) {
+	{name: "InvalidCommandIsAnError", run: func(t *testing.T, sb sandbox.Sandbox, root string) {
 		for _, cmd := range []sandbox.Command{{}, {Args: []string{""}}, {Args: []string{"true"}, MaxOutput: -1}, {Args: []string{"true"}, Env: []string{"NOEQUALS"}}} {
 			res, err := sb.Run(context.Background(), cmd)
 			require.ErrorIs(t, err, sandbox.ErrInvalidCommand, "Run(%+v)", cmd)
 			assert.NotZero(t, res.ExitCode)
 		}
 	}},
-	{"StdinIsPassed", func(t *testing.T, sb sandbox.Sandbox, root string) {
+	{name: "StdinIsPassed", run: func(t *testing.T, sb sandbox.Sandbox, root string) {
 		res, err := run(t, sb, sandbox.Command{Args: []string{"cat"}, Stdin: strings.NewReader("from stdin")})
 		require.NoError(t, err)
 		assert.Equal(t, "from stdin", string(res.Stdout))
 	}},
-	{"TimeoutKillsTheGroup", func(t *testing.T, sb sandbox.Sandbox, root string) {
+	{name: "TimeoutKillsTheGroup", run: func(t *testing.T, sb sandbox.Sandbox, root string) {
 		start := time.Now()
 		res, _ := run(t, sb, sandbox.Command{
 			Args:    []string{"sh", "-c", "(sleep 1; touch late) & sleep 30"},
@@ -164,7 +281,7 @@ var cases = []kitCase{
 		time.Sleep(1500 * time.Millisecond)
 		assert.NoFileExists(t, filepath.Join(root, "late"), "a background process outlived the timeout")
 	}},
-	{"CancelKillsTheGroup", func(t *testing.T, sb sandbox.Sandbox, root string) {
+	{name: "CancelKillsTheGroup", run: func(t *testing.T, sb sandbox.Sandbox, root string) {
 		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 		defer cancel()
 		res, _ := sb.Run(ctx, sandbox.Command{Args: []string{"sh", "-c", "(sleep 1; touch late) & sleep 30"}, Timeout: time.Minute})
@@ -173,7 +290,7 @@ var cases = []kitCase{
 		time.Sleep(1500 * time.Millisecond)
 		assert.NoFileExists(t, filepath.Join(root, "late"), "a background process outlived the cancel")
 	}},
-	{"OutputIsCapped", func(t *testing.T, sb sandbox.Sandbox, root string) {
+	{name: "OutputIsCapped", run: func(t *testing.T, sb sandbox.Sandbox, root string) {
 		res, err := run(t, sb, sandbox.Command{
 			Args:      []string{"sh", "-c", "head -c 200000 /dev/zero; head -c 5000 /dev/zero >&2; echo done >&2"},
 			MaxOutput: 1000,
@@ -188,7 +305,7 @@ var cases = []kitCase{
 		require.NoError(t, err)
 		assert.False(t, res.StdoutTruncated)
 	}},
-	{"EnvIsFiltered", func(t *testing.T, sb sandbox.Sandbox, root string) {
+	{name: "EnvIsFiltered", run: func(t *testing.T, sb sandbox.Sandbox, root string) {
 		res, err := run(t, sb, sandbox.Command{
 			// A plain argument vector: a shell script that prints the
 			// environment is opaque to local's script analysis.
@@ -201,7 +318,7 @@ var cases = []kitCase{
 		assert.NotContains(t, out, "host-secret-value", "a host variable outside the allowlist reached the command")
 		assert.Contains(t, out, "REINS_SANDBOXTEST_NOT_LISTED=given", "a Command.Env variable must reach the command, allowlisted or not (never dropped silently)")
 	}},
-	{"WorkdirInsideRoot", func(t *testing.T, sb sandbox.Sandbox, root string) {
+	{name: "WorkdirInsideRoot", run: func(t *testing.T, sb sandbox.Sandbox, root string) {
 		require.NoError(t, os.Mkdir(filepath.Join(root, "sub"), 0o755))
 		res, err := run(t, sb, sandbox.Command{Args: []string{"pwd", "-P"}, Dir: "sub"})
 		require.NoError(t, err, "%s", res.Stderr)
@@ -209,7 +326,7 @@ var cases = []kitCase{
 		require.NoError(t, err)
 		assert.Equal(t, filepath.Join(resolvedRoot, "sub"), strings.TrimSpace(string(res.Stdout)))
 	}},
-	{"WorkdirOutsideRootIsDenied", func(t *testing.T, sb sandbox.Sandbox, root string) {
+	{name: "WorkdirOutsideRootIsDenied", run: func(t *testing.T, sb sandbox.Sandbox, root string) {
 		outside := t.TempDir()
 		require.NoError(t, os.Symlink(outside, filepath.Join(root, "escape")))
 		for _, dir := range []string{"..", "/", outside, "escape", "escape/.", "sub/../.."} {
@@ -221,7 +338,7 @@ var cases = []kitCase{
 		assert.NoFileExists(t, filepath.Join(outside, "ran"))
 		assert.NoFileExists(t, filepath.Join(filepath.Dir(root), "ran"))
 	}},
-	{"WorkdirInDeniedPathIsDenied", func(t *testing.T, sb sandbox.Sandbox, root string) {
+	{name: "WorkdirInDeniedPathIsDenied", run: func(t *testing.T, sb sandbox.Sandbox, root string) {
 		require.NoError(t, os.MkdirAll(filepath.Join(root, "sub", ".ssh"), 0o755))
 		for _, dir := range []string{"sub/.ssh", "sub/.SSH", filepath.Join(root, "sub", ".ssh")} {
 			res, err := run(t, sb, sandbox.Command{Args: []string{"sh", "-c", "touch ran"}, Dir: dir})
@@ -230,7 +347,7 @@ var cases = []kitCase{
 		}
 		assert.NoFileExists(t, filepath.Join(root, "sub", ".ssh", "ran"))
 	}},
-	{"ConcurrentRuns", func(t *testing.T, sb sandbox.Sandbox, root string) {
+	{name: "ConcurrentRuns", run: func(t *testing.T, sb sandbox.Sandbox, root string) {
 		errs := make(chan error, 4)
 		outs := make(chan []byte, 4)
 		for i := 0; i < 4; i++ {

@@ -9,7 +9,6 @@
 package argcheck
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -17,29 +16,43 @@ import (
 	"sort"
 	"strings"
 
-	"mvdan.cc/sh/v3/expand"
-	"mvdan.cc/sh/v3/syntax"
-
-	"github.com/reins-go/reins/risk/shell"
 	"github.com/reins-go/reins/sandbox/internal/envlist"
 	"github.com/reins-go/reins/sandbox/internal/pathmatch"
+	"github.com/reins-go/reins/sandbox/script"
 )
 
-// Host checks every argument that may name a path (each argument and
-// the value of --opt=value), and the paths of a static "sh -c" script,
-// against the denied entries of m, with every symbolic link followed.
-// dir is the resolved working directory; env the command's environment
-// (the script analysis expands $HOME and ~ from it). scriptPaths, when
-// set, replaces the script analysis: it returns the paths the script
-// reads or writes, checked like arguments, and its error refuses the
+// Scripts says how a check reads the script of an "sh -c SCRIPT"
 // command.
-func Host(m pathmatch.Matcher, dir string, args, env []string, scriptPaths func(string) ([]string, error)) []pathmatch.Refusal {
+type Scripts struct {
+	// Read reads the script; nil means [script.Builtin].
+	Read script.Reader
+	// Lenient checks the literal words and paths of every command but
+	// refuses none for being unreadable: for a backend whose kernel
+	// confines what the reader cannot see (local-hardened). A script the
+	// reader cannot read at all is still refused.
+	Lenient bool
+}
+
+func (s Scripts) read() script.Reader {
+	if s.Read == nil {
+		return script.Builtin
+	}
+	return s.Read
+}
+
+// Host checks every argument that may name a path (each argument and
+// the value of --opt=value), and the paths and words of a static "sh -c"
+// script, against the denied entries of m, with every symbolic link
+// followed. dir is the resolved working directory; env the command's
+// environment (~ and $HOME in a script stand for its HOME).
+func Host(m pathmatch.Matcher, dir string, args, env []string, scripts Scripts) []pathmatch.Refusal {
 	var vs []pathmatch.Refusal
+	memo := &pathmatch.Memo{}
 	checkOne := func(subject, p string) {
 		if p == "" {
 			return
 		}
-		if v, bad := PathViolation(m, dir, subject, p); bad {
+		if v, bad := pathViolation(m, dir, subject, p, memo); bad {
 			vs = append(vs, v)
 		}
 	}
@@ -51,21 +64,16 @@ func Host(m pathmatch.Matcher, dir string, args, env []string, scriptPaths func(
 			}
 		}
 	}
-	script, ok := ShellScript(args)
+	text, ok := ShellScript(args)
 	if !ok {
 		return vs
 	}
-	if scriptPaths == nil {
-		return append(vs, Script(m, dir, script, env)...)
+	home, _ := envlist.Lookup(env, "HOME")
+	sc := &scriptCheck{
+		match: m, dir: dir, expand: true, lenient: scripts.Lenient,
+		pathViolation: func(subject, p string) (pathmatch.Refusal, bool) { return pathViolation(m, dir, subject, p, memo) },
 	}
-	paths, err := scriptPaths(script)
-	if err != nil {
-		vs = append(vs, pathmatch.Refusal{Kind: pathmatch.KindUncheckable, Subject: script, Detail: "shell script cannot be analysed: " + err.Error()})
-	}
-	for _, p := range paths {
-		checkOne(p, p)
-	}
-	return vs
+	return append(vs, sc.check(scripts.read(), text, home)...)
 }
 
 // shells are the interpreters whose -c script is analysed.
@@ -96,26 +104,15 @@ func ShellScript(args []string) (string, bool) {
 	return "", false
 }
 
-// Script checks a static "sh -c" script with the shell analysis of
-// package risk/shell, on this host: every path it reads or writes
-// (redirections and cd included, globs expanded), every literal word of
-// every command, and every command the analysis cannot see through,
-// which is refused. dir is the directory it starts in; ~ and $HOME
-// expand to env's HOME.
-func Script(m pathmatch.Matcher, dir, script string, env []string) []pathmatch.Refusal {
-	home, _ := envlist.Lookup(env, "HOME")
-	sc := &scriptCheck{
-		match: m, dir: dir, expand: true,
-		pathViolation: func(subject, p string) (pathmatch.Refusal, bool) { return PathViolation(m, dir, subject, p) },
-	}
-	return sc.check(script, home)
-}
-
 // PathViolation checks one path of this host like an argument: made
 // absolute against dir, as written and with every symbolic link
 // followed; bad reports whether v is a refusal.
 func PathViolation(m pathmatch.Matcher, dir, subject, p string) (v pathmatch.Refusal, bad bool) {
-	pc, err := m.Check(dir, p)
+	return pathViolation(m, dir, subject, p, nil)
+}
+
+func pathViolation(m pathmatch.Matcher, dir, subject, p string, memo *pathmatch.Memo) (v pathmatch.Refusal, bad bool) {
+	pc, err := m.CheckMemo(dir, p, memo)
 	switch {
 	case err != nil:
 		return pathmatch.Refusal{Kind: pathmatch.KindUncheckable, Subject: subject, Detail: err.Error()}, true
@@ -138,14 +135,6 @@ const maxScriptDirs = 32
 // before the glob is refused as uncheckable.
 const maxGlobEntries = 20000
 
-// wordSafePrograms never open their arguments: a word they get that the
-// analysis cannot spell out ("echo $HOME") does not hide a path.
-var wordSafePrograms = map[string]bool{
-	"echo": true, "printf": true, "test": true, "[": true, "true": true, "false": true, ":": true,
-	"exit": true, "return": true, "shift": true, "sleep": true, "wait": true, "kill": true,
-	"expr": true, "seq": true, "let": true,
-}
-
 // globOptionWords are the words that let a shell's globs match names
 // starting with "." or ignore case; a script that mentions one is
 // expanded with both.
@@ -160,7 +149,9 @@ type scriptCheck struct {
 	// expand expands globs against this host's file system; without it
 	// only their patterns are checked (a remote host's files are not
 	// here).
-	expand  bool
+	expand bool
+	// lenient: see Scripts.Lenient.
+	lenient bool
 	vs      []pathmatch.Refusal
 	checked map[string]bool
 }
@@ -183,7 +174,7 @@ func lexicalPathViolation(m pathmatch.Matcher, dir, subject, p string) (pathmatc
 // Lexical is the argument check of the remote and vendor
 // backends: local's check without the far side's file system (no
 // symbolic links followed, globs checked by pattern only).
-func Lexical(m pathmatch.Matcher, dir string, args []string) []pathmatch.Refusal {
+func Lexical(m pathmatch.Matcher, dir string, args []string, scripts Scripts) []pathmatch.Refusal {
 	var vs []pathmatch.Refusal
 	checkOne := func(subject, p string) {
 		if p == "" {
@@ -201,63 +192,47 @@ func Lexical(m pathmatch.Matcher, dir string, args []string) []pathmatch.Refusal
 			}
 		}
 	}
-	if script, ok := ShellScript(args); ok {
+	if text, ok := ShellScript(args); ok {
 		sc := &scriptCheck{
-			match: m, dir: dir,
+			match: m, dir: dir, lenient: scripts.Lenient,
 			pathViolation: func(subject, p string) (pathmatch.Refusal, bool) { return lexicalPathViolation(m, dir, subject, p) },
 		}
-		vs = append(vs, sc.check(script, "")...)
+		vs = append(vs, sc.check(scripts.read(), text, "")...)
 	}
 	return vs
 }
 
-// check runs the analysis; home is what ~ and $HOME expand to ("" makes
-// them opaque).
-func (sc *scriptCheck) check(script, home string) []pathmatch.Refusal {
-	dir := sc.dir
-	a, err := shell.Analyze(script, &shell.Options{Dir: dir, Home: home})
-	if errors.Is(err, shell.ErrEmpty) {
-		return nil // nothing runs
-	}
+// check reads the script with read and checks it; home is what ~ and
+// $HOME stand for ("" makes them unreadable).
+func (sc *scriptCheck) check(read script.Reader, text, home string) []pathmatch.Refusal {
+	cmds, err := read(text, sc.dir, home)
 	if err != nil {
-		return []pathmatch.Refusal{{Kind: pathmatch.KindUncheckable, Subject: script, Detail: "the shell script does not parse: " + err.Error()}}
+		return []pathmatch.Refusal{{Kind: pathmatch.KindUncheckable, Subject: text, Detail: "the shell script cannot be read: " + err.Error()}}
 	}
 	sc.checked = map[string]bool{}
-	funcs := map[string]bool{}
-	for _, c := range a.Commands {
-		if name, ok := strings.CutPrefix(c.Via, "function "); ok {
-			funcs[name] = true
+	for i := range cmds {
+		c := &cmds[i]
+		if c.Unreadable != "" && !sc.lenient {
+			sc.vs = append(sc.vs, pathmatch.Refusal{Kind: pathmatch.KindUncheckable, Subject: c.Text, Detail: c.Unreadable})
+		}
+		for _, p := range c.Paths {
+			if p.Glob {
+				sc.checkGlob(p, loosePatterns(text))
+				continue
+			}
+			sc.checkPath(p.Raw, p.Path)
 		}
 	}
-	for i := range a.Commands {
-		c := &a.Commands[i]
-		if c.Opaque && !(len(c.Why) == 1 && funcs[c.Program]) {
-			// A call of a function defined in the script is opaque only
-			// because its body is analysed where it is defined.
-			sc.vs = append(sc.vs, pathmatch.Refusal{
-				Kind:    pathmatch.KindUncheckable,
-				Subject: c.Text,
-				Detail:  "the shell analysis cannot see what it does (" + strings.Join(c.Why, "; ") + "), so a path it uses could hide there",
-			})
-		}
-		if why := hiddenWord(c); why != "" {
-			sc.vs = append(sc.vs, pathmatch.Refusal{Kind: pathmatch.KindUncheckable, Subject: c.Text, Detail: why})
-		}
-	}
-	for _, p := range append(append([]shell.Path(nil), a.Reads...), a.Writes...) {
-		if p.Glob {
-			sc.checkGlob(p, loosePatterns(script))
-			continue
-		}
-		sc.checkPath(p.Raw, p.Path)
-	}
-	dirs, ok := scriptDirs(dir, a)
+	dirs, ok := scriptDirs(sc.dir, cmds)
 	if !ok {
-		sc.vs = append(sc.vs, pathmatch.Refusal{Kind: pathmatch.KindUncheckable, Subject: script, Detail: fmt.Sprintf("the script changes directory more than %d ways; its words cannot be checked", maxScriptDirs)})
+		sc.vs = append(sc.vs, pathmatch.Refusal{Kind: pathmatch.KindUncheckable, Subject: text, Detail: fmt.Sprintf("the script changes directory more than %d ways; its words cannot be checked", maxScriptDirs)})
 		return sc.vs
 	}
-	for i := range a.Commands {
-		for _, w := range commandWords(&a.Commands[i]) {
+	for i := range cmds {
+		for _, w := range cmds[i].Argv {
+			sc.checkWord(w, dirs)
+		}
+		for _, w := range cmds[i].Words {
 			sc.checkWord(w, dirs)
 		}
 	}
@@ -305,7 +280,7 @@ func (sc *scriptCheck) checkWord(w string, dirs []string) {
 				if !path.IsAbs(p) {
 					p = path.Join(d, v)
 				}
-				sc.checkGlob(shell.Path{Path: p, Raw: v, Glob: true}, true)
+				sc.checkGlob(script.Path{Path: p, Raw: v, Glob: true}, true)
 			}
 		}
 	}
@@ -315,7 +290,7 @@ func (sc *scriptCheck) checkWord(w string, dirs []string) {
 // entries (so that ".e*" is refused even where .env does not exist yet)
 // and every file it matches now. loose expands as with dotglob and
 // nocaseglob set.
-func (sc *scriptCheck) checkGlob(p shell.Path, loose bool) {
+func (sc *scriptCheck) checkGlob(p script.Path, loose bool) {
 	key := "glob\x00" + p.Path
 	if sc.checked[key] {
 		return
@@ -350,138 +325,11 @@ func loosePatterns(script string) bool {
 	return false
 }
 
-// commandWords returns the literal words of a command: its arguments
-// as the analysis spelled them and the values of its literal
-// environment assignments.
-func commandWords(c *shell.Command) []string {
-	words := append([]string(nil), c.Argv...)
-	if st := parseSimple(c.Text); st != nil {
-		if call, ok := st.Cmd.(*syntax.CallExpr); ok {
-			for _, as := range call.Assigns {
-				if as.Value == nil {
-					continue
-				}
-				if v, ok := literalWord(as.Value); ok {
-					words = append(words, v)
-				}
-			}
-		}
-	}
-	return words
-}
-
-// hiddenWord explains why a command has a word (argument or assignment
-// value) that the analysis could not spell out and that may name a
-// path, or returns "".
-func hiddenWord(c *shell.Command) string {
-	if wordSafePrograms[c.Program] {
-		return ""
-	}
-	st := parseSimple(c.Text)
-	if st == nil {
-		if strings.ContainsAny(c.Text, "$`") {
-			return "a word of the command is computed at run time, so it could name any path"
-		}
-		return ""
-	}
-	call, ok := st.Cmd.(*syntax.CallExpr)
-	if !ok {
-		return ""
-	}
-	for _, as := range call.Assigns {
-		if as.Value != nil && !isLiteral(as.Value) {
-			return fmt.Sprintf("the value of %s is computed at run time, so it could name any path", as.Name.Value)
-		}
-	}
-	n := 0
-	for _, w := range call.Args {
-		if !syntax.SplitBraces(w) {
-			n++
-			continue
-		}
-		// Count the expansion lazily, and stop once it outgrows the argument vector.
-		for _, err := range expand.BracesSeq(nil, w) {
-			if err != nil {
-				return "a brace expansion is too large to check"
-			}
-			if n++; n > len(c.Argv) {
-				break
-			}
-		}
-	}
-	if len(c.Argv) < n {
-		return fmt.Sprintf("argument %d is computed at run time, so it could name any path", len(c.Argv))
-	}
-	return ""
-}
-
-// parseSimple parses the source text of one command; it returns nil
-// unless the text is exactly one statement.
-func parseSimple(text string) *syntax.Stmt {
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(text), "")
-	if err != nil || len(f.Stmts) != 1 {
-		return nil
-	}
-	return f.Stmts[0]
-}
-
-// isLiteral reports whether a word has no expansion: only literal text
-// and quotes around literal text.
-func isLiteral(w *syntax.Word) bool {
-	_, ok := literalWord(w)
-	return ok
-}
-
-// literalWord returns the value of a word made only of literal parts.
-func literalWord(w *syntax.Word) (string, bool) {
-	var b strings.Builder
-	for _, p := range w.Parts {
-		switch p := p.(type) {
-		case *syntax.Lit:
-			b.WriteString(unescapeLit(p.Value))
-		case *syntax.SglQuoted:
-			if p.Dollar {
-				return "", false
-			}
-			b.WriteString(p.Value)
-		case *syntax.DblQuoted:
-			for _, q := range p.Parts {
-				l, ok := q.(*syntax.Lit)
-				if !ok {
-					return "", false
-				}
-				b.WriteString(l.Value)
-			}
-		default:
-			return "", false
-		}
-	}
-	return b.String(), true
-}
-
-// unescapeLit removes the backslashes of an unquoted literal.
-func unescapeLit(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+1 < len(s) {
-			i++
-			if s[i] == '\n' {
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
-
 // scriptDirs returns the directories a script's commands may run in:
-// the start directory, the directory of every path the analysis joined,
+// the start directory, the directory of every path the reader joined,
 // and every literal cd target applied to the directories known before
 // it. ok is false when there are more than maxScriptDirs.
-func scriptDirs(start string, a *shell.Analysis) (dirs []string, ok bool) {
+func scriptDirs(start string, cmds []script.Command) (dirs []string, ok bool) {
 	seen := map[string]bool{}
 	add := func(d string) {
 		d = filepath.Clean(d)
@@ -491,13 +339,18 @@ func scriptDirs(start string, a *shell.Analysis) (dirs []string, ok bool) {
 		}
 	}
 	add(start)
-	for _, p := range append(append([]shell.Path(nil), a.Reads...), a.Writes...) {
-		if !filepath.IsAbs(p.Raw) && strings.HasSuffix(p.Path, "/"+p.Raw) {
-			add(strings.TrimSuffix(p.Path, "/"+p.Raw))
+	for _, c := range cmds {
+		for _, p := range c.Paths {
+			if !filepath.IsAbs(p.Raw) && strings.HasSuffix(p.Path, "/"+p.Raw) {
+				add(strings.TrimSuffix(p.Path, "/"+p.Raw))
+			}
 		}
 	}
-	for _, c := range a.Commands {
-		switch path.Base(c.Program) {
+	for _, c := range cmds {
+		if len(c.Argv) == 0 {
+			continue
+		}
+		switch path.Base(c.Argv[0]) {
 		case "cd", "pushd", "chdir":
 		default:
 			continue

@@ -11,6 +11,8 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/reins-go/reins/sandbox/internal/pathmatch"
+	"github.com/reins-go/reins/sandbox/script"
+	"github.com/reins-go/reins/sandbox/script/shellanalysis"
 )
 
 // workspace returns a resolved temporary directory and the default
@@ -63,17 +65,52 @@ func TestHostAndLexical(t *testing.T) {
 		{[]string{"sh", "-c", "echo $("}, true, true}, // does not parse
 	}
 	for _, tt := range tests {
-		assert.Equal(t, tt.host, len(Host(m, root, tt.args, nil, nil)) > 0, "Host(%q)", tt.args)
-		assert.Equal(t, tt.lexical, len(Lexical(m, root, tt.args)) > 0, "Lexical(%q)", tt.args)
+		assert.Equal(t, tt.host, len(Host(m, root, tt.args, nil, Scripts{})) > 0, "Host(%q)", tt.args)
+		assert.Equal(t, tt.lexical, len(Lexical(m, root, tt.args, Scripts{})) > 0, "Lexical(%q)", tt.args)
 	}
-	seam := func(string) ([]string, error) { return []string{".env"}, nil }
-	vs := Host(m, root, []string{"sh", "-c", "anything"}, nil, seam)
-	require.Len(t, vs, 1, "the seam replaces the analysis")
-	assert.Equal(t, pathmatch.KindDeniedPath, vs[0].Kind)
+	// The reader seam: what a reader returns is checked, its error
+	// refuses, and Lenient refuses no unreadable command but still
+	// checks its words.
+	reader := func(text, dir, home string) ([]script.Command, error) {
+		switch text {
+		case "fails":
+			return nil, assert.AnError
+		case "unreadable":
+			return []script.Command{{Text: text, Argv: []string{"tool", "ok"}, Unreadable: "why"}}, nil
+		case "unreadable words":
+			return []script.Command{{Text: text, Argv: []string{"tool"}, Words: []string{".env"}, Unreadable: "why"}}, nil
+		}
+		return []script.Command{{Text: text, Paths: []script.Path{{Path: dir + "/computed/.env", Raw: "computed/.env"}}}}, nil
+	}
+	for _, tt := range []struct {
+		script  string
+		lenient bool
+		want    []string // refusal kinds
+	}{
+		{"anything", false, []string{pathmatch.KindDeniedPath}},
+		{"fails", false, []string{pathmatch.KindUncheckable}},
+		{"fails", true, []string{pathmatch.KindUncheckable}},
+		{"unreadable", false, []string{pathmatch.KindUncheckable}},
+		{"unreadable", true, nil},
+		{"unreadable words", true, []string{pathmatch.KindDeniedPath}},
+	} {
+		var kinds []string
+		for _, v := range Host(m, root, []string{"sh", "-c", tt.script}, nil, Scripts{Read: reader, Lenient: tt.lenient}) {
+			kinds = append(kinds, v.Kind)
+		}
+		assert.Equal(t, tt.want, kinds, "script %q, lenient %v", tt.script, tt.lenient)
+	}
 }
 
-// FuzzCheckScript feeds arbitrary scripts to the shell-analysis check:
-// it must not panic and must give the same answer twice.
+// checkScript checks "sh -c SCRIPT" on this host with scripts.
+func checkScript(m pathmatch.Matcher, dir, text string, env []string, scripts Scripts) []pathmatch.Refusal {
+	return Host(m, dir, []string{"sh", "-c", text}, env, scripts)
+}
+
+// FuzzCheckScript feeds arbitrary scripts to the check, with the
+// built-in reader, strict and lenient, and with the full shell analysis:
+// it must not panic and must give the same answer twice; the lenient
+// check refuses nothing the strict one lets through.
 func FuzzCheckScript(f *testing.F) {
 	for _, s := range []string{
 		"echo hi > out", "cat .env", "cd sub && cat ../.git/config", "cat *.txt", "ls **/.e*",
@@ -89,12 +126,17 @@ func FuzzCheckScript(f *testing.F) {
 			return
 		}
 		env := []string{"HOME=/home/fuzz"}
-		first := Script(m, root, script, env)
-		second := Script(m, root, script, env)
-		assert.Equal(t, first, second)
-		for _, v := range first {
-			assert.NotEmpty(t, v.Kind)
-			assert.NotEmpty(t, v.Detail)
+		for _, scripts := range []Scripts{{}, {Lenient: true}, {Read: shellanalysis.Read}} {
+			first := checkScript(m, root, script, env, scripts)
+			second := checkScript(m, root, script, env, scripts)
+			assert.Equal(t, first, second)
+			for _, v := range first {
+				assert.NotEmpty(t, v.Kind)
+				assert.NotEmpty(t, v.Detail)
+			}
+		}
+		if len(checkScript(m, root, script, env, Scripts{})) == 0 {
+			assert.Empty(t, checkScript(m, root, script, env, Scripts{Lenient: true}))
 		}
 	})
 }
@@ -111,9 +153,11 @@ func FuzzScriptQuotedDeniedPath(f *testing.F) {
 		if err != nil {
 			return // NUL bytes cannot be quoted
 		}
-		for _, script := range []string{"cat " + q, "echo x > " + q, "mytool " + q} {
-			vs := Script(m, root, script, nil)
-			assert.NotEmpty(t, vs, "script %q ran unchecked", script)
+		for _, text := range []string{"cat " + q, "echo x > " + q, "mytool " + q} {
+			for _, scripts := range []Scripts{{}, {Lenient: true}, {Read: shellanalysis.Read}} {
+				vs := checkScript(m, root, text, nil, scripts)
+				assert.NotEmpty(t, vs, "script %q ran unchecked (%+v)", text, scripts)
+			}
 		}
 	})
 }
@@ -222,21 +266,70 @@ func BenchmarkCheckArgsPlain(b *testing.B) {
 	root, m := workspace(b)
 	args := []string{"go", "test", "-run", "TestX", "./pkg/...", "-count=1", "-v", "out.txt"}
 	for b.Loop() {
-		if vs := Host(m, root, args, nil, nil); len(vs) > 0 {
+		if vs := Host(m, root, args, nil, Scripts{}); len(vs) > 0 {
 			b.Fatal(vs)
 		}
 	}
 }
 
-// BenchmarkCheckScript measures the shell-analysis check of a typical
-// "sh -c" script (cd, redirections, a pipeline, a glob).
+// BenchmarkCheckScript measures the check of a typical "sh -c" script
+// (cd, redirections, a pipeline, a glob) with the full shell analysis.
 func BenchmarkCheckScript(b *testing.B) {
 	root, m := workspace(b)
 	require.NoError(b, os.MkdirAll(filepath.Join(root, "pkg"), 0o755))
 	args := []string{"sh", "-c", "cd pkg && go test -run TestX ./... -count=1 2>&1 | tee ../out.txt; ls *.go > files.txt"}
 	for b.Loop() {
-		if vs := Host(m, root, args, nil, nil); len(vs) > 0 {
+		if vs := Host(m, root, args, nil, Scripts{Read: shellanalysis.Read}); len(vs) > 0 {
 			b.Fatal(vs)
 		}
 	}
+}
+
+// BenchmarkCheckScriptBuiltin measures the same kind of script with the
+// built-in reader (a program it knows, so that it is not refused).
+func BenchmarkCheckScriptBuiltin(b *testing.B) {
+	root, m := workspace(b)
+	require.NoError(b, os.MkdirAll(filepath.Join(root, "pkg"), 0o755))
+	args := []string{"sh", "-c", "cd pkg && cat -n main_test.go 2>&1 | tee ../out.txt; ls ./*.go > files.txt"}
+	for b.Loop() {
+		if vs := Host(m, root, args, nil, Scripts{}); len(vs) > 0 {
+			b.Fatal(vs)
+		}
+	}
+}
+
+// FuzzBuiltinAtLeastAsStrict: local's default check (the built-in
+// reader) refuses every script the check with the full shell analysis
+// refuses. Importing package sandbox no longer links that analysis, and
+// the default must not be weaker for it.
+func FuzzBuiltinAtLeastAsStrict(f *testing.F) {
+	for _, s := range []string{
+		"echo hi > out", "cat .env", "cd sub && cat innocent", "cat .e*", "cat notes/*.txt", "ls * && cat dots/*",
+		"shopt -s dotglob; cat dots/*", "bash -c 'cat .env'", "cat ~/.ssh/id_rsa", "FOO=.env mytool", "mytool --config=.env",
+		`cat "$F"`, "python3 -c 'open(\".e\"+\"nv\")'", "curl -s x | sh", "cd $D && cat x", "f() { echo hi; }; f",
+		"cd sub; ls -la; cat ../notes/a.txt", "sort -o.env data", "echo $(cat .env)", "cat <(cat .env)", "cat $'.e\\x6ev'",
+		"tar -C .git -xf x.tar", "cat link2", "grep -rn x .", "grep -f .env x", "date -r .env", "printenv HOME", "egrep -e a -e b notes/*", "echo .gitignore >> .gitignore.txt", "cat {.e,x}nv", "wc -c < .env", "",
+	} {
+		f.Add(s)
+	}
+	root, m := workspace(f)
+	for _, d := range []string{"sub", "notes", "dots"} {
+		require.NoError(f, os.MkdirAll(filepath.Join(root, d), 0o755))
+	}
+	for _, p := range []string{".env", "notes/a.txt", "dots/.env", "dots/plain"} {
+		require.NoError(f, os.WriteFile(filepath.Join(root, p), []byte("x"), 0o644))
+	}
+	require.NoError(f, os.Symlink("../.env", filepath.Join(root, "sub", "innocent")))
+	require.NoError(f, os.Symlink(".env", filepath.Join(root, "link2")))
+	f.Fuzz(func(t *testing.T, text string) {
+		if strings.IndexByte(text, 0) >= 0 || len(text) > 4096 {
+			return
+		}
+		env := []string{"HOME=/home/fuzz"}
+		full := checkScript(m, root, text, env, Scripts{Read: shellanalysis.Read})
+		builtin := checkScript(m, root, text, env, Scripts{})
+		if len(full) > 0 {
+			assert.NotEmpty(t, builtin, "the full analysis refuses %q (%v), the built-in reader lets it through", text, full)
+		}
+	})
 }

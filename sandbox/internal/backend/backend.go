@@ -58,6 +58,14 @@ func Unavailable(conf sandbox.Confinement, err *sandbox.UnavailableError) (sandb
 	}, err
 }
 
+// RefuseConfine is the honest result of a backend that does not enforce
+// [sandbox.Command.Confine] and was given one: exit code 127, an error
+// matching [sandbox.ErrUnavailable] that says why, and nothing run.
+func RefuseConfine(conf sandbox.Confinement, why string) (sandbox.Result, error) {
+	return Unavailable(conf, &sandbox.UnavailableError{Backend: conf.Backend, Layer: sandbox.LayerConfine,
+		Reason: conf.Backend + " cannot confine a command (Command.Confine is set): " + why + "; run it in a backend that enforces it (see sandbox.Enforcing)"})
+}
+
 // Denied is the result of a command the policy refused.
 func Denied(conf sandbox.Confinement, vs []sandbox.Violation) (sandbox.Result, error) {
 	err := &sandbox.RefusedError{Backend: conf.Backend, Violations: vs}

@@ -205,6 +205,45 @@ func attack(name string, a []string) error {
 			return fmt.Errorf("created without the set-id bit (umask or mount)")
 		}
 		return nil
+	case "link":
+		// Give a file a second name (a hard link).
+		if err := unix.Link(arg(a, 0), arg(a, 1)); err != nil {
+			return fmt.Errorf("link: %w", err)
+		}
+		return nil
+	case "setxattr":
+		// Leave an extended attribute on a path for the next run.
+		if err := unix.Setxattr(arg(a, 0), "user.reins", []byte("escaped"), 0); err != nil {
+			return fmt.Errorf("setxattr: %w", err)
+		}
+		return nil
+	case "xattr-seen":
+		// See an extended attribute an earlier run left.
+		buf := make([]byte, 64)
+		if _, err := unix.Getxattr(arg(a, 0), "user.reins", buf); err != nil {
+			return fmt.Errorf("getxattr: %w", err)
+		}
+		return nil
+	case "shm-create":
+		// Leave a System V shared memory segment (key in hex) behind.
+		key, err := strconv.ParseUint(arg(a, 0), 16, 32)
+		if err != nil {
+			return err
+		}
+		if _, err := unix.SysvShmGet(int(key), 4096, unix.IPC_CREAT|0o600); err != nil {
+			return fmt.Errorf("shmget(IPC_CREAT): %w", err)
+		}
+		return nil
+	case "shm-seen":
+		// Find a System V shared memory segment by its key (in hex).
+		key, err := strconv.ParseUint(arg(a, 0), 16, 32)
+		if err != nil {
+			return err
+		}
+		if _, err := unix.SysvShmGet(int(key), 0, 0); err != nil {
+			return fmt.Errorf("shmget: %w", err)
+		}
+		return nil
 	}
 	return fmt.Errorf("unknown attack %q", name)
 }

@@ -10,7 +10,9 @@ package pathmatch
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"os/user"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -44,16 +46,16 @@ type Matcher struct {
 }
 
 // New compiles the default denied paths plus extra. Entries starting
-// with ~ or $HOME are expanded against the user's home directory; an
-// entry that cannot be honoured (no home directory, a pattern other than
-// * and ? in a name, "..") is an error, never dropped.
+// with ~ or $HOME are expanded against the user's home directory
+// ([HomeDir]); an entry that cannot be honoured (no home directory, a
+// pattern other than * and ? in a name, "..") is an error, never dropped.
 func New(extra []string) (Matcher, error) {
 	var m Matcher
 	var relRaw, absRaw []string
 	var relCls, absCls []fspath.Class
 	defaults := DefaultDenied()
 	write := fspath.Defaults().Write
-	home, _ := os.UserHomeDir()
+	home := HomeDir()
 	for i, e := range append(defaults, extra...) {
 		name := fmt.Sprintf("FsNetPolicy.DeniedPaths[%d] %q", i-len(defaults), e)
 		if i < len(defaults) {
@@ -98,6 +100,31 @@ func New(extra []string) (Matcher, error) {
 	m.Raw = append(relRaw, absRaw...)
 	m.Cls = append(relCls, absCls...)
 	return m, nil
+}
+
+// HomeDir returns the user's home directory: $HOME when it is an
+// absolute path, else the home directory of the account this process
+// runs as (os/user), else "" (then entries that start with ~ cannot be
+// honoured).
+func HomeDir() string {
+	return homeFrom(os.Getenv("HOME"), func() (string, error) {
+		u, err := user.Current()
+		if err != nil {
+			return "", err
+		}
+		return u.HomeDir, nil
+	})
+}
+
+// homeFrom is HomeDir given $HOME and the account lookup.
+func homeFrom(env string, account func() (string, error)) string {
+	if filepath.IsAbs(env) {
+		return filepath.Clean(env)
+	}
+	if h, err := account(); err == nil && filepath.IsAbs(h) {
+		return filepath.Clean(h)
+	}
+	return ""
 }
 
 // SplitComponents splits a clean path into its non-empty, non-"."
@@ -180,6 +207,59 @@ var ErrTooManyLinks = errors.New("too many levels of symbolic links")
 // visit, if not nil, is called with the location of every symlink
 // target on the way, so a caller can check intermediate hops too.
 func ResolvePath(p string, visit func(string)) (string, error) {
+	return resolvePath(p, visit, nil)
+}
+
+// Memo remembers what one check read of the file system (the lstat and
+// readlink of each path it resolved), so that the many paths of one
+// command, which share their leading directories, are not read again
+// component by component. It holds at most maxMemo paths. The zero
+// value is ready; a Memo is not safe for concurrent use.
+type Memo struct {
+	m map[string]memoEntry
+}
+
+type memoEntry struct {
+	fi     os.FileInfo
+	err    error
+	target string
+	lerr   error
+}
+
+// maxMemo bounds the paths a Memo remembers.
+const maxMemo = 4096
+
+func (mm *Memo) lstat(p string) (os.FileInfo, error) {
+	if mm == nil {
+		return os.Lstat(p)
+	}
+	if e, ok := mm.m[p]; ok {
+		return e.fi, e.err
+	}
+	fi, err := os.Lstat(p)
+	if mm.m == nil {
+		mm.m = map[string]memoEntry{}
+	}
+	if len(mm.m) < maxMemo {
+		e := memoEntry{fi: fi, err: err}
+		if err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			e.target, e.lerr = os.Readlink(p)
+		}
+		mm.m[p] = e
+	}
+	return fi, err
+}
+
+func (mm *Memo) readlink(p string) (string, error) {
+	if mm != nil {
+		if e, ok := mm.m[p]; ok && e.fi != nil {
+			return e.target, e.lerr
+		}
+	}
+	return os.Readlink(p)
+}
+
+func resolvePath(p string, visit func(string), mm *Memo) (string, error) {
 	if !filepath.IsAbs(p) {
 		return "", fmt.Errorf("sandbox: resolve %q: not absolute", p)
 	}
@@ -206,7 +286,7 @@ func ResolvePath(p string, visit func(string)) (string, error) {
 			resolved = next
 			continue
 		}
-		fi, err := os.Lstat(next)
+		fi, err := mm.lstat(next)
 		switch {
 		case errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
 			missing = true
@@ -223,7 +303,7 @@ func ResolvePath(p string, visit func(string)) (string, error) {
 		if hops > maxSymlinkHops {
 			return "", fmt.Errorf("sandbox: resolve %q: %w", p, ErrTooManyLinks)
 		}
-		target, err := os.Readlink(next)
+		target, err := mm.readlink(next)
 		if err != nil {
 			return "", fmt.Errorf("sandbox: resolve %q: %w", p, err)
 		}
@@ -256,6 +336,12 @@ type Checked struct {
 // and ".." applied to where the links led. A path that cannot be
 // resolved is an error, which callers treat as a denial.
 func (m Matcher) Check(base, unsafePath string) (Checked, error) {
+	return m.CheckMemo(base, unsafePath, nil)
+}
+
+// CheckMemo is Check reading the file system through memo (nil: no
+// memo), for the many paths of one command.
+func (m Matcher) CheckMemo(base, unsafePath string, memo *Memo) (Checked, error) {
 	abs := unsafePath
 	if !filepath.IsAbs(abs) {
 		abs = base + string(filepath.Separator) + abs
@@ -268,11 +354,11 @@ func (m Matcher) Check(base, unsafePath string) (Checked, error) {
 		pc.Entry, pc.Denied = e, true
 	}
 	var hopEntry string
-	resolved, err := ResolvePath(abs, func(hop string) {
+	resolved, err := resolvePath(abs, func(hop string) {
 		if e, ok := m.Match(hop); ok && hopEntry == "" {
 			hopEntry = e
 		}
-	})
+	}, memo)
 	if err != nil {
 		return pc, err
 	}
@@ -355,17 +441,30 @@ func Workdir(root string, m Matcher, dir string) (string, *Refusal) {
 // entries that exist are found too. It does not descend into a matched
 // directory.
 func FindProtected(m Matcher, dirs []string) (masks, readOnly []string, err error) {
-	return findProtected(m, dirs, true)
+	return findProtected(m, dirs, true, 0)
 }
 
 // WalkProtected is FindProtected without the absolute denied entries
 // that lie outside dirs: what a command that can write only in dirs may
 // have created there.
 func WalkProtected(m Matcher, dirs []string) (masks, readOnly []string, err error) {
-	return findProtected(m, dirs, false)
+	return findProtected(m, dirs, false, 0)
 }
 
-func findProtected(m Matcher, dirs []string, absolute bool) (masks, readOnly []string, err error) {
+// ErrScanTooLarge is returned by [WalkProtectedBounded] when the
+// directories hold more entries than its limit.
+var ErrScanTooLarge = errors.New("too many entries to scan for protected paths")
+
+// WalkProtectedBounded is WalkProtected that visits at most limit
+// entries; past them it fails with [ErrScanTooLarge]. A directory this
+// process may not read is skipped: a command that runs as this process's
+// user, with no more rights, cannot read it either.
+func WalkProtectedBounded(m Matcher, dirs []string, limit int) (masks, readOnly []string, err error) {
+	return findProtected(m, dirs, false, limit)
+}
+
+func findProtected(m Matcher, dirs []string, absolute bool, limit int) (masks, readOnly []string, err error) {
+	visited := 0
 	seen := map[string]bool{}
 	add := func(p string, ro bool) error {
 		r, err := ResolvePath(p, nil)
@@ -388,8 +487,14 @@ func findProtected(m Matcher, dirs []string, absolute bool) (masks, readOnly []s
 	}
 	for _, w := range dirs {
 		err := filepath.WalkDir(w, func(p string, d os.DirEntry, err error) error {
+			if err != nil && limit > 0 && errors.Is(err, fs.ErrPermission) {
+				return filepath.SkipDir
+			}
 			if err != nil {
 				return fmt.Errorf("sandbox: scanning %s for denied paths: %w", w, err)
+			}
+			if visited++; limit > 0 && visited > limit {
+				return fmt.Errorf("sandbox: scanning %s: %w (more than %d)", w, ErrScanTooLarge, limit)
 			}
 			if p == w {
 				return nil

@@ -90,18 +90,28 @@ func FuzzPathCheck(f *testing.F) {
 	m, err := New(nil)
 	require.NoError(f, err)
 	root := fuzzTree(f)
+	fuzzMemo := &Memo{}
 	f.Fuzz(func(t *testing.T, p string) {
 		if strings.IndexByte(p, 0) >= 0 {
 			return // the backends refuse NUL bytes before checking
 		}
 		abs := p
 		if !filepath.IsAbs(abs) {
-			abs = filepath.Join(root, p)
+			// Not Join: ".." must apply after the links ("l-out/..").
+			abs = root + "/" + p
 		}
-		_, lexDenied := m.Match(filepath.Clean(abs))
+		// As Check reads it: cleaned, and as written (".git/.." names .git).
+		_, cleanDenied := m.Match(filepath.Clean(abs))
+		_, rawDenied := m.Match(abs)
+		lexDenied := cleanDenied || rawDenied
 		sawLink := false
-		_, rerr := ResolvePath(filepath.Clean(abs), func(string) { sawLink = true })
+		_, rerr := ResolvePath(abs, func(string) { sawLink = true })
 		pc, err := m.Check(root, p)
+		// The memo changes nothing: the same answer, read through one
+		// memo shared with earlier checks.
+		mpc, merr := m.CheckMemo(root, p, fuzzMemo)
+		require.Equal(t, err != nil, merr != nil, "%q: %v / %v", p, err, merr)
+		require.Equal(t, pc, mpc, "%q", p)
 		if err != nil {
 			require.Error(t, rerr)
 			return // unresolvable paths are refused by the callers

@@ -40,12 +40,19 @@ type ChildPolicy struct {
 	Writable    []string
 	Masks       []string
 	GitReadOnly []string
+	// Pins are existing entries of writable directories that stay
+	// read-only (a Confine's create grants): each gets a read-only mount
+	// of its own, so it cannot be written, removed or replaced.
+	Pins []string
+	// Confine reports that the policy enforces a Command.Confine.
+	Confine bool
 	// RunDir is an empty host directory: the mount point of the new
 	// root, or the TMPDIR when there is no mount namespace.
 	RunDir         string
 	MountNS        bool
 	UserNS         bool
 	PIDNS          bool
+	IPCNS          bool
 	NetNS          bool
 	DenyNetwork    bool
 	MinLandlockABI int

@@ -11,6 +11,7 @@ var Native = Arch{
 	X32Bit:        0x40000000, // __X32_SYSCALL_BIT
 	Denied:        commonDenied,
 	Absent:        commonAbsent,
+	Unlinkable:    []Syscall{{"link", unix.SYS_LINK}, {"linkat", unix.SYS_LINKAT}},
 	Socket:        unix.SYS_SOCKET,
 	Clone:         unix.SYS_CLONE,
 	Clone3:        unix.SYS_CLONE3,

@@ -10,6 +10,7 @@ var Native = Arch{
 	AuditArch:     unix.AUDIT_ARCH_AARCH64,
 	Denied:        commonDenied,
 	Absent:        commonAbsent,
+	Unlinkable:    []Syscall{{"linkat", unix.SYS_LINKAT}},
 	Socket:        unix.SYS_SOCKET,
 	Clone:         unix.SYS_CLONE,
 	Clone3:        unix.SYS_CLONE3,

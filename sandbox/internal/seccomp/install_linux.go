@@ -50,13 +50,26 @@ func InstallListener(prog []unix.SockFilter) (int, error) {
 	return int(fd), nil
 }
 
-// Supervise answers the notifications of listener until it is closed or
-// fails (every notifying process is gone): report is called with the pid
+// Supervise answers the notifications of listener until it fails or
+// every process that used its filter is gone: report is called with the pid
 // of the caller and the description, and then the refused call gets the
 // error [Refusal] gives. It must run on a thread the filter does not
 // apply to.
 func Supervise(arch Arch, listener int, report func(pid uint32, nr uint32, what string)) {
 	for {
+		// Wait for a notification; the listener hangs up once every
+		// process that used the filter is gone (a receive would block
+		// for ever then).
+		fds := []unix.PollFd{{Fd: int32(listener), Events: unix.POLLIN}}
+		if _, err := unix.Poll(fds, -1); err != nil {
+			if err == unix.EINTR {
+				continue
+			}
+			return
+		}
+		if fds[0].Revents&unix.POLLIN == 0 {
+			return // POLLHUP, POLLERR or POLLNVAL
+		}
 		var req notif
 		_, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(listener), unix.SECCOMP_IOCTL_NOTIF_RECV, uintptr(unsafe.Pointer(&req)))
 		if errno == unix.EINTR || errno == unix.ENOENT {

@@ -57,6 +57,14 @@ type Arch struct {
 	// namespace, outside any directory a run resets, and would carry data
 	// from one command to the next).
 	Absent []Syscall
+	// Unlinkable lists the calls that make a hard link (link, linkat):
+	// they fail with EPERM and are never notified. A hard link made in
+	// the sandbox would give a file a second name that outlives the run:
+	// a protected name later written through (a link named .env whose
+	// other name the command can read), or a read-only file under a
+	// writable name. Programs that try a link first fall back (git
+	// renames its objects), so a refused link is not a violation.
+	Unlinkable []Syscall
 	// Socket is the number of socket(2).
 	Socket uint32
 	// Clone is the number of clone(2) and Clone3 of clone3(2).
@@ -110,7 +118,8 @@ const setIDBits = unix.S_ISUID | unix.S_ISGID
 //
 //  1. a system call of another architecture kills the process;
 //  2. on x86_64, an x32 system call kills the process;
-//  3. each denied system call fails with EPERM;
+//  3. each denied system call fails with EPERM, and so does each call
+//     that makes a hard link (Arch.Unlinkable; never notified);
 //  4. clone with a namespace flag fails with EPERM; clone3 and openat2
 //     fail with ENOSYS (their flags and mode sit behind a pointer the
 //     filter cannot read, and libc falls back to clone and openat), and
@@ -140,9 +149,12 @@ func Build(arch Arch, opts Options) ([]unix.SockFilter, error) {
 	if arch.X32Bit != 0 {
 		p.jgeTo(arch.X32Bit, "kill")
 	}
-	// 3. Denied calls.
+	// 3. Denied calls; hard links.
 	for _, s := range arch.Denied {
 		p.jeqTo(s.Nr, "eperm")
+	}
+	for _, s := range arch.Unlinkable {
+		p.jeqTo(s.Nr, "eperm-quiet")
 	}
 	// 4. Namespaces, calls whose arguments cannot be read, absent calls.
 	p.jeqTo(arch.Clone3, "enosys")
@@ -206,6 +218,8 @@ func Build(arch Arch, opts Options) ([]unix.SockFilter, error) {
 	p.ret(RetAllow)
 	p.label("eperm")
 	p.ret(refuse(opts, unix.EPERM))
+	p.label("eperm-quiet")
+	p.ret(RetErrno | uint32(unix.EPERM))
 	p.label("enosys")
 	p.ret(RetErrno | uint32(unix.ENOSYS))
 	p.label("kill")

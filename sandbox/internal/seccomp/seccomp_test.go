@@ -121,6 +121,25 @@ func TestEveryAbsentSyscallIsAbsent(t *testing.T) {
 	assert.Equal(t, RetErrno|uint32(unix.ENOSYS), uint32(got), "mq_open")
 }
 
+// Every call that makes a hard link fails with EPERM, with and without
+// Notify, and is never a notification: programs that try a link first
+// fall back, so it is not a refusal to report.
+func TestHardLinksFailQuietly(t *testing.T) {
+	t.Parallel()
+	require.NotEmpty(t, Native.Unlinkable)
+	for _, opts := range []Options{{}, {DenyNetwork: true, Notify: true}} {
+		vm := vmFor(t, opts)
+		for _, s := range Native.Unlinkable {
+			got, err := vm.Run(seccompData(s.Nr, Native.AuditArch))
+			require.NoError(t, err)
+			assert.Equalf(t, RetErrno|uint32(unix.EPERM), uint32(got), "%s (notify %v)", s.Name, opts.Notify)
+		}
+	}
+	got, err := vmFor(t, Options{}).Run(seccompData(unix.SYS_LINKAT, Native.AuditArch))
+	require.NoError(t, err)
+	assert.Equal(t, RetErrno|uint32(unix.EPERM), uint32(got), "linkat")
+}
+
 func TestBuildUnsupportedArch(t *testing.T) {
 	t.Parallel()
 	_, err := Build(Arch{}, Options{})
