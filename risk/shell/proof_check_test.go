@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -28,7 +29,8 @@ import (
 //   - Programs. A program run (execve) is a finding unless the line names it (any command of
 //     the analysis, nested ones included, by name or path) or it is the shell that runs the line
 //     (the first execve) or the dynamic loader. A program reached by its "#!" line is not a
-//     separate execve; the interpreter is part of the program.
+//     separate execve; the interpreter is part of the program. A front end Debian installs as a
+//     script (egrep, zcat: proofFrontEnds) may start the program it fronts.
 //   - Network. A socket connected, bound or sent to an address is a finding, except AF_NETLINK
 //     (the kernel) and the AF_UNIX sockets of the name service: nscd (/run/nscd/socket,
 //     /var/run/nscd/socket) and systemd's user database (/run/systemd/userdb/*), which
@@ -41,6 +43,7 @@ import (
 //     below it is the sandbox's to mask. The probes put secrets outside every directory the
 //     generated lines name, so a read no claim names cannot hide under one.
 //     A directory opened (O_DIRECTORY or O_PATH) on the way to a claimed path is not a finding.
+//     A claim with a read of files the line does not name (Path.Unknown) admits any read.
 //   - Other reads are not findings: system files (/usr, /etc, locales, /proc/self), and files
 //     of the fixture the analysis did not report (git reading .git, a program's own
 //     configuration in the home directory) are not secrets. The protection lists are the
@@ -48,10 +51,14 @@ import (
 
 // proofClaim is the analysis of a line, in the form the checks use.
 type proofClaim struct {
-	an       *shell.Analysis
-	reads    []claimPath
-	writes   []claimPath
-	programs map[string]bool // the programs the line names: base names and absolute paths
+	an    *shell.Analysis
+	reads []claimPath
+	// unknownReads: the analysis reports reads of files the line does not name (Path.Unknown:
+	// the names xargs reads, a glob's match as an option's value), so no read is outside its
+	// claim; the sandbox masks the secrets.
+	unknownReads bool
+	writes       []claimPath
+	programs     map[string]bool // the programs the line names: base names and absolute paths
 }
 
 type claimPath struct {
@@ -101,6 +108,7 @@ func newClaim(an *shell.Analysis, fx *proofFixture) *proofClaim {
 	c := &proofClaim{an: an, programs: map[string]bool{}}
 	for _, p := range an.Reads {
 		c.reads = append(c.reads, claimPath{path: filepath.Clean(p.Path), glob: p.Glob})
+		c.unknownReads = c.unknownReads || p.Unknown
 	}
 	for _, p := range an.Writes {
 		c.writes = append(c.writes, claimPath{path: filepath.Clean(p.Path), glob: p.Glob})
@@ -180,7 +188,9 @@ type proofSecrets struct {
 }
 
 func newProofSecrets(fx *proofFixture) (*proofSecrets, error) {
-	lists := fspath.Defaults().WithSeeds()
+	// The default lists, not WithSeeds: .git is a secret only to the paths an action names (the
+	// gate's check); git reads its repository without naming it, and the sandbox lets it.
+	lists := fspath.Defaults()
 	m, err := fspath.NewMatcher(lists, fx.home)
 	if err != nil {
 		return nil, err
@@ -269,7 +279,7 @@ func (c *proofClaim) check(fx *proofFixture, sec *proofSecrets, events []traceEv
 				}
 				continue
 			}
-			if e.OK && sec.secret(fx, e.Path) && !covers(c.reads, e.Path) && !covers(c.writes, e.Path) && !c.onTheWay(e) {
+			if e.OK && !c.unknownReads && sec.secret(fx, e.Path) && !covers(c.reads, e.Path) && !covers(c.writes, e.Path) && !c.onTheWay(e) {
 				add(classRead, rel(e.Path), fmt.Sprintf("%s (%s)", rel(e.Path), e.Syscall))
 			}
 		case traceWrite:
@@ -282,7 +292,7 @@ func (c *proofClaim) check(fx *proofFixture, sec *proofSecrets, events []traceEv
 				continue
 			}
 			base := filepath.Base(e.Path)
-			if c.programs[base] || c.programs[e.Path] || strings.HasPrefix(base, "ld-linux") || base == "ld.so" {
+			if c.programs[base] || c.programs[e.Path] || strings.HasPrefix(base, "ld-linux") || base == "ld.so" || c.frontEnd(base) {
 				continue
 			}
 			if !e.OK {
@@ -306,6 +316,26 @@ func (c *proofClaim) check(fx *proofFixture, sec *proofSecrets, events []traceEv
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
 	return out
+}
+
+// proofFrontEnds are the programs Debian installs as shell scripts that run another program
+// with the same arguments (or the few utilities of their own text): the analysis classifies
+// them by that program's table, so what they start is the program itself.
+var proofFrontEnds = map[string][]string{
+	"egrep": {"grep"}, "fgrep": {"grep"},
+	"gunzip": {"gzip"}, "zcat": {"gzip"}, "uncompress": {"gzip"},
+	"zgrep": {"gzip", "grep", "sed", "expr"},
+	"gem":   {"ruby"}, // #!/usr/bin/env ruby: env starts the interpreter
+}
+
+// frontEnd reports that base is what a front end the line names runs.
+func (c *proofClaim) frontEnd(base string) bool {
+	for fe, runs := range proofFrontEnds {
+		if c.programs[fe] && slices.Contains(runs, base) {
+			return true
+		}
+	}
+	return false
 }
 
 // onTheWay reports a directory opened on the way to a claimed path (gzip opens ~/.ssh to

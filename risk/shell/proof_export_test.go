@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"slices"
 	"sort"
 	"strings"
 )
@@ -34,8 +35,8 @@ type ProofTable struct {
 
 var proofEffects = map[effect]byte{effRead: 'R', effWrite: 'W', effExec: 'X', effNet: 'N', effDir: 'D', effOpaque: 'O', effMode: 'M'}
 
-// ProofTables lists every option table with the contexts it serves, sorted by context.
-func ProofTables() []ProofTable {
+// proofSpecs returns every option table by the context it serves.
+func proofSpecs() map[string]*spec {
 	specs := map[string]*spec{}
 	for name, t := range readOnlyTools {
 		specs[name] = t.spec
@@ -51,6 +52,12 @@ func ProofTables() []ProofTable {
 	for name, s := range extraSpecs() {
 		specs[name] = s
 	}
+	return specs
+}
+
+// ProofTables lists every option table with the contexts it serves, sorted by context.
+func ProofTables() []ProofTable {
+	specs := proofSpecs()
 	out := make([]ProofTable, 0, len(specs))
 	for ctx, s := range specs {
 		s.compile()
@@ -101,4 +108,30 @@ func ProofFindPrimaries() []ProofPrimary {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
+}
+
+// ProofMisclassify sets the effect of the option spelled name in the table of context (as
+// ProofTables names it) to eff (0 for none), to show that the proofs catch a table that lies;
+// restore puts the table back. Not safe while analyses run concurrently: only a test that
+// runs alone (no t.Parallel) may call it.
+func ProofMisclassify(context, name string, eff byte) (restore func(), ok bool) {
+	s := proofSpecs()[context]
+	if s == nil {
+		return nil, false
+	}
+	s.compile()
+	for _, o := range s.list {
+		if !slices.Contains(o.names, name) {
+			continue
+		}
+		was := o.eff
+		o.eff = effNone
+		for e, letter := range proofEffects {
+			if letter == eff {
+				o.eff = e
+			}
+		}
+		return func() { o.eff = was }, true
+	}
+	return nil, false
 }

@@ -101,8 +101,8 @@ func must[T any](v T, err error) T {
 
 // TestProofCatches runs lines that do more than a claim says, each held to the claim of a
 // tamer line, and checks that the harness reports each class of finding: it is what shows the
-// proofs can fail. (Misclassifying a table row on purpose shows the same end to end; see the
-// package documentation.)
+// proofs can fail. TestProofCatchesAMisclassifiedRow shows the same end to end, through a
+// table row made to lie.
 func TestProofCatches(t *testing.T) {
 	h := newProofHarness(t, t.TempDir())
 	for _, c := range []struct {
