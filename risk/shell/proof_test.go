@@ -182,6 +182,9 @@ func (h *proofHarness) proveAll(ctx context.Context, rows []proofRow) []proofRes
 // the analysis's claim that proofKnown does not list, and on any listed line that no longer
 // shows its effect (the list is the to-do of the fixes: it must not go stale).
 func TestProof(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: TestProof runs every table row under strace (minutes); the main test pass runs it")
+	}
 	h := newProofHarness(t, t.TempDir())
 	full := os.Getenv(proofFullEnv) == "1"
 	var rows []proofRow

@@ -179,7 +179,10 @@ func compressor(c *call) {
 	// analysis claims the outputs of every mode the words allow.
 	decomp := k.decomp || o.has("-d")
 	comp := !k.decomp && !o.has("-d") || o.has("-z")
-	if k.stdout || o.has("-c", "-t", "-l", "--list") {
+	// Testing and listing write nothing, unless a -d or -z given with them chooses another mode
+	// (bzip2, xz and zstd take the last mode given: "bunzip2 -t -d" decompresses).
+	quiet := o.has("-t", "-l", "--list") && !o.has("-d", "-z")
+	if k.stdout || o.has("-c") || quiet {
 		c.readAll(o.pos)
 		if o.has("--rm") {
 			// lz4 --rm removes its operands even when it writes to standard output.
