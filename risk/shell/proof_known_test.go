@@ -45,6 +45,17 @@ var proofUnpackaged = map[string]string{
 	"vite":          "not packaged by Debian",
 	"with-contenv":  "part of s6-overlay, not packaged by Debian",
 	"zig":           "not packaged by Debian 12",
+	"apk":           "Alpine's package manager",
+	"brew":          "Homebrew, not packaged by Debian",
+	"choco":         "Windows only",
+	"scoop":         "Windows only",
+	"winget":        "Windows only",
+	"port":          "MacPorts, macOS only",
+	"pkg":           "FreeBSD's package manager",
+	"emerge":        "Gentoo's package manager",
+	"yum":           "Red Hat's package manager, not packaged by Debian 12",
+	"zypper":        "openSUSE's package manager, not packaged by Debian",
+	"rye":           "not packaged by Debian",
 }
 
 // proofNotInCI are programs Debian packages that CI does not install: whole toolchains that
@@ -73,6 +84,20 @@ var proofNotInCI = map[string]string{
 	"rustc":      "cargo and rustc: the Rust toolchain, for --version lines",
 	"rc-service": "openrc: an init system, for one --version line",
 	"kubectl":    "Debian 12's kubernetes-client is kubectl 1.20 (2021): proving it says nothing of the kubectl agents run",
+	// Package managers of other systems and Python project tools, for their query and
+	// --version lines: not installed by CI (each is a system of its own: a daemon, a store, a
+	// root to manage), or not in the Debian release CI runs.
+	"aptitude":   "aptitude: apt's other front end, not installed by CI",
+	"crontab":    "cron: a daemon package, not installed by CI",
+	"dnf":        "dnf: Debian's build manages another distribution's root, not installed by CI",
+	"pacman":     "pacman-package-manager: Debian's build manages another distribution's root, not installed by CI",
+	"flatpak":    "flatpak: bubblewrap, ostree and a system helper, not installed by CI",
+	"snap":       "snapd: a daemon under systemd, not installed by CI",
+	"nix-env":    "nix-bin: a daemon and a store in /nix, not installed by CI",
+	"mamba":      "not installed by CI (conda's solver)",
+	"micromamba": "not installed by CI (conda's solver)",
+	"hatch":      "not installed by CI (not in Debian 12)",
+	"pdm":        "not installed by CI (not in Debian 12)",
 }
 
 // unprovable says why a program cannot be proven here, or "".

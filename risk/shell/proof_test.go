@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -422,6 +423,9 @@ func FuzzProof(f *testing.F) {
 	n := 24
 	if fl := flag.Lookup("test.fuzz"); fl != nil && fl.Value.String() != "" {
 		n = 1500 // fuzzing: start from many combinations
+	}
+	if v, err := strconv.Atoi(os.Getenv("REINS_PROOF_SEEDS")); err == nil && v > 0 {
+		n = min(v, 5000) // run that many combinations as the seed corpus (every failure at once)
 	}
 	for _, l := range comboLines(n, 22, skip) {
 		f.Add(l)

@@ -15,6 +15,7 @@ func TestProofFoundClaims(t *testing.T) {
 	for _, tc := range []struct {
 		line          string
 		reads, writes []string
+		exec          bool
 	}{
 		// A compressor writes the outputs of every mode its words allow: the last of -d, -z
 		// and -t wins in bzip2, xz and zstd.
@@ -34,10 +35,17 @@ func TestProofFoundClaims(t *testing.T) {
 		{line: "git grep -e TODO HEAD -- src", reads: []string{"HEAD", "src"}},
 		// git rev-parse --resolve-git-dir reads the file it is given.
 		{line: "git rev-parse --resolve-git-dir /h/.ssh/id_rsa", reads: []string{"/h/.ssh/id_rsa"}},
+		// fd -l runs ls on what it finds.
+		{line: "fdfind --list-details a src", reads: []string{"src"}, exec: true},
+		{line: "fd -la src", reads: []string{"src"}, exec: true},
 	} {
 		t.Run(tc.line, func(t *testing.T) {
 			an, err := shell.Analyze(tc.line, &shell.Options{Dir: "/w", Home: "/h"})
 			require.NoError(t, err)
+			if tc.exec {
+				assert.True(t, an.ExecutesCode, "%s: runs a program", tc.line)
+				return
+			}
 			require.False(t, an.Opaque, "%s: opaque", tc.line)
 			assert.ElementsMatch(t, tc.reads, raws(an.Reads), "%s: reads", tc.line)
 			assert.ElementsMatch(t, tc.writes, raws(an.Writes), "%s: writes", tc.line)

@@ -1294,7 +1294,7 @@ var fdSpec = &spec{man: "fd(1)", opts: `
 	-F --fixed-strings
 	--and =
 	-a --absolute-path
-	-l --list-details
+	-l --list-details !X
 	-L --follow
 	-p --full-path
 	-0 --print0
