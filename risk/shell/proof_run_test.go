@@ -616,7 +616,7 @@ func traceLine(ctx context.Context, tools proofTools, tpl *proofTemplate, fx *pr
 		run.Err = errors.New(rep.Err)
 		return run
 	}
-	grace := 2 * time.Second
+	grace := time.Second
 	if rep.TimedOut {
 		grace = 200 * time.Millisecond
 	}

@@ -35,6 +35,9 @@ func TestProofFoundClaims(t *testing.T) {
 		{line: "git grep -e TODO HEAD -- src", reads: []string{"HEAD", "src"}},
 		// git rev-parse --resolve-git-dir reads the file it is given.
 		{line: "git rev-parse --resolve-git-dir /h/.ssh/id_rsa", reads: []string{"/h/.ssh/id_rsa"}},
+		// xxd's options end at its first operand: what follows is the output file.
+		{line: "xxd -include a.bin -i", reads: []string{"a.bin"}, writes: []string{"-i"}},
+		{line: "xxd -i a.bin", reads: []string{"a.bin"}},
 		// fd -l runs ls on what it finds.
 		{line: "fdfind --list-details a src", reads: []string{"src"}, exec: true},
 		{line: "fd -la src", reads: []string{"src"}, exec: true},

@@ -556,8 +556,9 @@ var hexdumpSpec = &spec{man: "hexdump(1)", abbrev: true, opts: `
 	--help
 	-V --version`}
 
-// xxd(1), vim 9.1: options take one dash; a second operand is written (see xxdOperands).
-var xxdSpec = &spec{man: "xxd(1)", oneDash: true, opts: `
+// xxd(1), vim 9.1: options take one dash and end at the first operand (xxd reads its arguments
+// in order: "xxd a.bin -i" writes the file -i); a second operand is written (see xxdOperands).
+var xxdSpec = &spec{man: "xxd(1)", oneDash: true, posix: true, opts: `
 	-a -autoskip
 	-b -bits
 	-C -capitalize
