@@ -3,6 +3,8 @@
 package shell_test
 
 import (
+	"strings"
+
 	"github.com/reins-go/reins/risk/shell"
 )
 
@@ -161,11 +163,11 @@ func proofKnownIndex() proofKnownSet {
 // listed reports whether proofKnown lists finding f of result r: for its line, or for one of
 // the programs it names.
 func (k proofKnownSet) listed(r proofResult, f proofFinding) bool {
-	if k.lines[r.Row.Line][f.Key] {
+	if matchKey(k.lines[r.Row.Line], f.Key) != "" {
 		return true
 	}
 	for _, p := range r.Programs {
-		if k.programs[p][f.Key] {
+		if matchKey(k.programs[p], f.Key) != "" {
 			return true
 		}
 	}
@@ -179,7 +181,7 @@ func (k proofKnownSet) explains(r proofResult, f proofFinding) bool {
 		return true
 	}
 	for _, p := range r.Programs {
-		if k.byProgram[p][f.Key] {
+		if matchKey(k.byProgram[p], f.Key) != "" {
 			return true
 		}
 	}
@@ -206,8 +208,8 @@ var proofKnown = []proofKnownRow{
 		Why: "gh reads its hosts.yml (which holds the token) on start, --version included. To fix: report the read, which the gate then judges as a secret"},
 	{Program: "git", Findings: []string{"starts a program: basename", "starts a program: col", "starts a program: envsubst", "starts a program: gettext", "starts a program: git-submodule", "starts a program: groff", "starts a program: grotty", "starts a program: locale", "starts a program: man", "starts a program: nroff", "starts a program: preconv", "starts a program: sed", "starts a program: tbl", "starts a program: troff", "starts a program: uname", "writes: $FIXTURE/ws/.git/", "writes: /var/cache/man/cat1/"},
 		Why: "git status and describe --dirty refresh the index (.git/index.lock, renamed over .git/index): an opportunistic write that git skips when .git is read-only, as the sandbox keeps it. git submodule is a shell script that starts basename, gettext, sed and uname. git help starts man and its formatting pipeline. To fix: the index refresh claimed or turned off (GIT_OPTIONAL_LOCKS=0), the submodule and help helpers named"},
-	{Program: "go", Findings: []string{"network: AF_INET", "reads an unreported file: $FIXTURE/home/.netrc", "writes: $FIXTURE/home/", "writes: $FIXTURE/home/.config/", "writes: $FIXTURE/home/.config/go/", "writes: $FIXTURE/home/.config/go/telemetry/", "writes: $FIXTURE/home/.config/go/telemetry/local/", "writes: $FIXTURE/home/go/", "writes: $FIXTURE/home/go/pkg/"},
-		Why: "go and gofmt count telemetry under ~/.config/go/telemetry on every run (GOTELEMETRY=local, the default); the sandbox keeps home read-only for a read-only line and go ignores the failure. go fmt with a -mod value and a package path reaches the module proxy (reading ~/.netrc); go list -buildvcs creates the module cache. To fix: the telemetry directory claimed (or GOTELEMETRY=off), go fmt's package operands resolved as go does"},
+	{Program: "go", Findings: []string{"network: AF_INET", "reads an unreported file: $FIXTURE/home/.netrc", "writes: $FIXTURE/home/", "writes: $FIXTURE/home/.config/", "writes: $FIXTURE/home/.config/go/", "writes: $FIXTURE/home/.config/go/telemetry/", "writes: $FIXTURE/home/.config/go/telemetry/local/", "writes: $FIXTURE/home/go/", "writes: $FIXTURE/home/go/pkg/", "starts a program: git", "writes: $FIXTURE/home/.cache/**"},
+		Why: "go and gofmt count telemetry under ~/.config/go/telemetry on every run (GOTELEMETRY=local, the default); the sandbox keeps home read-only for a read-only line and go ignores the failure. go fmt with a -mod value and a package path reaches the module proxy (reading ~/.netrc); go list -buildvcs creates the module cache; go list of the workspace's main package writes the build cache (~/.cache/go-build) and starts git to stamp its version (the analysis gives go list the repository configuration's trust, as git's). To fix: the telemetry directory claimed (or GOTELEMETRY=off), go fmt's package operands resolved as go does, git named as a program go list starts"},
 	{Program: "gofmt", Findings: []string{"writes: $FIXTURE/home/.config/", "writes: $FIXTURE/home/.config/go/", "writes: $FIXTURE/home/.config/go/telemetry/", "writes: $FIXTURE/home/.config/go/telemetry/local/"},
 		Why: "gofmt counts telemetry under ~/.config/go/telemetry, as go does (see go)"},
 	{Program: "man", Findings: []string{"starts a program: apropos", "starts a program: col", "starts a program: eqn", "starts a program: groff", "starts a program: grotty", "starts a program: gzip", "starts a program: iconv", "starts a program: locale", "starts a program: neqn", "starts a program: nroff", "starts a program: pic", "starts a program: preconv", "starts a program: refer", "starts a program: tbl", "starts a program: troff", "starts a program: whatis", "writes: /var/cache/man/cat1/"},
@@ -242,4 +244,19 @@ var proofKnown = []proofKnownRow{
 		Why: "top creates ~/.config/procps on start. To fix: claim it, or the sandbox's read-only home suffices"},
 	{Program: "zip", Findings: []string{"writes: $FIXTURE/home/.ssh/"},
 		Why: "zip --logfile-path writes its log and a temporary file in the log's directory. To fix: claim the directory entries"},
+}
+
+// matchKey returns the entry of set that matches a finding's key: the key itself, or an entry
+// ending in "**" that the key starts with (a cache directory's many subdirectories); "" when
+// none does.
+func matchKey(set map[string]bool, key string) string {
+	if set[key] {
+		return key
+	}
+	for e := range set {
+		if pre, ok := strings.CutSuffix(e, "**"); ok && strings.HasPrefix(key, pre) {
+			return e
+		}
+	}
+	return ""
 }

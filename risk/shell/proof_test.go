@@ -278,12 +278,12 @@ func reportProof(t *testing.T, results []proofResult, complete bool) {
 		}
 		var unknown []proofFinding
 		for _, f := range r.Findings {
-			if known.lines[r.Row.Line][f.Key] {
-				seen[r.Row.Line+"\x00"+f.Key] = true
+			if e := matchKey(known.lines[r.Row.Line], f.Key); e != "" {
+				seen[r.Row.Line+"\x00"+e] = true
 				continue
 			}
-			if p := knownProgram(known, r, f); p != "" {
-				seen[p+"\x00"+f.Key] = true
+			if p, e := knownProgram(known, r, f); p != "" {
+				seen[p+"\x00"+e] = true
 				continue
 			}
 			unknown = append(unknown, f)
@@ -367,14 +367,15 @@ func reportProof(t *testing.T, results []proofResult, complete bool) {
 		len(results), ran, failed, timeouts, unfinished, rowsUnproven, skipped, len(missing), cpu.Round(time.Second), strings.Join(top, ", "))
 }
 
-// knownProgram returns the program whose proofKnown entry lists f for r, or "".
-func knownProgram(known proofKnownSet, r proofResult, f proofFinding) string {
+// knownProgram returns the program whose proofKnown entry lists f for r and the entry's
+// finding that matched, or "".
+func knownProgram(known proofKnownSet, r proofResult, f proofFinding) (string, string) {
 	for _, p := range r.Programs {
-		if known.programs[p][f.Key] {
-			return p
+		if e := matchKey(known.programs[p], f.Key); e != "" {
+			return p, e
 		}
 	}
-	return ""
+	return "", ""
 }
 
 func timedOut(b bool) string {

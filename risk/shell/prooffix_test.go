@@ -63,3 +63,16 @@ func raws(ps []shell.Path) []string {
 	}
 	return out
 }
+
+// TestGoListTrustsTheRepository: go list of a main package runs git to stamp its version, so
+// its command carries the repository configuration the gate judges as it does git's.
+func TestGoListTrustsTheRepository(t *testing.T) {
+	an, err := shell.Analyze("go list", &shell.Options{Dir: "/w", Home: "/h"})
+	require.NoError(t, err)
+	require.Len(t, an.Commands, 1)
+	var kinds []shell.ConfigKind
+	for _, c := range an.Commands[0].Config {
+		kinds = append(kinds, c.Kind)
+	}
+	assert.Contains(t, kinds, shell.ConfigRepository)
+}
