@@ -28,6 +28,8 @@ func TestProofFoundClaims(t *testing.T) {
 		{line: "lz4 -r data.txt", writes: []string{"data.txt", "data.txt.lz4"}},
 		{line: "lz4cat --rm data.txt.lz4", reads: []string{"data.txt.lz4"}, writes: []string{"data.txt.lz4"}},
 		{line: "gzip -c data.txt", reads: []string{"data.txt"}},
+		// gunzip NAME decompresses NAME.gz into NAME and removes NAME.gz.
+		{line: "gunzip a", writes: []string{"a", "a.gz", "a.z", "a-gz", "a-z", "a_z", "a.tgz", "a.taz"}},
 		// git grep reads the files it searches.
 		{line: "git grep TODO", reads: []string{"."}},
 		{line: "git grep --no-index TODO", reads: []string{"."}},

@@ -243,6 +243,18 @@ func compressor(c *call) {
 			out = strings.TrimSuffix(p.val, ".tgz") + ".tar"
 		case k.spec == bzip2Spec:
 			out = p.val + ".out" // bzip2 cannot guess the name: it writes NAME.out
+		case k.spec == gzipSpec || k.spec == compressSpec:
+			// gzip given NAME decompresses NAME.gz (or NAME with another of its suffixes)
+			// into NAME and removes it.
+			c.write(arg{val: p.val + suffix, lit: true, word: p.word})
+			if k.spec == gzipSpec {
+				for _, sfx := range []string{".gz", ".z", "-gz", "-z", "_z", ".tgz", ".taz"} {
+					if sfx != suffix {
+						c.write(arg{val: p.val + sfx, lit: true, word: p.word})
+					}
+				}
+			}
+			continue
 		default:
 			continue // no known suffix: the program refuses the file
 		}
