@@ -40,6 +40,9 @@ func TestProofFoundClaims(t *testing.T) {
 		// xxd's options end at its first operand: what follows is the output file.
 		{line: "xxd -include a.bin -i", reads: []string{"a.bin"}, writes: []string{"-i"}},
 		{line: "xxd -i a.bin", reads: []string{"a.bin"}},
+		// lsattr with no operand opens every file of the working directory.
+		{line: "lsattr", reads: []string{"."}},
+		{line: "lsattr -d src", reads: []string{"src"}},
 		// fd -l runs ls on what it finds.
 		{line: "fdfind --list-details a src", reads: []string{"src"}, exec: true},
 		{line: "fd -la src", reads: []string{"src"}, exec: true},

@@ -1276,7 +1276,7 @@ var readOnlyTools = map[string]*tool{
 	"man": {spec: manSpec, operands: manOperands}, "dmesg": {spec: dmesgSpec, operands: noOperands},
 	"hash": {spec: hashSpec, operands: noOperands}, "type": {spec: typeSpec, operands: noOperands},
 	"printf": {spec: printfSpec, operands: noOperands}, "shuf": {spec: shufSpec, operands: shufOperands},
-	"lsattr": {spec: lsattrSpec}, "bc": {spec: bcSpec},
+	"lsattr": {spec: lsattrSpec, operands: lsattrOperands}, "bc": {spec: bcSpec},
 	"fd": {spec: fdSpec, operands: fdOperands}, "fdfind": {spec: fdSpec, operands: fdOperands},
 	"locate": {spec: locateSpec, operands: noOperands}, "plocate": {spec: locateSpec, operands: noOperands},
 }
