@@ -187,6 +187,12 @@ func fdPath(arg string) string {
 	if !strings.HasPrefix(p, "/") {
 		return "" // a socket, a pipe, an anonymous inode
 	}
+	if strings.Contains(p, "\\") {
+		// strace escapes what it cannot print ("\22") as in a quoted string.
+		if u, ok := unquote(`"` + p + `"`); ok {
+			return u
+		}
+	}
 	return p
 }
 
