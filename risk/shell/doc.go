@@ -109,4 +109,34 @@
 // expand them). Package installs reach the hosts configured for their ecosystem in
 // Options.Registries; reins ships none. Enforcement belongs to the sandbox: the hardened sandbox
 // stops what the analysis cannot see.
+//
+// # Proofs
+//
+// The tables are proven against the real programs. TestProof (proof_test.go) generates lines
+// from every table: each option in its spellings (every name, "--opt=V" and "--opt V", "-oV" and
+// "-o V", the shortest unique abbreviation, a short option clustered behind a flag), with a
+// probe value (a secret outside the workspace, executable), and each context's operands, an extra
+// operand and an "@file" operand; every program the analysis knows with generic operands; every
+// line of internal/shelltables. Each line whose analysis is bounded (not opaque, exec, network or
+// destructive) runs as "bash -c LINE" under strace in a throwaway fixture (a workspace, a home
+// and a temporary directory, with canary secrets) inside namespaces where only the fixture is
+// writable and there is no network, and must stay inside its claim: nothing written but the
+// claimed writes and its temporary directory, no program run that the line does not name, no
+// socket reached, no secret opened that the analysis does not report (proof_check_test.go gives
+// the exact rules). FuzzProof does the same for combinations of several options and for what the
+// fuzzer makes of them. proofKnown (proof_known_test.go) lists the programs whose lines fail
+// today, each with what it did and why: the to-do of the table fixes, which the test keeps from
+// going stale. TestProofCatchesAMisclassifiedRow makes a table row lie and shows its proof fail.
+//
+// To add a program: write its table, one entry per option with its effect, and register it;
+// add its Debian package to the need list of .ci/run (CI runs the proofs strictly: a missing
+// program fails); if it does not read one file operand, give it operands in proofContexts
+// (proof_gen_test.go); run "go test -run 'TestProof$' ./risk/shell" (REINS_PROOF_FULL=1 runs
+// every spelling with every value in every context) and correct the table until its rows pass.
+// A program Debian does not package (or CI does not install) cannot be proven: it goes in
+// proofUnpackaged (or proofNotInCI) with the reason, and its rows are counted as unproven; only
+// the sandbox then holds them to their claim. REINS_PROOF_ONLY=FILE runs only the lines FILE
+// lists, and REINS_PROOF_KNOWN_OUT=FILE writes an entry for every failing line. The proofs need
+// Linux, strace, bash and mount, network and PID namespaces; without them they skip with the
+// reason (and fail under REINS_TEST_STRICT=1); -short skips them with the reason.
 package shell

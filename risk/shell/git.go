@@ -98,7 +98,15 @@ func gitReading(c *call, sub string, o opts) {
 			if !o.has("-e", "-f") && len(pos.pos) > 0 {
 				pos.pos = pos.pos[1:]
 			}
-			gitPaths(c, pos, o.has("--no-index", "--untracked"))
+			if len(pos.pos) == 0 {
+				// No pathspec: git grep reads every file of the working directory's tree it
+				// searches (tracked ones; with --no-index or --untracked, every one), as
+				// grep -r does.
+				c.cwd(false)
+			}
+			// Every operand after the pattern is a revision or a pathspec git grep reads:
+			// all are reported (a revision read as a path names nothing).
+			gitPaths(c, pos, true)
 		case "log", "show", "whatchanged", "cat-file", "blame", "annotate", "diff-tree", "range-diff":
 			gitPaths(c, o, false)
 		}

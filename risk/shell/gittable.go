@@ -335,7 +335,7 @@ var gitSubSpecs = map[string]*spec{
 	--path-format =
 	--git-dir
 	--git-common-dir
-	--resolve-git-dir =
+	--resolve-git-dir =R
 	--git-path =
 	--show-toplevel
 	--show-superproject-working-tree

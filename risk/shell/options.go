@@ -614,7 +614,11 @@ func (t *tool) run(c *call) {
 	} else {
 		c.risk(t.base)
 	}
-	o, _ := t.parse(c.args)
+	o, idx := t.parse(c.args)
+	if t.posix {
+		// The options ended at the first operand: the rest are operands (xxd IN OUT).
+		o.pos = append(o.pos, c.args[min(idx, len(c.args)):]...)
+	}
 	c.applyOpts(&o)
 	if t.operands == nil {
 		c.readAll(o.pos)

@@ -101,6 +101,11 @@ func goTool(c *call) {
 		if sub == "list" && (o.has("-u", "-versions", "-retracted") || o.has("-m") && len(o.pos) > 0) {
 			c.fetch("go") // listing modules other than the main one loads their go.mod files
 		}
+		if sub == "list" {
+			// Listing a main package stamps its version: go runs git in the repository, and
+			// git's repository configuration decides what git runs (fsmonitor, hooks).
+			c.config(ConfigRepository, false)
+		}
 	case "env":
 		if o.has("-w", "-u") {
 			c.risk(risk.Mutating)

@@ -14,7 +14,7 @@ const goBuildOpts = `
 	-p =
 	-race
 	-msan
-	-asan
+	-asan !X
 	-cover
 	-covermode =
 	-coverpkg =

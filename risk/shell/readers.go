@@ -70,6 +70,14 @@ func xxdOperands(c *call, o opts) {
 	uniqOperands(c, o)
 }
 
+// lsattrOperands: lsattr with no operand lists the working directory, opening every file in it.
+func lsattrOperands(c *call, o opts) {
+	if len(o.pos) == 0 {
+		c.cwd(false)
+	}
+	c.readAll(o.pos)
+}
+
 // grepOperands: the first operand is the pattern unless -e or -f gave one.
 func grepOperands(c *call, o opts) {
 	pos := o.pos

@@ -556,8 +556,9 @@ var hexdumpSpec = &spec{man: "hexdump(1)", abbrev: true, opts: `
 	--help
 	-V --version`}
 
-// xxd(1), vim 9.1: options take one dash; a second operand is written (see xxdOperands).
-var xxdSpec = &spec{man: "xxd(1)", oneDash: true, opts: `
+// xxd(1), vim 9.1: options take one dash and end at the first operand (xxd reads its arguments
+// in order: "xxd a.bin -i" writes the file -i); a second operand is written (see xxdOperands).
+var xxdSpec = &spec{man: "xxd(1)", oneDash: true, posix: true, opts: `
 	-a -autoskip
 	-b -bits
 	-C -capitalize
@@ -1275,7 +1276,7 @@ var readOnlyTools = map[string]*tool{
 	"man": {spec: manSpec, operands: manOperands}, "dmesg": {spec: dmesgSpec, operands: noOperands},
 	"hash": {spec: hashSpec, operands: noOperands}, "type": {spec: typeSpec, operands: noOperands},
 	"printf": {spec: printfSpec, operands: noOperands}, "shuf": {spec: shufSpec, operands: shufOperands},
-	"lsattr": {spec: lsattrSpec}, "bc": {spec: bcSpec},
+	"lsattr": {spec: lsattrSpec, operands: lsattrOperands}, "bc": {spec: bcSpec},
 	"fd": {spec: fdSpec, operands: fdOperands}, "fdfind": {spec: fdSpec, operands: fdOperands},
 	"locate": {spec: locateSpec, operands: noOperands}, "plocate": {spec: locateSpec, operands: noOperands},
 }
@@ -1294,7 +1295,7 @@ var fdSpec = &spec{man: "fd(1)", opts: `
 	-F --fixed-strings
 	--and =
 	-a --absolute-path
-	-l --list-details
+	-l --list-details !X
 	-L --follow
 	-p --full-path
 	-0 --print0

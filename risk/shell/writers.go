@@ -175,9 +175,20 @@ func compressor(c *call) {
 	k := compressors[c.name]
 	c.risk(risk.ReadOnly)
 	o := c.parsed(k.spec)
+	// -d and -z (where the program has it) choose the mode, the last one given winning; the
+	// analysis claims the outputs of every mode the words allow.
 	decomp := k.decomp || o.has("-d")
-	if k.stdout || o.has("-c", "-t", "-l", "--list") {
+	comp := !k.decomp && !o.has("-d") || o.has("-z")
+	// Testing and listing write nothing, unless a -d or -z given with them chooses another mode
+	// (bzip2, xz and zstd take the last mode given: "bunzip2 -t -d" decompresses).
+	quiet := o.has("-t", "-l", "--list") && !o.has("-d", "-z")
+	if k.stdout || o.has("-c") || quiet {
 		c.readAll(o.pos)
+		if o.has("--rm") {
+			// lz4 --rm removes its operands even when it writes to standard output.
+			c.risk(risk.Mutating)
+			c.writeAll(o.pos)
+		}
 		return
 	}
 	c.risk(risk.Mutating)
@@ -213,21 +224,39 @@ func compressor(c *call) {
 		c.opaque(c.name + " -N restores the file name stored in the archive")
 	}
 	for _, p := range o.pos {
-		// The operand is read and removed (unless -k), and its (de)compressed twin written.
+		// The operand is read and removed (unless -k), and its (de)compressed twin written (a
+		// recursive run's file operand too: -r only adds what a directory holds).
 		c.write(p)
-		if !p.lit || p.glob || o.has("-r") {
+		if !p.lit || p.glob {
 			continue
 		}
-		out := p.val + suffix
-		if decomp {
-			var ok bool
-			if out, ok = strings.CutSuffix(p.val, suffix); !ok {
-				if k.spec == gzipSpec && strings.HasSuffix(p.val, ".tgz") {
-					out = strings.TrimSuffix(p.val, ".tgz") + ".tar"
-				} else {
-					continue // no known suffix: the program refuses the file
+		if comp {
+			c.write(arg{val: p.val + suffix, lit: true, word: p.word})
+		}
+		if !decomp {
+			continue
+		}
+		out, ok := strings.CutSuffix(p.val, suffix)
+		switch {
+		case ok:
+		case k.spec == gzipSpec && strings.HasSuffix(p.val, ".tgz"):
+			out = strings.TrimSuffix(p.val, ".tgz") + ".tar"
+		case k.spec == bzip2Spec:
+			out = p.val + ".out" // bzip2 cannot guess the name: it writes NAME.out
+		case k.spec == gzipSpec || k.spec == compressSpec:
+			// gzip given NAME decompresses NAME.gz (or NAME with another of its suffixes)
+			// into NAME and removes it.
+			c.write(arg{val: p.val + suffix, lit: true, word: p.word})
+			if k.spec == gzipSpec {
+				for _, sfx := range []string{".gz", ".z", "-gz", "-z", "_z", ".tgz", ".taz"} {
+					if sfx != suffix {
+						c.write(arg{val: p.val + sfx, lit: true, word: p.word})
+					}
 				}
 			}
+			continue
+		default:
+			continue // no known suffix: the program refuses the file
 		}
 		c.write(arg{val: out, lit: true, word: p.word})
 	}
