@@ -186,6 +186,9 @@ func TestProof(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: TestProof runs every table row under strace (minutes); the main test pass runs it")
 	}
+	if raceEnabled {
+		t.Skip("the race detector is on: TestProof's work is in the programs it traces, not in Go code; the main test pass runs it")
+	}
 	h := newProofHarness(t, t.TempDir())
 	full := os.Getenv(proofFullEnv) == "1"
 	var rows []proofRow
@@ -412,6 +415,9 @@ func knownLiteral(r proofResult) string {
 // table (comboLines) and the inputs kept in testdata/fuzz/FuzzProof; a finding on a program
 // that proofKnown already lists for that program is not reported again.
 func FuzzProof(f *testing.F) {
+	if raceEnabled || testing.Short() {
+		f.Skip("-short or the race detector: FuzzProof's seeds run every line under strace; the main test pass runs them")
+	}
 	skip := map[string]bool{}
 	for _, k := range proofKnown {
 		if k.Entry != "" {

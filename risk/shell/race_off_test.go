@@ -1,0 +1,5 @@
+//go:build !race
+
+package shell_test
+
+const raceEnabled = false
