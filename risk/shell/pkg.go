@@ -485,6 +485,13 @@ func pyPM(c *call) {
 		c.risk(risk.Exec)
 		return
 	}
+	if c.name == "pipenv" {
+		// pipenv loads the project's .env (or $PIPENV_DOTENV_LOCATION) into its own
+		// environment on every start, --version and help included: configuration from the
+		// workspace, and a secret read that no word of the line names.
+		c.opaque("pipenv loads the project's .env on every start")
+		c.risk(risk.Exec)
+	}
 	if c.name == "uv" && sub == "pip" && len(rest) > 0 {
 		c.args = rest
 		c.name = "pip"

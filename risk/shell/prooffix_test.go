@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/reins-go/reins/risk"
 	"github.com/reins-go/reins/risk/shell"
 )
 
@@ -16,6 +17,7 @@ func TestProofFoundClaims(t *testing.T) {
 		line          string
 		reads, writes []string
 		exec          bool
+		opaque        bool // touches files it does not name, and runs as exec
 	}{
 		// A compressor writes the outputs of every mode its words allow: the last of -d, -z
 		// and -t wins in bzip2, xz and zstd.
@@ -46,12 +48,21 @@ func TestProofFoundClaims(t *testing.T) {
 		// fd -l runs ls on what it finds.
 		{line: "fdfind --list-details a src", reads: []string{"src"}, exec: true},
 		{line: "fd -la src", reads: []string{"src"}, exec: true},
+		// pipenv loads the project's .env on every start (FuzzProof: plain pipenv read .env).
+		{line: "pipenv", opaque: true},
+		{line: "pipenv --version", opaque: true},
+		{line: "pipenv graph", opaque: true},
 	} {
 		t.Run(tc.line, func(t *testing.T) {
 			an, err := shell.Analyze(tc.line, &shell.Options{Dir: "/w", Home: "/h"})
 			require.NoError(t, err)
 			if tc.exec {
 				assert.True(t, an.ExecutesCode, "%s: runs a program", tc.line)
+				return
+			}
+			if tc.opaque {
+				assert.True(t, an.Opaque, "%s: opaque", tc.line)
+				assert.True(t, an.Risk.Has(risk.Exec), "%s: exec", tc.line)
 				return
 			}
 			require.False(t, an.Opaque, "%s: opaque", tc.line)

@@ -420,7 +420,7 @@ var versionFlags = map[string][]string{
 	"clang": {}, "clang++": {}, "cc": {}, "cmake": {}, "ninja": {}, "bazel": {"version"}, "mvn": {"-v"},
 	"gradle": {"-v"}, "ruff": {"-V"}, "mypy": {"-V"}, "pytest": {"-V"}, "eslint": {"-v"}, "prettier": {"-v"},
 	"jest": {"-v"}, "vite": {"-v"}, "black": {}, "flake8": {}, "pylint": {}, "golangci-lint": {"version"},
-	"rustup": {"-V"}, "nvm": {}, "poetry": {"-V"}, "pipenv": {}, "conda": {"-V"}, "elixir": {"-v"}, "mix": {"-v"},
+	"rustup": {"-V"}, "nvm": {}, "poetry": {"-V"}, "conda": {"-V"}, "elixir": {"-v"}, "mix": {"-v"},
 	"ghc": {"-V"}, "kotlin": {"-version"}, "scala": {"-version"}, "dart": {}, "flutter": {},
 }
 
