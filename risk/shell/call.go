@@ -257,7 +257,17 @@ func (c *call) opaque(why string) {
 
 func (c *call) note(why string) { c.cmd.Why = append(c.cmd.Why, why) }
 
-// read and write record a path argument; "-" (stdin/stdout) and device sinks are not paths.
+// dashIsAFile are the programs that give "-" no special meaning: for them it names a file
+// called "-" in the working directory (mv - x renames it, rm - removes it, cp - x reads it).
+var dashIsAFile = map[string]bool{
+	"mv": true, "cp": true, "rm": true, "ln": true, "link": true, "unlink": true, "mkdir": true,
+	"rmdir": true, "chmod": true, "chown": true, "chgrp": true, "install": true, "shred": true,
+	"truncate": true, "mkfifo": true, "mknod": true, "rename": true, "stat": true, "readlink": true,
+	"realpath": true, "ls": true, "du": true, "file": true, "chattr": true, "lsattr": true,
+}
+
+// read and write record a path argument; "-" (stdin/stdout, but for the programs of
+// dashIsAFile) and device sinks are not paths.
 func (c *call) read(a arg)  { c.path(a, false) }
 func (c *call) write(a arg) { c.path(a, true) }
 
@@ -273,7 +283,7 @@ func (c *call) path(a arg, write bool) {
 		c.opaque("a path argument is not literal")
 		return
 	}
-	if a.val == "-" || a.val == "" || isDevSink(a.val) {
+	if a.val == "-" && !dashIsAFile[c.name] || a.val == "" || isDevSink(a.val) {
 		return
 	}
 	addPath(c.cmd, c.sc, a.val, a.glob, write)

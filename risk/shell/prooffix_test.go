@@ -48,6 +48,11 @@ func TestProofFoundClaims(t *testing.T) {
 		// fd -l runs ls on what it finds.
 		{line: "fdfind --list-details a src", reads: []string{"src"}, exec: true},
 		{line: "fd -la src", reads: []string{"src"}, exec: true},
+		// "-" is a file for the programs that give it no meaning (FuzzProof: mv - 0 renamed it).
+		{line: "mv - 0", writes: []string{"-", "0"}},
+		{line: "rm -- -", writes: []string{"-"}},
+		{line: "cp - x", reads: []string{"-"}, writes: []string{"x"}},
+		{line: "cat -", reads: nil},
 		// pipenv loads the project's .env on every start (FuzzProof: plain pipenv read .env).
 		{line: "pipenv", opaque: true},
 		{line: "pipenv --version", opaque: true},
