@@ -112,6 +112,13 @@ func goTool(c *call) {
 			c.write(arg{val: c.w.opts.Home + "/.config/go/env", lit: c.w.opts.Home != ""})
 			return
 		}
+		if goEnvCostly(o.pos) {
+			// Reporting the C flags runs the C compiler (CC, which configuration may name) and
+			// writes the build cache: go env with no names, or with one of those names.
+			c.risk(risk.Exec)
+			c.opaque("go env runs the C compiler to report its flags")
+			return
+		}
 		c.risk(risk.ReadOnly)
 	case "build", "test", "vet", "run", "generate":
 		c.risk(risk.Exec)
@@ -677,4 +684,19 @@ func systemPM(c *call) {
 	default:
 		c.risk(risk.Exec)
 	}
+}
+
+// goEnvCostly reports whether go env, given these names, computes the variables whose values
+// come from running the C compiler: every variable (no names), or a cgo or compiler one.
+func goEnvCostly(names []arg) bool {
+	if len(names) == 0 {
+		return true
+	}
+	for _, n := range names {
+		if !n.lit || strings.HasPrefix(n.val, "CGO_") || n.val == "GOGCCFLAGS" || n.val == "PKG_CONFIG" ||
+			n.val == "CC" || n.val == "CXX" || strings.ContainsAny(n.val, "*?[$") {
+			return true
+		}
+	}
+	return false
 }

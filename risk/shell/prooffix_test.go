@@ -53,6 +53,11 @@ func TestProofFoundClaims(t *testing.T) {
 		{line: "rm -- -", writes: []string{"-"}},
 		{line: "cp - x", reads: []string{"-"}, writes: []string{"x"}},
 		{line: "cat -", reads: nil},
+		// go env without names, or with a cgo name, runs the C compiler (FuzzProof: go env).
+		{line: "go env", opaque: true},
+		{line: "go env -json", opaque: true},
+		{line: "go env GOGCCFLAGS", opaque: true},
+		{line: "go env GOPATH GOROOT"},
 		// pipenv loads the project's .env on every start (FuzzProof: plain pipenv read .env).
 		{line: "pipenv", opaque: true},
 		{line: "pipenv --version", opaque: true},
