@@ -156,10 +156,14 @@ func TestEmergencyStopCancelsInFlight(t *testing.T) {
 				want--
 			}
 			for range want {
-				<-started
+				select {
+				case <-started:
+				case <-time.After(time.Minute):
+					t.Fatal("a run's operation did not start within a minute (its decision denied?)")
+				}
 			}
 			stop.stop()
-			wg.Wait()
+			waitGroupWithin(t, &wg, 2*time.Minute, "the operations in flight")
 			for i, c := range causes {
 				if stop.name == "by a run" && i == 0 {
 					continue
@@ -239,6 +243,8 @@ func TestRestartLosesNothing(t *testing.T) {
 	var acked, tried atomic.Int64
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
+	stopSpenders := sync.OnceFunc(func() { close(stop); waitGroupWithin(t, &wg, time.Minute, "the spenders") })
+	t.Cleanup(stopSpenders) // also when an assertion below ends the test early
 	for range 4 {
 		wg.Add(1)
 		go func() {
@@ -256,9 +262,7 @@ func TestRestartLosesNothing(t *testing.T) {
 			}
 		}()
 	}
-	for acked.Load() < 20 {
-		time.Sleep(time.Millisecond)
-	}
+	waitFor(t, time.Minute, "20 acknowledged spends before the stop", func() bool { return acked.Load() >= 20 })
 	srv.stop()
 	d, err := other.Check(ctx, readme)
 	require.ErrorIs(t, err, reins.ErrRunState)
@@ -278,11 +282,8 @@ func TestRestartLosesNothing(t *testing.T) {
 	}
 	assert.Equal(t, policy.Deny, d.Verdict, "the halt survived")
 	assert.Contains(t, d.Reason, "before the outage")
-	for acked.Load() < ackedDown+20 {
-		time.Sleep(time.Millisecond)
-	}
-	close(stop)
-	wg.Wait()
+	waitFor(t, time.Minute, "20 acknowledged spends after the restart", func() bool { return acked.Load() >= ackedDown+20 })
+	stopSpenders()
 	ms, err := r.Meters(ctx)
 	require.NoError(t, err)
 	assert.GreaterOrEqual(t, ms[0].Used, float64(acked.Load()), "no acknowledged spend is lost")
@@ -293,6 +294,28 @@ func TestRestartLosesNothing(t *testing.T) {
 	assert.Equal(t, g.ID, gs[0].ID)
 	require.NoError(t, f.Reset(ctx, "outage over"))
 	waitAllowed(t, other)
+}
+
+// waitFor waits until cond holds, failing the test when it does not within d.
+func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		require.True(t, time.Now().Before(deadline), "waited %s for %s", d, what)
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// waitGroupWithin waits for wg, failing the test when it is not done within d.
+func waitGroupWithin(t *testing.T, wg *sync.WaitGroup, d time.Duration, what string) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(d):
+		t.Fatalf("%s did not end within %s", what, d)
+	}
 }
 
 // waitAllowed waits (up to 30 s) until the run's decisions are allowed again.
