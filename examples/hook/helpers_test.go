@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/reins-go/reins/examples/hook/internal/hookwire"
 )
 
 // world is a project directory, a user configuration directory (no profile file unless a test
@@ -130,21 +132,22 @@ func (r result) decision() string {
 // (whose XDG_CACHE_HOME would move Go's build cache to an empty directory).
 var buildEnv = os.Environ()
 
-// hookBinary builds the hook and reins-hook-load, next to it, once per test binary.
+// hookBinary builds reins-hook (the front program), reins-hook-core and reins-hook-load into
+// one directory, as README.md installs them, once per test binary. It returns the front
+// program's path.
 var hookBinary = sync.OnceValues(func() (string, error) {
 	dir, err := os.MkdirTemp("", "reins-hook-bin-")
 	if err != nil {
 		return "", err
 	}
-	bin := filepath.Join(dir, "reins-hook")
-	for pkg, out := range map[string]string{".": bin, "./load": filepath.Join(dir, loaderName)} {
-		cmd := exec.Command("go", "build", "-o", out, pkg)
+	for pkg, name := range map[string]string{"./front": "reins-hook", ".": hookwire.CoreName, "./load": loaderName} {
+		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, name), pkg)
 		cmd.Env = append(buildEnv, "CGO_ENABLED=0") // as README.md says to build it
 		if b, err := cmd.CombinedOutput(); err != nil {
 			return "", &buildError{string(b), err}
 		}
 	}
-	return bin, nil
+	return filepath.Join(dir, "reins-hook"), nil
 })
 
 type buildError struct {

@@ -16,6 +16,7 @@ import (
 	"github.com/reins-go/reins"
 	"github.com/reins-go/reins/audit"
 	"github.com/reins-go/reins/checkpoint"
+	"github.com/reins-go/reins/examples/hook/internal/hookstate"
 	"github.com/reins-go/reins/gate"
 	"github.com/reins-go/reins/policy"
 	"github.com/reins-go/reins/profile"
@@ -59,7 +60,7 @@ func (h *hook) open(ctx context.Context, k *call) (*runtime, error) {
 		return nil, err
 	}
 	p = h.adjust(p, k.mode)
-	log, err := audit.OpenJSONL(filepath.Join(h.stateDir, "audit.jsonl"), &audit.JSONLOptions{Shared: true})
+	log, err := h.openLog()
 	if err != nil {
 		return nil, fmt.Errorf("opening the audit log: %v", err)
 	}
@@ -71,7 +72,7 @@ func (h *hook) open(ctx context.Context, k *call) (*runtime, error) {
 	r, err := reins.New(ctx, p, &reins.Options{Workspace: []string{k.project}, Audit: log, Store: store,
 		MaxConsecutiveFailures: h.maxFailures, Meters: meters})
 	if err != nil {
-		_ = log.Close(ctx)
+		closeLog(ctx, log)
 		return nil, err
 	}
 	return &runtime{h: h, k: k, r: r, log: log, files: files, corr: correlation(k.c.name, k.session, k.key)}, nil
@@ -100,7 +101,52 @@ func (rt *runtime) close(ctx context.Context) {
 	}
 	rt.closed = true
 	_ = rt.r.Close()
-	_ = rt.log.Close(ctx)
+	closeLog(ctx, rt.log)
+}
+
+// residentLog keeps the audit log open across the calls a resident core answers (daemon.go);
+// nil in a core started for one call. The log is opened Shared: every write takes its lock and
+// picks up what other processes appended, as a log opened for the call would.
+var residentLog *keptLog
+
+type keptLog struct {
+	path   string
+	lockID string // the identity of the log's lock file when opened: another file means another log
+	log    *audit.JSONL
+}
+
+// openLog opens the state directory's audit log, or returns the resident core's open one.
+func (h *hook) openLog() (*audit.JSONL, error) {
+	path := filepath.Join(h.stateDir, "audit.jsonl")
+	k := residentLog
+	if k == nil {
+		return audit.OpenJSONL(path, &audit.JSONLOptions{Shared: true})
+	}
+	if k.log != nil && k.path == path && hookstate.Identity(path+".lock") == k.lockID {
+		return k.log, nil
+	}
+	k.drop()
+	log, err := audit.OpenJSONL(path, &audit.JSONLOptions{Shared: true})
+	if err != nil {
+		return nil, err
+	}
+	k.path, k.lockID, k.log = path, hookstate.Identity(path+".lock"), log
+	return log, nil
+}
+
+// closeLog closes a log openLog opened for one call; the resident one stays open.
+func closeLog(ctx context.Context, log *audit.JSONL) {
+	if residentLog == nil || residentLog.log != log {
+		_ = log.Close(ctx)
+	}
+}
+
+// drop closes the kept log: the next call opens it again.
+func (k *keptLog) drop() {
+	if k.log != nil {
+		_ = k.log.Close(context.Background())
+		k.log = nil
+	}
 }
 
 // correlation names one tool call in every record about it (decision, question, checkpoint,

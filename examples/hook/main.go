@@ -1,11 +1,17 @@
-// Command hook puts the reins gate in front of the tools of three agent CLIs, Claude Code,
-// Gemini CLI and Codex CLI, as their pre-tool and post-tool hook, from the same profiles and
-// into the same audit log. Install it as reins-hook (README.md in this directory says how, for
-// each client, and when a client runs no hook at all).
+// Command hook is reins-hook-core: it puts the reins gate in front of the tools of three agent
+// CLIs, Claude Code, Gemini CLI and Codex CLI, as their pre-tool and post-tool hook, from the same
+// profiles and into the same audit log. The client starts reins-hook (examples/hook/front) for
+// each call, which hands the call to this program, installed beside it (README.md in this
+// directory says how, for each client, and when a client runs no hook at all).
 //
-//	reins-hook claude|gemini|codex [-state DIR] [-project DIR] [-max-actions N] [-max-failures N] [-codex-updated-input]
-//	reins-hook exec -state DIR -ticket TICKET -- bash -c LINE
-//	reins-hook reset [-state DIR] claude|gemini|codex SESSION
+//	reins-hook-core claude|gemini|codex [-state DIR] [-project DIR] [-max-actions N] [-max-failures N] [-codex-updated-input]
+//	reins-hook-core exec -state DIR -ticket TICKET -- bash -c LINE
+//	reins-hook-core reset [-state DIR] claude|gemini|codex SESSION
+//	reins-hook-core daemon -socket PATH [-idle DURATION] -- claude|gemini|codex [flags]
+//
+// On Linux the front program keeps one core resident per situation (daemon_linux.go): the calls
+// of a session then cost the front program's start-up and the decision, not this program's
+// start-up; a resident core answers exactly as a core started for the call.
 //
 // # What one call does
 //
@@ -14,7 +20,7 @@
 // decision, and answers. No answer drops an obligation of the decision:
 //
 //   - ALLOW with Sandbox (a shell line the gate lets through without asking): the command is
-//     rewritten to run through "reins-hook exec" in the hardened sandbox, confined to what the
+//     rewritten to run through "reins-hook-core exec" in the hardened sandbox, confined to what the
 //     gate's analysis claims for the line (its writable paths, its network), with a signed
 //     ticket (see ticket.go). Where the client lets no hook replace the input, or no enforcing
 //     sandbox runs here, the line is asked about instead.
@@ -30,7 +36,7 @@
 //
 // After the tool, the hook records the outcome; failures count towards the session's halt
 // (three in a row of one tool by default), which, like every hard stop, holds for every later
-// call of the session until `reins-hook reset`. The session's run state (halt, failures, the
+// call of the session until `reins-hook-core reset`. The session's run state (halt, failures, the
 // action budget, parked questions) lives in a reins.FileStore in the state directory, shared by
 // the hook's processes; the audit log (audit.jsonl, hash-chained) is shared by every session and
 // client. The state directory is protected: no tool the gate decides reads or writes it.
@@ -67,10 +73,12 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"syscall"
+
+	"github.com/reins-go/reins/examples/hook/internal/hookwire"
 )
 
 // maxInput bounds the hook's standard input; a larger payload is refused.
-const maxInput = 4 << 20
+const maxInput = hookwire.MaxInput
 
 // exitBlock is the exit status every client reads as "block this call".
 const exitBlock = 2
@@ -88,7 +96,7 @@ func main() {
 // injectPanic lets a test prove that a panic anywhere in the hook ends in exit 2.
 var injectPanic func()
 
-const usage = "usage: reins-hook claude|gemini|codex [flags] | exec -state DIR -ticket T -- bash -c LINE | reset [-state DIR] CLIENT SESSION"
+const usage = "usage: reins-hook-core claude|gemini|codex [flags] | exec -state DIR -ticket T -- bash -c LINE | reset [-state DIR] CLIENT SESSION | daemon -socket PATH -- CLIENT [flags]"
 
 // run is main with its inputs and outputs passed in. It never panics, and a hook call never
 // returns 1 (which Claude Code and Gemini CLI read as "go ahead").
@@ -99,6 +107,15 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			code = exitBlock
 		}
 	}()
+	if len(args) > 0 && args[0] == "daemon" {
+		return runDaemon(ctx, args[1:], stderr)
+	}
+	return dispatch(ctx, args, stdin, stdout, stderr)
+}
+
+// dispatch is run without its recovery: a resident core (daemon.go) recovers itself, and ends
+// after a panic.
+func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprintln(stderr, "reins hook: "+usage+"; blocking the call")
 		return exitBlock
@@ -175,30 +192,8 @@ func newHook(c *client, args []string) (*hook, error) {
 	return h, nil
 }
 
-// stateDir returns the state directory: dir if given (made absolute), else
-// $XDG_STATE_HOME/reins/hook, else ~/.local/state/reins/hook (on Windows the local application
-// data directory).
-func stateDir(dir string) (string, error) {
-	if dir == "" {
-		base := os.Getenv("XDG_STATE_HOME")
-		if !filepath.IsAbs(base) {
-			base = os.Getenv("LOCALAPPDATA")
-		}
-		if base == "" {
-			home, err := os.UserHomeDir()
-			if err != nil {
-				return "", fmt.Errorf("no state directory (pass -state DIR): %v", err)
-			}
-			base = filepath.Join(home, ".local", "state")
-		}
-		dir = filepath.Join(base, "reins", "hook")
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", err
-	}
-	return abs, nil
-}
+// stateDir returns the state directory (see hookwire.StateDir).
+func stateDir(dir string) (string, error) { return hookwire.StateDir(dir, os.Getenv, os.UserHomeDir) }
 
 // handle reads one call and answers it.
 func (h *hook) handle(ctx context.Context, stdin io.Reader) (any, error) {

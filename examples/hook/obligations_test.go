@@ -12,6 +12,7 @@ import (
 
 	"github.com/reins-go/reins/audit"
 	"github.com/reins-go/reins/checkpoint"
+	"github.com/reins-go/reins/examples/hook/internal/hookwire"
 	"github.com/reins-go/reins/internal/testenv"
 )
 
@@ -75,7 +76,8 @@ func TestAllowedShellLineRunsConfined(t *testing.T) {
 	assert.Equal(t, "d", ui["description"], "the other fields stay")
 	rewritten, _ := ui["command"].(string)
 	bin, _ := hookBinary()
-	require.True(t, strings.HasPrefix(rewritten, bin+" exec -state "), rewritten)
+	core := filepath.Join(filepath.Dir(bin), hookwire.CoreName)
+	require.True(t, strings.HasPrefix(rewritten, core+" exec -state "), "the line runs through the core: %s", rewritten)
 	assert.Contains(t, r.out["systemMessage"], "tee out.txt", "the Notify obligation: a message the user sees")
 
 	// A checkpoint of what the line may write was taken.
@@ -178,10 +180,13 @@ func TestBinaryLoadsProfilesThroughTheLoader(t *testing.T) {
 	// A copy of the hook without reins-hook-load beside it.
 	bin, err := hookBinary()
 	require.NoError(t, err)
-	alone := filepath.Join(t.TempDir(), "reins-hook")
-	b, err := os.ReadFile(bin)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(alone, b, 0o755))
+	aloneDir := t.TempDir()
+	for _, name := range []string{"reins-hook", hookwire.CoreName} {
+		b, err := os.ReadFile(filepath.Join(filepath.Dir(bin), name))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(aloneDir, name), b, 0o755))
+	}
+	alone := filepath.Join(aloneDir, "reins-hook")
 	w.profile(`{"active_profile": "PROFILE-DEV"}`)
 	cmd := exec.Command(alone, "claude", "-state", w.state)
 	cmd.Dir, cmd.Stdin = w.ws, strings.NewReader(read)

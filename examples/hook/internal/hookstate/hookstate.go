@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/reins-go/reins/profile"
 )
@@ -53,11 +54,12 @@ func entryPath(stateDir, key string) string {
 	return filepath.Join(stateDir, "profiles", fmt.Sprintf("%x.json", sum[:12]))
 }
 
-// Lookup returns the cached entry for key when every file it was loaded from is unchanged.
+// Lookup returns the cached entry for key when every file it was loaded from is unchanged. The
+// entry's profile may be shared with later lookups in this process: clone it before changing it.
 func Lookup(stateDir, key string) (Entry, bool) {
-	var e Entry
-	b, err := ReadSmall(entryPath(stateDir, key), 4<<20)
-	if err != nil || json.Unmarshal(b, &e) != nil || e.V != Version || e.Key != key || e.NoCache || len(e.Files) == 0 {
+	path := entryPath(stateDir, key)
+	e, ok := decoded(path)
+	if !ok || e.V != Version || e.Key != key || e.NoCache || len(e.Files) == 0 {
 		return Entry{}, false
 	}
 	for _, f := range e.Files {
@@ -65,8 +67,43 @@ func Lookup(stateDir, key string) (Entry, bool) {
 			return Entry{}, false
 		}
 	}
-	if e.Profile.Hash() != e.Hash {
+	return e, true
+}
+
+// memo keeps, in a process that answers many calls (a resident core), the entries it decoded,
+// by the identity of the cache file they were decoded from: an entry file rewritten, replaced
+// or removed has another identity (its change time moves), and is decoded again.
+var memo struct {
+	sync.Mutex
+	m map[string]memoEntry
+}
+
+type memoEntry struct {
+	identity string
+	e        Entry
+}
+
+// decoded returns the entry in the cache file at path, whose profile hashes to its Hash.
+func decoded(path string) (Entry, bool) {
+	id := Identity(path)
+	memo.Lock()
+	m, ok := memo.m[path]
+	memo.Unlock()
+	if ok && m.identity == id {
+		return m.e, true
+	}
+	var e Entry
+	b, err := ReadSmall(path, 4<<20)
+	if err != nil || json.Unmarshal(b, &e) != nil || e.Profile.Hash() != e.Hash {
 		return Entry{}, false
+	}
+	if Identity(path) == id { // not replaced while it was read
+		memo.Lock()
+		if memo.m == nil || len(memo.m) >= 64 {
+			memo.m = map[string]memoEntry{}
+		}
+		memo.m[path] = memoEntry{id, e}
+		memo.Unlock()
 	}
 	return e, true
 }
