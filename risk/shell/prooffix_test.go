@@ -58,6 +58,15 @@ func TestProofFoundClaims(t *testing.T) {
 		{line: "go env -json", opaque: true},
 		{line: "go env GOGCCFLAGS", opaque: true},
 		{line: "go env GOPATH GOROOT"},
+		// Wrappers that start programs of their own, whatever the command (FuzzProof: a bare
+		// xvfb-run started awk, cat, fmt, getopt and stty; with a command, Xvfb and xauth).
+		{line: "xvfb-run", exec: true},
+		{line: "xvfb-run ls", exec: true},
+		{line: "dbus-run-session ls", exec: true},
+		{line: "unbuffer ls", exec: true},
+		{line: "valgrind -q ls", exec: true},
+		{line: "chronic ls", reads: []string{"."}}, // runs the command and nothing else
+		{line: "timeout 5 ls", reads: []string{"."}},
 		// pipenv loads the project's .env on every start (FuzzProof: plain pipenv read .env).
 		{line: "pipenv", opaque: true},
 		{line: "pipenv --version", opaque: true},

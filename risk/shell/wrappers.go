@@ -283,6 +283,19 @@ func wrap(sp *spec, skip int) handler {
 	}
 }
 
+// wrapStarting is wrap for the wrappers that start programs of their own besides the command
+// they run, whatever the command: the line starts programs (and they touch files) it does not
+// name (starts says which).
+func wrapStarting(sp *spec, starts string) handler {
+	w := wrap(sp, 0)
+	return func(c *call) {
+		c.cmd.ExecutesCode = true
+		c.risk(risk.Exec)
+		c.opaque(c.name + " starts " + starts)
+		w(c)
+	}
+}
+
 func execBuiltin(c *call) {
 	o, idx := execSpec.parse(c.args)
 	c.applyOpts(&o)
@@ -664,11 +677,11 @@ func registerWrappers() {
 	programs["taskset"] = wrap(tasksetSpec, 1)
 	programs["chrt"] = chrt
 	programs["numactl"] = wrap(numactlSpec, 0)
-	programs["unbuffer"] = wrap(unbufferSpec, 0)
+	programs["unbuffer"] = wrapStarting(unbufferSpec, "the expect interpreter (tclsh) and stty")
 	programs["chronic"] = wrap(chronicSpec, 0)
 	programs["caffeinate"] = wrap(caffeinateSpec, 0)
-	programs["xvfb-run"] = wrap(xvfbSpec, 0)
-	programs["dbus-run-session"] = wrap(dbusRunSpec, 0)
+	programs["xvfb-run"] = wrapStarting(xvfbSpec, "an X server (Xvfb) and xauth, which write under the temporary directory, and its script's own tools")
+	programs["dbus-run-session"] = wrapStarting(dbusRunSpec, "a session bus daemon (dbus-daemon), whose socket it creates")
 	register(wrap(noOptsSpec, 0), "catchsegv", "with-contenv")
 	programs["entr"] = entr
 	register(proxied, "proxychains", "proxychains4", "torsocks", "tsocks")
@@ -678,7 +691,7 @@ func registerWrappers() {
 	}
 	programs["strace"] = wrap(straceSpec, 0)
 	programs["ltrace"] = wrap(ltraceSpec, 0)
-	programs["valgrind"] = wrap(valgrindSpec, 0)
+	programs["valgrind"] = wrapStarting(valgrindSpec, "its tool, a program of its own (memcheck by default)")
 	programs["flock"] = flock
 	register(func(c *call) {
 		c.risk(risk.Exec)
