@@ -103,7 +103,8 @@ func (d *daemon) serve(ctx context.Context) error {
 	}
 	// One daemon per socket: the lock is held for the daemon's whole life, so a second one
 	// started meanwhile waits briefly, then leaves the socket to the first.
-	lock, err := os.OpenFile(strings.TrimSuffix(d.sock, ".sock")+".lock", os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW, 0o600)
+	lockPath := strings.TrimSuffix(d.sock, ".sock") + ".lock"
+	lock, err := os.OpenFile(lockPath, os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return err
 	}
@@ -111,6 +112,10 @@ func (d *daemon) serve(ctx context.Context) error {
 	if !flockWithin(lock, 2*time.Second) {
 		return nil
 	}
+	// Removed while still held, so that lock files do not pile up. A daemon that opened this
+	// file just before may then run beside one that created a new file: whichever binds the
+	// socket last keeps it, and the other sees that within a second and ends (see ownsSocket).
+	defer os.Remove(lockPath)
 	if err := os.Remove(d.sock); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
