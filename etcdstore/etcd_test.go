@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -79,11 +80,21 @@ func (s *server) start() {
 	s.e = e
 }
 
-// stop stops the server (a second stop does nothing).
+// stop stops the server (a second stop does nothing). A server that does not stop within a
+// minute fails the test with every goroutine's stack, rather than hanging the package.
 func (s *server) stop() {
-	if s.e != nil {
-		s.e.Close()
-		s.e = nil
+	if s.e == nil {
+		return
+	}
+	e := s.e
+	s.e = nil
+	done := make(chan struct{})
+	go func() { e.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		buf := make([]byte, 1<<20)
+		s.tb.Errorf("etcd did not stop within a minute; goroutines:\n%s", buf[:runtime.Stack(buf, true)])
 	}
 }
 
