@@ -38,8 +38,9 @@ import (
 //
 //	reins-hook-core daemon -socket PATH [-idle DURATION] -- CLIENT [flags]
 
-// daemonPeerTimeout bounds how long a peer may take to send its call and read the answer.
-const daemonPeerTimeout = 10 * time.Second
+// daemonPeerTimeout bounds how long a peer may take to send its call (the front program
+// connects, then reads the call from its client) and to read the answer.
+const daemonPeerTimeout = time.Minute
 
 func runDaemon(ctx context.Context, args []string, stderr io.Writer) int {
 	fs := flag.NewFlagSet("daemon", flag.ContinueOnError)

@@ -46,6 +46,15 @@ func viaDaemon(core string, args, env []string) (code int, ok bool) {
 	if err != nil {
 		return 0, false
 	}
+	// A resident core answers only peers in its own namespaces: a front program in others (a
+	// container sharing the state directory) has a core of its own.
+	for _, k := range []string{"user", "mnt", "pid"} {
+		ns, err := os.Readlink("/proc/self/ns/" + k)
+		if err != nil {
+			return 0, false
+		}
+		id += ":" + ns
+	}
 	sock := hookwire.SocketPath(stateDir, core, []byte(id), args, env, cwd, os.Getuid())
 	fd, err := dial(sock)
 	if err != nil {

@@ -68,7 +68,8 @@ func DaemonDir(stateDir string) string { return filepath.Join(stateDir, "daemon"
 
 // SocketPath returns the socket of the resident core that answers calls made with exactly these
 // arguments, environment, working directory and user, by exactly this core binary (its path and
-// identity): a resident core is then indistinguishable from a core started for the call. Reach
+// identity, in coreID with the caller's namespaces): a resident core is then indistinguishable
+// from a core started for the call. Reach
 // it through SocketAddr. The name is a 128-bit FNV-1a hash of all of these: the situations it
 // tells apart are all the client's own (nothing a tool call supplies is in them), so it needs to
 // be unique, not unforgeable.
