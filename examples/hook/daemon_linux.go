@@ -22,9 +22,9 @@ import (
 )
 
 // A resident core: reins-hook (the front program, examples/hook/front) starts one per
-// situation (this core binary, the call's arguments, environment, working directory and user)
-// and hands it each call of that situation over a Unix socket in the state directory, so that
-// a tool call costs the start-up of a small program instead of this one's. It answers exactly as
+// situation (this core binary, the call's arguments, environment, working directory, user and
+// namespaces) and hands it each call of that situation over a Unix socket in the state
+// directory, so that a tool call costs the start-up of a small program instead of this one's. It answers exactly as
 // a core started for the call would, since it was started with the same arguments, environment
 // and directory:
 //

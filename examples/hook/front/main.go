@@ -1,8 +1,8 @@
 // Command front is reins-hook, the program an agent CLI starts for every tool call: it hands
 // the call to reins-hook-core (examples/hook), installed beside it, and answers what the core
 // answered. On Linux the core stays resident between the calls of one situation (the same core
-// binary, arguments, environment, working directory and user), so a call costs this small
-// program's start-up and the decision, not the start-up of the core with the whole library
+// binary, arguments, environment, working directory, user and namespaces), so a call costs this
+// small program's start-up and the decision, not the start-up of the core with the whole library
 // (see the core's daemon verb); elsewhere, or with REINS_HOOK_DAEMON=off, the core is started
 // for the call. Any other first argument (exec, reset) goes to the core as it is.
 //
