@@ -6,7 +6,9 @@
 // (see the core's daemon verb); elsewhere, or with REINS_HOOK_DAEMON=off, the core is started
 // for the call. Any other first argument (exec, reset) goes to the core as it is.
 //
-// A call this program cannot hand over blocks: exit status 2, the reason on standard error.
+// A hook call that no core can answer (none installed beside this program, or a resident core
+// that took the call and ended before answering) blocks: exit status 2, the reason on standard
+// error.
 package main
 
 import (
