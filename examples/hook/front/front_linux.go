@@ -58,13 +58,26 @@ func viaDaemon(core string, args, env []string) (code int, ok bool) {
 	sock := hookwire.SocketPath(stateDir, core, []byte(id), args, env, cwd, os.Getuid())
 	fd, err := dial(sock)
 	if err != nil {
-		if !startDaemon(core, sock, args, env, cwd) {
+		pid, ok := startDaemon(core, sock, args, env, cwd)
+		if !ok {
 			return 0, false
 		}
 		deadline := time.Now().Add(3 * time.Second)
 		for wait := 500 * time.Microsecond; err != nil && time.Now().Before(deadline); wait = min(2*wait, 20*time.Millisecond) {
 			time.Sleep(wait)
 			fd, err = dial(sock)
+			// A core that ended with an error (its flags, its directory) will not answer:
+			// start one for this call now rather than wait. One that ended with 0 left the
+			// socket to another daemon, which may still be binding it.
+			var ws syscall.WaitStatus
+			if err != nil && pid > 0 {
+				if p, werr := syscall.Wait4(pid, &ws, syscall.WNOHANG, nil); werr == nil && p == pid {
+					if ws.ExitStatus() != 0 {
+						return 0, false
+					}
+					pid = 0
+				}
+			}
 		}
 		if err != nil {
 			return 0, false
@@ -110,18 +123,18 @@ func dial(sock string) (int, error) {
 }
 
 // startDaemon starts a resident core for sock, in its own session, with this call's
-// environment and directory, and does not wait for it.
-func startDaemon(core, sock string, args, env []string, cwd string) bool {
+// environment and directory, and returns its pid without waiting for it.
+func startDaemon(core, sock string, args, env []string, cwd string) (int, bool) {
 	dir := filepath.Dir(sock)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return false
+		return 0, false
 	}
 	if ents, err := os.ReadDir(dir); err != nil || countSockets(ents) >= maxDaemons {
-		return false
+		return 0, false
 	}
 	devnull, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
 	if err != nil {
-		return false
+		return 0, false
 	}
 	defer devnull.Close()
 	argv := []string{core, "daemon", "-socket", sock}
@@ -132,9 +145,9 @@ func startDaemon(core, sock string, args, env []string, cwd string) bool {
 	}
 	argv = append(append(argv, "--"), args...)
 	fds := []uintptr{devnull.Fd(), devnull.Fd(), devnull.Fd()}
-	_, err = syscall.ForkExec(core, argv, &syscall.ProcAttr{Dir: cwd, Env: env, Files: fds,
+	pid, err := syscall.ForkExec(core, argv, &syscall.ProcAttr{Dir: cwd, Env: env, Files: fds,
 		Sys: &syscall.SysProcAttr{Setsid: true}})
-	return err == nil
+	return pid, err == nil
 }
 
 func countSockets(ents []os.DirEntry) int {
