@@ -42,7 +42,8 @@ import (
 //     analysis reports a directory operand once (ls src, grep -r x .), and what a program opens
 //     below it is the sandbox's to mask. The probes put secrets outside every directory the
 //     generated lines name, so a read no claim names cannot hide under one.
-//     A directory opened (O_DIRECTORY or O_PATH) on the way to a claimed path is not a finding.
+//     A directory opened (O_DIRECTORY or O_PATH) on the way to a claimed path is not a finding,
+//     nor one listed to expand a claimed pattern (a leading part of the pattern matches it).
 //     A claim with a read of files the line does not name (Path.Unknown) admits any read.
 //   - Other reads are not findings: system files (/usr, /etc, locales, /proc/self), and files
 //     of the fixture the analysis did not report (git reading .git, a program's own
@@ -339,7 +340,9 @@ func (c *proofClaim) frontEnd(base string) bool {
 }
 
 // onTheWay reports a directory opened on the way to a claimed path (gzip opens ~/.ssh to
-// reach ~/.ssh/id_ed25519 relative to it): the claim names what is in it.
+// reach ~/.ssh/id_ed25519 relative to it): the claim names what is in it. For a claimed
+// pattern, the directories its expansion lists are on the way: those a leading part of the
+// pattern matches (bash lists $HOME/.aws to expand $HOME/.*/x).
 func (c *proofClaim) onTheWay(e traceEvent) bool {
 	if !strings.Contains(e.Flags, "O_DIRECTORY") && !strings.Contains(e.Flags, "O_PATH") {
 		return false
@@ -349,6 +352,23 @@ func (c *proofClaim) onTheWay(e traceEvent) bool {
 			if p.path != e.Path && fspath.Within(p.path, e.Path) {
 				return true
 			}
+			if p.glob && leadsTo(p.path, e.Path) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// leadsTo reports whether dir matches a leading part (whole components, not all of them) of
+// the pattern.
+func leadsTo(pattern, dir string) bool {
+	for i := len(pattern) - 1; i > 0; i-- {
+		if pattern[i] != '/' {
+			continue
+		}
+		if ok, _ := doublestar.Match(pattern[:i], dir); ok {
+			return true
 		}
 	}
 	return false
